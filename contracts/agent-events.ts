@@ -1,0 +1,127 @@
+import { z } from 'zod';
+
+/**
+ * Canonical agent events: the one vocabulary the worker publishes to JetStream and every gateway
+ * adapter maps onto its protocol (design.md §3). Adapters never invent semantics; a new kind of
+ * thing the agent does becomes a new member of this union first.
+ */
+
+/** The phases a session moves through; `session.state` reports the current one. */
+export const agentPhaseSchema = z.enum([
+  'idle',
+  'thinking',
+  'tool_execution',
+  'waiting_approval',
+  'retrying',
+  'compacting',
+  'error',
+]);
+export type AgentPhase = z.infer<typeof agentPhaseSchema>;
+
+/** Token/cost accounting carried by `usage` and final assistant messages. */
+export const eventUsageSchema = z.object({
+  input: z.number().int().nonnegative().default(0),
+  output: z.number().int().nonnegative().default(0),
+  cache_read: z.number().int().nonnegative().default(0),
+  cache_write: z.number().int().nonnegative().default(0),
+  cost_usd: z.number().nonnegative().default(0),
+});
+export type EventUsage = z.infer<typeof eventUsageSchema>;
+
+const step = z.number().int().nonnegative();
+
+/** Every event the agent emits, discriminated on `type`. */
+export const agentEventSchema = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('session.state'),
+    phase: agentPhaseSchema,
+    model: z.string(),
+    thinking_level: z.string(),
+    queue_length: z.number().int().nonnegative(),
+    details: z.string().optional(),
+  }),
+  z.object({ type: z.literal('turn.started'), turn_id: z.string(), prompt: z.string() }),
+  z.object({ type: z.literal('assistant.delta'), turn_id: z.string(), step, text: z.string() }),
+  z.object({ type: z.literal('assistant.thinking_delta'), turn_id: z.string(), step, text: z.string() }),
+  z.object({
+    type: z.literal('assistant.message'),
+    turn_id: z.string(),
+    step,
+    entry_id: z.string(),
+    text: z.string(),
+    stop_reason: z.enum(['end', 'length', 'function_call', 'aborted', 'error']),
+    usage: eventUsageSchema.optional(),
+  }),
+  z.object({
+    type: z.literal('tool.call'),
+    tool_call_id: z.string(),
+    tool: z.string(),
+    params: z.unknown(),
+    requires_approval: z.boolean(),
+  }),
+  z.object({ type: z.literal('tool.executing'), tool_call_id: z.string() }),
+  z.object({ type: z.literal('tool.output'), tool_call_id: z.string(), content: z.string() }),
+  z.object({
+    type: z.literal('tool.result'),
+    tool_call_id: z.string(),
+    status: z.enum(['success', 'error', 'rejected']),
+    result: z.unknown(),
+  }),
+  z.object({
+    type: z.literal('file.changed'),
+    path: z.string(),
+    operation: z.enum(['write', 'edit', 'delete']),
+    timestamp: z.number().int(),
+  }),
+  z.object({ type: z.literal('usage'), ...eventUsageSchema.shape }),
+  z.object({
+    type: z.literal('approval.requested'),
+    tool_call_id: z.string(),
+    tool: z.string(),
+    params: z.unknown(),
+    timeout_s: z.number().nonnegative(),
+  }),
+  z.object({
+    type: z.literal('approval.resolved'),
+    tool_call_id: z.string(),
+    decision: z.enum(['approved', 'rejected', 'timed_out']),
+  }),
+  z.object({
+    type: z.literal('retry.scheduled'),
+    attempt: z.number().int().positive(),
+    delay_ms: z.number().int().nonnegative(),
+    reason: z.string(),
+  }),
+  z.object({ type: z.literal('stream.reset'), turn_id: z.string(), step }),
+  z.object({ type: z.literal('compaction.started'), reason: z.enum(['manual', 'threshold', 'overflow']) }),
+  z.object({ type: z.literal('compaction.finished'), summary: z.string(), tokens_before: z.number().int() }),
+  z.object({
+    type: z.literal('checklist'),
+    items: z.array(z.object({ text: z.string(), done: z.boolean() })),
+  }),
+  z.object({ type: z.literal('notice'), level: z.enum(['info', 'warning']), message: z.string() }),
+  z.object({ type: z.literal('error'), code: z.string(), message: z.string() }),
+  z.object({
+    type: z.literal('turn.finished'),
+    turn_id: z.string(),
+    outcome: z.enum(['done', 'error', 'aborted']),
+  }),
+]);
+export type AgentEvent = z.infer<typeof agentEventSchema>;
+export type AgentEventType = AgentEvent['type'];
+
+/**
+ * The versioned envelope every event travels in. `seq` is filled in by the reader from the JetStream
+ * sequence (it is the session's monotonic event sequence: strictly increasing, never reused);
+ * `attempt` is the activity attempt that produced a streamed event, so a retried step is visible.
+ */
+export const agentEventEnvelopeSchema = z.object({
+  v: z.literal(1),
+  session_id: z.string(),
+  turn_id: z.string().optional(),
+  seq: z.number().int().positive().optional(),
+  ts: z.number().int(),
+  attempt: z.number().int().positive().optional(),
+  event: agentEventSchema,
+});
+export type AgentEventEnvelope = z.infer<typeof agentEventEnvelopeSchema>;

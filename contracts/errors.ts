@@ -1,0 +1,38 @@
+/**
+ * The error codes every strand transport speaks. Each gateway adapter maps a code to its own spelling
+ * (HTTP status + `{error:{code,message,details}}`, WS `error`, EDN `request/...`); services raise
+ * `StrandError` with one of these so the mapping lives in one place per transport.
+ */
+export const ErrorCode = {
+  INVALID_REQUEST: 'INVALID_REQUEST',
+  UNAUTHORIZED: 'UNAUTHORIZED',
+  SESSION_NOT_FOUND: 'SESSION_NOT_FOUND',
+  INVALID_TOOL_CALL: 'INVALID_TOOL_CALL',
+  SESSION_BUSY: 'SESSION_BUSY',
+  PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  RATE_LIMITED: 'RATE_LIMITED',
+  PERMISSION_DENIED: 'PERMISSION_DENIED',
+  LLM_API_ERROR: 'LLM_API_ERROR',
+  TRANSCRIPT_ERROR: 'TRANSCRIPT_ERROR',
+  INTERNAL: 'INTERNAL',
+  UNAVAILABLE: 'UNAVAILABLE',
+} as const;
+
+/** One of the codes above; the only error vocabulary that crosses a process boundary to clients. */
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/**
+ * An error a service raises on purpose, to be shown to the client as-is (code + message + details).
+ * Anything that is not a StrandError is reported as INTERNAL without its message or stack.
+ */
+export class StrandError extends Error {
+  override readonly name = 'StrandError';
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { modelIdSchema } from './models';
+
+/**
+ * Request shapes of the HTTP REST API (specs/http-sse.md). The gateway validates every body and
+ * query against these before a handler runs.
+ */
+
+/** `POST /api/sessions`. */
+export const createSessionBodySchema = z.object({
+  project_path: z.string().min(1, 'project_path is required'),
+  model: modelIdSchema.optional(),
+  title: z.string().max(500).optional(),
+  config: z
+    .object({
+      auto_approve_readonly: z.boolean().optional(),
+      save_transcript: z.boolean().optional(),
+      approval_timeout_s: z.number().int().positive().optional(),
+    })
+    .strict()
+    .optional(),
+});
+export type CreateSessionBody = z.infer<typeof createSessionBodySchema>;
+
+/** `POST /api/sessions/{id}/prompt`. */
+export const promptBodySchema = z.object({
+  text: z.string().min(1, 'text must not be empty'),
+  context: z
+    .object({
+      current_file: z.string().optional(),
+      cursor_position: z.unknown().optional(),
+      visible_region: z.unknown().optional(),
+    })
+    .optional(),
+  images: z.array(z.object({ data: z.string(), mime: z.string() })).optional(),
+  request_id: z.string().min(1).max(200).optional(),
+});
+export type PromptBody = z.infer<typeof promptBodySchema>;
+
+const nonNegativeInt = z
+  .string()
+  .regex(/^\d+$/, 'must be a non-negative integer')
+  .transform(Number);
+
+/** Query of `GET /api/sessions/{id}/messages`. */
+export const messagesQuerySchema = z.object({
+  limit: nonNegativeInt.optional(),
+  cursor: z.string().optional(),
+  from_entry_id: z.string().optional(),
+});
+
+/** Query of `GET /api/sessions`. */
+export const listSessionsQuerySchema = z.object({
+  limit: nonNegativeInt.optional(),
+  cursor: z.string().optional(),
+  status: z.enum(['idle', 'working', 'done', 'error']).optional(),
+});
+
+/** Where an SSE read starts: `Last-Event-ID` header or `?after=`. */
+export const eventsAfterSchema = nonNegativeInt;
+
+/** Metadata keys the gateway keeps on a session in the store. */
+export const SESSION_METADATA_KEYS = {
+  projectPath: 'project_path',
+  model: 'model',
+  config: 'config',
+} as const;

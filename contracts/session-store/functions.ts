@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import { metadataSchema, originSchema, sessionEntrySchema, sessionMetaSchema, sessionStatusSchema } from './entities';
+import { contentBlockSchema, customPayloadSchema, messageSchema, messageRoleSchema } from './messages';
+
+/**
+ * Request and reply of every store function served so far (specs/session-store.md, "Functions").
+ * Requests are strict: an unknown key is a shape error (`session/invalid_request`), like a wrong type.
+ */
+
+const id = z.string().min(1, 'must not be empty');
+const limit = z.number().int().nonnegative();
+
+export const createRequestSchema = z.strictObject({
+  title: z.string().optional(),
+  description: z.string().optional(),
+  metadata: metadataSchema.optional(),
+});
+export const createReplySchema = z.object({ session_id: z.string(), meta: sessionMetaSchema });
+
+export const ensureRequestSchema = createRequestSchema.extend({ session_id: id });
+export const ensureReplySchema = createReplySchema.extend({ created: z.boolean() });
+
+export const getRequestSchema = z.strictObject({ session_id: id });
+export const getReplySchema = z.object({ meta: sessionMetaSchema }).nullable();
+
+export const listOrderSchema = z.enum(['updated_desc', 'created_asc', 'created_desc']);
+export const listRequestSchema = z.strictObject({
+  limit: limit.optional(),
+  cursor: z.string().optional(),
+  status: sessionStatusSchema.optional(),
+  metadata: metadataSchema.optional(),
+  order: listOrderSchema.optional(),
+});
+export const listReplySchema = z.object({ sessions: z.array(sessionMetaSchema), next_cursor: z.string().optional() });
+
+export const setMetaRequestSchema = z.strictObject({
+  session_id: id,
+  title: z.string().optional(),
+  description: z.string().optional(),
+  metadata: metadataSchema.optional(),
+});
+export const setMetaReplySchema = z.object({ meta: sessionMetaSchema });
+
+export const setStatusRequestSchema = z.strictObject({ session_id: id, status: sessionStatusSchema, reason: z.string().optional() });
+export const setStatusReplySchema = z.object({ status: sessionStatusSchema, previous_status: sessionStatusSchema });
+
+export const appendRequestSchema = z
+  .strictObject({
+    session_id: id,
+    message: messageSchema.optional(),
+    custom: customPayloadSchema.optional(),
+    entry_id: id.optional(),
+    parent_id: id.optional(),
+    origin: originSchema.optional(),
+  })
+  .refine((r) => (r.message === undefined) !== (r.custom === undefined), { message: 'exactly one of message or custom is required' });
+export const appendReplySchema = z.object({ entry_id: z.string(), parent_id: z.string().nullable(), timestamp: z.number().int() });
+
+export const getMessageRequestSchema = z.strictObject({ session_id: id, entry_id: id });
+export const getMessageReplySchema = z.object({ entry: sessionEntrySchema }).nullable();
+
+export const messagesRequestSchema = z.strictObject({
+  session_id: id,
+  limit: limit.optional(),
+  cursor: z.string().optional(),
+  roles: z.array(messageRoleSchema).optional(),
+  from_entry_id: id.optional(),
+  include_custom: z.boolean().optional(),
+});
+export const messageItemSchema = z.object({
+  entry_id: z.string(),
+  message: messageSchema.optional(),
+  custom: customPayloadSchema.optional(),
+  origin: originSchema.optional(),
+});
+export const messagesReplySchema = z.object({ messages: z.array(messageItemSchema), next_cursor: z.string().optional() }).nullable();
+
+export const configStatusRequestSchema = z.strictObject({});
+export const configStatusReplySchema = z.object({
+  last_outcome: z.enum(['ok', 'error']),
+  last_error: z.string().optional(),
+  rejected_reloads: z.number().int().nonnegative(),
+});
+
+/** Every served function: its wire name (subject suffix) and schemas. */
+export const storeFunctions = {
+  create: { wire: 'create', request: createRequestSchema, reply: createReplySchema },
+  ensure: { wire: 'ensure', request: ensureRequestSchema, reply: ensureReplySchema },
+  get: { wire: 'get', request: getRequestSchema, reply: getReplySchema },
+  list: { wire: 'list', request: listRequestSchema, reply: listReplySchema },
+  setMeta: { wire: 'set-meta', request: setMetaRequestSchema, reply: setMetaReplySchema },
+  setStatus: { wire: 'set-status', request: setStatusRequestSchema, reply: setStatusReplySchema },
+  append: { wire: 'append', request: appendRequestSchema, reply: appendReplySchema },
+  getMessage: { wire: 'get-message', request: getMessageRequestSchema, reply: getMessageReplySchema },
+  messages: { wire: 'messages', request: messagesRequestSchema, reply: messagesReplySchema },
+  configStatus: { wire: 'config-status', request: configStatusRequestSchema, reply: configStatusReplySchema },
+} as const;
+
+export type StoreFunction = keyof typeof storeFunctions;
+export type StoreRequest<F extends StoreFunction> = z.input<(typeof storeFunctions)[F]['request']>;
+/** A request after validation (defaults applied): what the store's domain works on. */
+export type ParsedRequest<F extends StoreFunction> = z.infer<(typeof storeFunctions)[F]['request']>;
+export type StoreReply<F extends StoreFunction> = z.infer<(typeof storeFunctions)[F]['reply']>;
+
+export type CreateRequest = StoreRequest<'create'>;
+export type AppendRequest = StoreRequest<'append'>;
+export type MessagesRequest = StoreRequest<'messages'>;
+export type MessagesReply = StoreReply<'messages'>;
+export type MessageItem = z.infer<typeof messageItemSchema>;
+
+/** Unused by the wire but handy for callers that build content. */
+export const contentSchema = z.array(contentBlockSchema);

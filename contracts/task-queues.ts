@@ -1,0 +1,20 @@
+/**
+ * The Temporal task queue the worker polls and the gateway starts workflows on. Both sides read the
+ * same environment variable so a deployment can run several isolated stacks on one Temporal cluster.
+ */
+export const DEFAULT_TASK_QUEUE = 'strand-agent';
+
+/** Resolves the task queue from `STRAND_TASK_QUEUE`, falling back to {@link DEFAULT_TASK_QUEUE}. */
+export function taskQueueFromEnv(env: NodeJS.ProcessEnv = process.env): string {
+  return env.STRAND_TASK_QUEUE?.trim() || DEFAULT_TASK_QUEUE;
+}
+
+/**
+ * Custom search attributes the session workflow sets, so an operator can find a session in the
+ * Temporal UI by id, project or model. The dev server registers them at start (`--search-attribute`).
+ */
+export const SEARCH_ATTRIBUTES = {
+  sessionId: { name: 'StrandSessionId', type: 'Keyword' },
+  projectPath: { name: 'StrandProjectPath', type: 'Keyword' },
+  model: { name: 'StrandModel', type: 'Keyword' },
+} as const;

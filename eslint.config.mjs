@@ -1,0 +1,55 @@
+// Lint for all TypeScript, plus the import boundaries of design.md §2. The boundaries are enforced
+// with no-restricted-imports per folder so a violation names the rule it breaks.
+// infra/lint-boundaries.test.ts proves each boundary fires.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+/** Import patterns (gitignore-style) matching a folder itself and anything inside it. */
+const dir = (...names) => names.flatMap((n) => [`**/${n}`, `**/${n}/**`]);
+
+const boundary = (files, patterns) => ({
+  files,
+  rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns }] },
+});
+
+// Nothing outside the store service may reach into its internals (it is reached over NATS).
+const storeInternals = {
+  group: [...dir('services/session-store'), '../session-store', '../session-store/**'],
+  message: 'services/session-store internals are private: talk to the store over NATS (contracts/session-store).',
+};
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', 'coverage/**', '.strand/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+    },
+  },
+  // contracts/: pure schemas and helpers; depends on nothing else of ours.
+  boundary(['contracts/**/*.ts'], [
+    { group: dir('workflows', 'activities', 'services', 'infra', 'test', 'bench'), message: 'contracts/ depends on nothing else in strand.' },
+  ]),
+  // workflows/: deterministic; contracts, @temporalio/workflow, and activities as types only.
+  boundary(['workflows/**/*.ts'], [
+    {
+      group: [...dir('services', 'infra'), 'nats', 'fs', 'node:*', 'child_process', '@temporalio/worker', '@temporalio/client', '@temporalio/activity'],
+      message: 'workflows/ are deterministic: only contracts, @temporalio/workflow and activity types.',
+    },
+    { group: dir('activities'), allowTypeImports: true, message: 'workflows/ may import activities as types only.' },
+  ]),
+  // activities/: side effects; never imports workflows.
+  boundary(['activities/**/*.ts'], [
+    { group: dir('workflows', 'services'), message: 'activities/ never import workflows/ or services/.' },
+  ]),
+  // gateway: translates protocols; never imports workflows' code or activities.
+  boundary(['services/gateway/**/*.ts'], [
+    { group: dir('workflows', 'activities', 'services/worker', 'services/cli', 'worker', 'cli'), message: 'the gateway talks to Temporal and NATS only: never import workflows/ or activities/.' },
+    storeInternals,
+  ]),
+  boundary(['services/worker/**/*.ts', 'services/cli/**/*.ts', 'services/common/**/*.ts'], [storeInternals]),
+  // Tests read loosely-typed JSON replies; `any` there keeps assertions short.
+  { files: ['test/**/*.ts', '**/*.test.ts'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
+);

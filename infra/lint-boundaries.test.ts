@@ -1,0 +1,42 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+
+/**
+ * The import rules of design.md §2 are enforced by eslint.config.mjs; these cases prove each boundary
+ * fires (and that allowed imports pass), so a config edit cannot silently switch one off.
+ */
+const root = path.resolve(__dirname, '..');
+
+const cases: [string, string, string, boolean][] = [
+  ['gateway → workflows', 'services/gateway/x.ts', "import { sessionWorkflow } from '../../workflows';\nexport const a = sessionWorkflow;", true],
+  ['gateway → activities', 'services/gateway/http/x.ts', "import { createActivities } from '../../../activities';\nexport const a = createActivities;", true],
+  ['gateway → store internals', 'services/gateway/x.ts', "import * as s from '../session-store/main';\nexport const a = s;", true],
+  ['gateway → store contracts (allowed)', 'services/gateway/x.ts', "import { StoreClient } from '../../contracts/session-store/client';\nexport const a = StoreClient;", false],
+  ['worker → store internals', 'services/worker/x.ts', "import * as s from '../../services/session-store/main';\nexport const a = s;", true],
+  ['workflows → activities (value)', 'workflows/session/x.ts', "import { createActivities } from '../../activities';\nexport const a = createActivities;", true],
+  ['workflows → activities (type, allowed)', 'workflows/session/x.ts', "import type { Activities } from '../../activities';\nexport type A = Activities;", false],
+  ['workflows → node fs', 'workflows/x.ts', "import fs from 'fs';\nexport const a = fs;", true],
+  ['workflows → nats', 'workflows/x.ts', "import { connect } from 'nats';\nexport const a = connect;", true],
+  ['activities → workflows', 'activities/x.ts', "import { turnWorkflow } from '../workflows/turn/turn-workflow';\nexport const a = turnWorkflow;", true],
+  ['contracts → services', 'contracts/x.ts', "import { runtimeEnv } from '../services/common/env';\nexport const a = runtimeEnv;", true],
+];
+
+let results: string[][] = [];
+
+beforeAll(() => {
+  const res = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'infra/test-support/lint-probe.ts')], {
+    cwd: root,
+    input: JSON.stringify(cases.map(([, file, code]) => ({ file, code }))),
+    encoding: 'utf8',
+  });
+  if (res.status !== 0) throw new Error(`lint probe failed: ${res.stderr}`);
+  results = JSON.parse(res.stdout) as string[][];
+}, 60_000);
+
+describe('import boundaries (design.md §2)', () => {
+  test.each(cases.map((c, i) => [...c, i] as const))('%s', (_name, _file, _code, shouldFail, i) => {
+    const messages = results[i] ?? [];
+    if (shouldFail) expect(messages.length).toBeGreaterThan(0);
+    else expect(messages).toEqual([]);
+  });
+});

@@ -1,0 +1,20 @@
+// Jest runs TypeScript through SWC (no type checking here: `tsc --noEmit` does that in `npm test`).
+// Two projects: `unit` (pure logic and single-process tests beside the code) and `integration`
+// (tests under test/ that start real processes; they run one file at a time to spare the 2 cores).
+const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] };
+const common = { transform, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'] };
+
+module.exports = {
+  projects: [
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/{contracts,workflows,activities,services,infra,bench}/**/*.test.ts'],
+    },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/**/*.test.ts'],
+    },
+  ],
+};

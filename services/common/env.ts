@@ -1,0 +1,28 @@
+/**
+ * Environment settings shared by the gateway, worker and CLI. Every variable is documented in the
+ * README; defaults are the local stack's (`npm start`).
+ */
+export interface RuntimeEnv {
+  natsUrl: string;
+  temporalAddress: string;
+  temporalNamespace: string;
+  logLevel: string;
+}
+
+export function runtimeEnv(env: NodeJS.ProcessEnv = process.env): RuntimeEnv {
+  return {
+    natsUrl: env.STRAND_NATS_URL?.trim() || `nats://127.0.0.1:${env.STRAND_NATS_PORT?.trim() || '4222'}`,
+    temporalAddress: env.STRAND_TEMPORAL_ADDRESS?.trim() || `127.0.0.1:${env.STRAND_TEMPORAL_PORT?.trim() || '7233'}`,
+    temporalNamespace: env.STRAND_TEMPORAL_NAMESPACE?.trim() || 'default',
+    logLevel: env.STRAND_LOG_LEVEL?.trim() || 'info',
+  };
+}
+
+/** Parses a TCP port from the environment, failing with the variable's name when it is not one. */
+export function portFromEnv(name: string, fallback: number, env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`${name}=${raw} is not a TCP port`);
+  return port;
+}

@@ -1,0 +1,35 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { ErrorCode, StrandError } from '../../../contracts/errors';
+import type { Logger } from '../../common/logger';
+import { errorResponse, toStrandError } from './errors';
+import { eventsRoute, type EventsDeps } from './events-route';
+import { healthRoute, type HealthDeps } from './health-route';
+import { sessionsRoutes, type SessionsDeps } from './sessions-routes';
+
+export type HttpDeps = SessionsDeps & EventsDeps & HealthDeps & { log: Logger; maxBodyBytes: number };
+
+/**
+ * The REST + SSE app: one sub-app per resource, every body validated before its handler, one error
+ * handler that maps known errors to the contract's codes and hides unknown ones (logged, never sent).
+ */
+export function createHttpApp(deps: HttpDeps): Hono {
+  const app = new Hono();
+  app.use(
+    '/api/*',
+    bodyLimit({
+      maxSize: deps.maxBodyBytes,
+      onError: (c) => errorResponse(c, new StrandError(ErrorCode.PAYLOAD_TOO_LARGE, `request body exceeds ${deps.maxBodyBytes} bytes`)),
+    }),
+  );
+  app.route('/', healthRoute(deps));
+  app.route('/api/sessions', eventsRoute(deps));
+  app.route('/api/sessions', sessionsRoutes(deps));
+  app.notFound((c) => errorResponse(c, new StrandError(ErrorCode.INVALID_REQUEST, `no route ${c.req.method} ${c.req.path}`)));
+  app.onError((err, c) => {
+    const mapped = toStrandError(err);
+    if (mapped.code === ErrorCode.INTERNAL) deps.log.error({ err, path: c.req.path }, 'unhandled error');
+    return errorResponse(c, mapped);
+  });
+  return app;
+}

@@ -1,0 +1,64 @@
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { z } from 'zod';
+import { ErrorCode, StrandError } from '../../../contracts/errors';
+import { StoreError } from '../../../contracts/session-store/errors';
+
+/** HTTP status of each error code (specs/http-sse.md, "Errors"). */
+export const HTTP_STATUS: Record<ErrorCode, ContentfulStatusCode> = {
+  INVALID_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  PERMISSION_DENIED: 403,
+  SESSION_NOT_FOUND: 404,
+  INVALID_TOOL_CALL: 404,
+  SESSION_BUSY: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  RATE_LIMITED: 429,
+  INTERNAL: 500,
+  TRANSCRIPT_ERROR: 500,
+  LLM_API_ERROR: 502,
+  UNAVAILABLE: 503,
+};
+
+/** Store error codes as the HTTP contract spells them. */
+function fromStoreError(err: StoreError): StrandError {
+  switch (err.code) {
+    case 'session/not_found':
+      return new StrandError(ErrorCode.SESSION_NOT_FOUND, err.message);
+    case 'session/storage':
+      return new StrandError(ErrorCode.UNAVAILABLE, `session store: ${err.message}`);
+    default:
+      return new StrandError(ErrorCode.INVALID_REQUEST, err.message, { store_code: err.code });
+  }
+}
+
+/** Turns any thrown value into a StrandError; unknown errors become INTERNAL without their text. */
+export function toStrandError(err: unknown): StrandError {
+  if (err instanceof StrandError) return err;
+  if (err instanceof StoreError) return fromStoreError(err);
+  if (err instanceof z.ZodError) {
+    const message = err.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ');
+    return new StrandError(ErrorCode.INVALID_REQUEST, message);
+  }
+  return new StrandError(ErrorCode.INTERNAL, 'internal error (see the gateway log)');
+}
+
+/** Writes `{error:{code,message,details}}` with the code's status (and Retry-After on 503). */
+export function errorResponse(c: Context, err: StrandError): Response {
+  if (err.code === ErrorCode.UNAVAILABLE) c.header('Retry-After', '2');
+  return c.json({ error: { code: err.code, message: err.message, details: err.details ?? {} } }, HTTP_STATUS[err.code]);
+}
+
+/** Parses a JSON body with a zod schema, answering INVALID_REQUEST on malformed JSON or shape. */
+export async function parseJsonBody<T extends z.ZodType>(c: Context, schema: T): Promise<z.infer<T>> {
+  let raw: unknown;
+  try {
+    const text = await c.req.text();
+    raw = text.trim() === '' ? {} : JSON.parse(text);
+  } catch {
+    throw new StrandError(ErrorCode.INVALID_REQUEST, 'request body is not valid JSON');
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw toStrandError(parsed.error);
+  return parsed.data;
+}

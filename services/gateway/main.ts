@@ -1,0 +1,53 @@
+import { serve } from '@hono/node-server';
+import { ensureAgentEventsStream } from '../../contracts/agent-event-stream';
+import { StoreClient } from '../../contracts/session-store/client';
+import { taskQueueFromEnv } from '../../contracts/task-queues';
+import { runtimeEnv } from '../common/env';
+import { createLogger } from '../common/logger';
+import { connectNats } from '../common/nats';
+import { onShutdown } from '../common/shutdown';
+import { gatewayConfig } from './config';
+import { AgentEventReader } from './events/agent-event-reader';
+import { createHttpApp } from './http/app';
+import { SessionCommands } from './temporal/session-commands';
+import { TemporalLink } from './temporal/temporal-link';
+
+async function main(): Promise<void> {
+  const env = runtimeEnv();
+  const config = gatewayConfig();
+  const log = createLogger('gateway', env.logLevel);
+  if (config.defaultModelNotice) log.warn(config.defaultModelNotice);
+
+  const nc = await connectNats(env.natsUrl, 'strand-gateway');
+  await ensureAgentEventsStream(await nc.jetstreamManager());
+  const temporal = new TemporalLink(env.temporalAddress, env.temporalNamespace);
+  const store = new StoreClient(nc);
+  const app = createHttpApp({
+    store,
+    nc,
+    temporal,
+    commands: new SessionCommands(temporal, taskQueueFromEnv()),
+    reader: new AgentEventReader(nc, (seq, reason) => log.warn({ seq, reason }, 'skipped an invalid agent event')),
+    defaultModel: config.defaultModel,
+    keepaliveMs: 15_000,
+    maxBodyBytes: config.maxBodyBytes,
+    log,
+  });
+  const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
+    console.log(`[gateway] ready url=http://${config.host}:${info.port} default_model=${config.defaultModel}`);
+  });
+  onShutdown(async () => {
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      // Open SSE streams would hold close() forever: end them.
+      (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+    });
+    await temporal.close();
+    await nc.drain();
+  }, (m) => log.info(m));
+}
+
+main().catch((err: unknown) => {
+  console.error(`[gateway] fatal: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

@@ -1,0 +1,37 @@
+import type { AgentEventEnvelope } from '../../../contracts/agent-events';
+import { toHttpEvent } from './http-events';
+
+const env = (event: AgentEventEnvelope['event']): AgentEventEnvelope => ({ v: 1, session_id: 's', ts: 1, event });
+
+describe('canonical → HTTP SSE events', () => {
+  test('session state becomes agent.state', () => {
+    expect(toHttpEvent(env({ type: 'session.state', phase: 'thinking', model: 'scripted/echo', thinking_level: 'off', queue_length: 0 }))).toEqual({
+      event: 'agent.state',
+      data: { type: 'agent.state', state: 'thinking' },
+    });
+  });
+
+  test('assistant deltas become message.delta with role and turn', () => {
+    expect(toHttpEvent(env({ type: 'assistant.delta', turn_id: 't1', step: 0, text: 'Hi ' }))).toEqual({
+      event: 'message.delta',
+      data: { type: 'message.delta', content: 'Hi ', role: 'assistant', turn_id: 't1' },
+    });
+  });
+
+  test('the final assistant message becomes message.done', () => {
+    const usage = { input: 1, output: 2, cache_read: 0, cache_write: 0, cost_usd: 0 };
+    expect(
+      toHttpEvent(env({ type: 'assistant.message', turn_id: 't1', step: 0, entry_id: 't1:s0:assistant', text: 'Hi', stop_reason: 'end', usage })),
+    ).toEqual({ event: 'message.done', data: { type: 'message.done', entry_id: 't1:s0:assistant', content: 'Hi', stop_reason: 'end', usage } });
+  });
+
+  test('retries and resets keep the contract names', () => {
+    expect(toHttpEvent(env({ type: 'retry.scheduled', attempt: 2, delay_ms: 1000, reason: 'rate_limited' }))?.event).toBe('retry');
+    expect(toHttpEvent(env({ type: 'stream.reset', turn_id: 't1', step: 0 }))?.data).toEqual({ type: 'stream.reset', turn_id: 't1', step: 0 });
+  });
+
+  test('events the HTTP contract has no frame for are not sent', () => {
+    expect(toHttpEvent(env({ type: 'turn.started', turn_id: 't1', prompt: 'x' }))).toBeUndefined();
+    expect(toHttpEvent(env({ type: 'turn.finished', turn_id: 't1', outcome: 'done' }))).toBeUndefined();
+  });
+});

@@ -1,0 +1,50 @@
+import type { AgentEventEnvelope } from '../../../contracts/agent-events';
+
+/** One SSE frame's `event:` name and `data:` object (specs/http-sse.md). */
+export interface HttpEvent {
+  event: string;
+  data: Record<string, unknown>;
+}
+
+/**
+ * Maps a canonical agent event onto the HTTP+SSE vocabulary. Events the HTTP contract has no frame
+ * for (turn.started, turn.finished, …) return undefined and are not sent; their sequence numbers are
+ * simply absent from the stream, which Last-Event-ID resumption does not mind.
+ */
+export function toHttpEvent(envelope: AgentEventEnvelope): HttpEvent | undefined {
+  const e = envelope.event;
+  switch (e.type) {
+    case 'session.state':
+      return { event: 'agent.state', data: { type: 'agent.state', state: e.phase, ...(e.details ? { details: e.details } : {}) } };
+    case 'assistant.delta':
+      return { event: 'message.delta', data: { type: 'message.delta', content: e.text, role: 'assistant', turn_id: e.turn_id } };
+    case 'assistant.thinking_delta':
+      return { event: 'thinking.delta', data: { type: 'thinking.delta', content: e.text } };
+    case 'assistant.message':
+      return {
+        event: 'message.done',
+        data: { type: 'message.done', entry_id: e.entry_id, content: e.text, stop_reason: e.stop_reason, usage: e.usage ?? null },
+      };
+    case 'tool.call':
+      return { event: 'tool.call', data: { type: 'tool.call', tool_call_id: e.tool_call_id, tool: e.tool, params: e.params, requires_approval: e.requires_approval } };
+    case 'tool.output':
+      return { event: 'tool.output', data: { type: 'tool.output', tool_call_id: e.tool_call_id, content: e.content } };
+    case 'tool.result':
+      return { event: 'tool.result', data: { type: 'tool.result', tool_call_id: e.tool_call_id, status: e.status, result: e.result } };
+    case 'file.changed':
+      return { event: 'file.changed', data: { type: 'file.changed', path: e.path, operation: e.operation, timestamp: e.timestamp } };
+    case 'retry.scheduled':
+      return { event: 'retry', data: { type: 'retry', attempt: e.attempt, delay_ms: e.delay_ms, reason: e.reason } };
+    case 'stream.reset':
+      return { event: 'stream.reset', data: { type: 'stream.reset', turn_id: e.turn_id, step: e.step } };
+    case 'usage':
+      return {
+        event: 'usage',
+        data: { type: 'usage', input: e.input, output: e.output, cache_read: e.cache_read, cache_write: e.cache_write, cost_usd: e.cost_usd },
+      };
+    case 'error':
+      return { event: 'error', data: { type: 'error', message: e.message, code: e.code } };
+    default:
+      return undefined;
+  }
+}

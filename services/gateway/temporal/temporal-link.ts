@@ -1,0 +1,54 @@
+import { Client, Connection } from '@temporalio/client';
+
+/**
+ * A Temporal client that connects in the background and keeps trying, so the gateway can start (and
+ * answer /healthz with 503) before Temporal is up. Callers get the client or a clear "unavailable".
+ */
+export class TemporalLink {
+  private client: Client | undefined;
+  private connection: Connection | undefined;
+  private lastError = 'not connected yet';
+  private closed = false;
+  private readonly connecting: Promise<void>;
+
+  constructor(
+    private readonly address: string,
+    private readonly namespace: string,
+  ) {
+    this.connecting = this.connectLoop();
+  }
+
+  private async connectLoop(): Promise<void> {
+    while (!this.closed && !this.client) {
+      try {
+        this.connection = await Connection.connect({ address: this.address, connectTimeout: 2_000 });
+        this.client = new Client({ connection: this.connection, namespace: this.namespace });
+      } catch (err) {
+        this.lastError = (err as Error).message;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  }
+
+  /** The client, or undefined while Temporal is unreachable. */
+  get current(): Client | undefined {
+    return this.client;
+  }
+
+  get unavailableReason(): string {
+    return `Temporal at ${this.address} is not reachable: ${this.lastError}`;
+  }
+
+  /** Asks the server something cheap, within `timeoutMs`. */
+  async ping(timeoutMs: number): Promise<void> {
+    const connection = this.connection;
+    if (!connection) throw new Error(this.unavailableReason);
+    await connection.withDeadline(Date.now() + timeoutMs, () => connection.workflowService.getSystemInfo({}));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.connection?.close();
+    await this.connecting.catch(() => undefined);
+  }
+}

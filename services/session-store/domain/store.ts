@@ -1,0 +1,264 @@
+import { StoreError, StoreErrorCode } from '../../../contracts/session-store/errors';
+import type { StoreReply, ParsedRequest } from '../../../contracts/session-store/functions';
+import type { SessionEntry, SessionMeta } from '../../../contracts/session-store/schemas';
+import type { StoreEventType } from '../../../contracts/session-store/subjects';
+import type { LogRecord, StoragePort } from '../storage/port';
+import { decodeCursor, encodeCursor } from './cursor';
+import { defaultIdsAndClock, type IdsAndClock } from './ids';
+import { listSessions } from './list';
+import { SessionState } from './session-state';
+
+/** Where events go once a mutation is durable. Failures are the publisher's to log, never the caller's. */
+export type EventSink = (type: StoreEventType, sessionId: string, payload: Record<string, unknown>) => void;
+
+export interface StoreLimits {
+  default_list_limit: number;
+  max_list_limit: number;
+}
+
+const notFound = (id: string) => new StoreError(StoreErrorCode.NOT_FOUND, `no session "${id}"`);
+
+/**
+ * The store's domain: every function's rules over in-memory state, with each mutation made durable
+ * through the storage port before state changes are visible and before its event fires. Mutations
+ * of one session run one at a time; different sessions proceed in parallel.
+ */
+export class SessionStore {
+  private readonly sessions = new Map<string, SessionState>();
+  private readonly locks = new Map<string, Promise<unknown>>();
+  loadWarnings: string[] = [];
+
+  constructor(
+    private readonly storage: StoragePort,
+    private readonly emit: EventSink,
+    private readonly limits: StoreLimits,
+    private readonly ids: IdsAndClock = defaultIdsAndClock,
+  ) {}
+
+  async load(): Promise<void> {
+    const { sessions, warnings } = await this.storage.loadAll();
+    for (const [id, records] of sessions) {
+      const state = SessionState.replay(records);
+      if (state) this.sessions.set(id, state);
+      else warnings.push(`session ${id}: log has no meta record; ignored`);
+    }
+    this.loadWarnings = warnings;
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  /** Runs `fn` after every earlier mutation of `sessionId` has finished. */
+  private serialized<T>(sessionId: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.locks.get(sessionId) ?? Promise.resolve();
+    const next = prev.then(fn, fn);
+    const settled = next.then(() => undefined, () => undefined);
+    this.locks.set(sessionId, settled);
+    void settled.then(() => {
+      if (this.locks.get(sessionId) === settled) this.locks.delete(sessionId);
+    });
+    return next;
+  }
+
+  /** Writes records durably, then applies them to the in-memory state. */
+  private async commit(sessionId: string, state: SessionState, records: LogRecord[]): Promise<void> {
+    try {
+      await this.storage.append(sessionId, records);
+    } catch (err) {
+      throw new StoreError(StoreErrorCode.STORAGE, `could not write session ${sessionId}: ${(err as Error).message}`, { cause: err });
+    }
+    for (const r of records) state.apply(r);
+  }
+
+  private require(sessionId: string): SessionState {
+    const s = this.sessions.get(sessionId);
+    if (!s) throw notFound(sessionId);
+    return s;
+  }
+
+  private createdPayload(meta: SessionMeta) {
+    return {
+      session_id: meta.session_id,
+      title: meta.title,
+      description: meta.description,
+      status: meta.status,
+      created_at: meta.created_at,
+      ...(meta.forked_from !== undefined ? { forked_from: meta.forked_from } : {}),
+      ...(meta.metadata !== undefined ? { metadata: meta.metadata } : {}),
+    };
+  }
+
+  private async createWithId(sessionId: string, req: ParsedRequest<'create'>): Promise<SessionMeta> {
+    const now = this.ids.now();
+    const meta: SessionMeta = {
+      session_id: sessionId,
+      title: req.title ?? '',
+      description: req.description ?? '',
+      status: 'idle',
+      ...(req.metadata !== undefined ? { metadata: req.metadata } : {}),
+      created_at: now,
+      updated_at: now,
+      message_count: 0,
+    };
+    const state = new SessionState();
+    await this.commit(sessionId, state, [{ type: 'meta', meta }]);
+    this.sessions.set(sessionId, state);
+    this.emit('created', sessionId, this.createdPayload(meta));
+    return meta;
+  }
+
+  async create(req: ParsedRequest<'create'>): Promise<StoreReply<'create'>> {
+    const id = this.ids.newId();
+    const meta = await this.serialized(id, () => this.createWithId(id, req));
+    return { session_id: id, meta };
+  }
+
+  async ensure(req: ParsedRequest<'ensure'>): Promise<StoreReply<'ensure'>> {
+    return this.serialized(req.session_id, async () => {
+      const existing = this.sessions.get(req.session_id);
+      if (existing) return { session_id: req.session_id, meta: existing.meta, created: false };
+      const { session_id: _id, ...rest } = req;
+      const meta = await this.createWithId(req.session_id, rest);
+      return { session_id: req.session_id, meta, created: true };
+    });
+  }
+
+  get(req: ParsedRequest<'get'>): StoreReply<'get'> {
+    const s = this.sessions.get(req.session_id);
+    return s ? { meta: s.meta } : null;
+  }
+
+  list(req: ParsedRequest<'list'>): StoreReply<'list'> {
+    return listSessions([...this.sessions.values()].map((s) => s.meta), req, this.limits);
+  }
+
+  async setMeta(req: ParsedRequest<'setMeta'>): Promise<StoreReply<'setMeta'>> {
+    return this.serialized(req.session_id, async () => {
+      const s = this.require(req.session_id);
+      if (req.title === undefined && req.description === undefined && req.metadata === undefined) return { meta: s.meta };
+      const now = this.ids.now();
+      const meta: SessionMeta = {
+        ...s.meta,
+        ...(req.title !== undefined ? { title: req.title } : {}),
+        ...(req.description !== undefined ? { description: req.description } : {}),
+        ...(req.metadata !== undefined ? { metadata: req.metadata } : {}),
+        updated_at: now,
+      };
+      await this.commit(req.session_id, s, [{ type: 'meta', meta }]);
+      this.emit('meta-updated', req.session_id, {
+        session_id: meta.session_id,
+        title: meta.title,
+        description: meta.description,
+        ...(meta.metadata !== undefined ? { metadata: meta.metadata } : {}),
+        timestamp: now,
+      });
+      return { meta };
+    });
+  }
+
+  async setStatus(req: ParsedRequest<'setStatus'>): Promise<StoreReply<'setStatus'>> {
+    return this.serialized(req.session_id, async () => {
+      const s = this.require(req.session_id);
+      const previous = s.meta.status;
+      if (previous === req.status) return { status: previous, previous_status: previous };
+      const now = this.ids.now();
+      const { status_reason: _old, ...rest } = s.meta;
+      const meta: SessionMeta = {
+        ...rest,
+        status: req.status,
+        ...(req.status === 'error' && req.reason !== undefined ? { status_reason: req.reason } : {}),
+        updated_at: now,
+      };
+      await this.commit(req.session_id, s, [{ type: 'meta', meta }]);
+      this.emit('status-changed', req.session_id, {
+        session_id: meta.session_id,
+        status: meta.status,
+        previous_status: previous,
+        ...(meta.status_reason !== undefined ? { status_reason: meta.status_reason } : {}),
+        timestamp: now,
+      });
+      return { status: meta.status, previous_status: previous };
+    });
+  }
+
+  async append(req: ParsedRequest<'append'>): Promise<StoreReply<'append'>> {
+    return this.serialized(req.session_id, async () => {
+      const s = this.require(req.session_id);
+      if (req.entry_id !== undefined) {
+        const existing = s.entries.get(req.entry_id);
+        if (existing) return { entry_id: existing.id, parent_id: existing.parent_id, timestamp: existing.timestamp };
+      }
+      const parent = req.parent_id !== undefined ? req.parent_id : s.leaf;
+      if (req.parent_id !== undefined && !s.entries.has(req.parent_id)) {
+        throw new StoreError(StoreErrorCode.PARENT_NOT_FOUND, `no entry "${req.parent_id}" in session ${req.session_id}`);
+      }
+      const now = this.ids.now();
+      const id = req.entry_id ?? this.ids.newId();
+      const base = { id, parent_id: parent, timestamp: now, revision: 0, ...(req.origin !== undefined ? { origin: req.origin } : {}) };
+      const entry: SessionEntry = req.message
+        ? { kind: 'message', ...base, message: req.message }
+        : { kind: 'custom', ...base, custom_type: req.custom!.custom_type, ...(req.custom!.data !== undefined ? { data: req.custom!.data } : {}) };
+      const records: LogRecord[] = [{ type: 'entry', entry }, { type: 'leaf', entry_id: id }];
+      const meta: SessionMeta = { ...s.meta, updated_at: now, message_count: s.meta.message_count + (entry.kind === 'message' ? 1 : 0) };
+      records.push({ type: 'meta', meta });
+      await this.commit(req.session_id, s, records);
+      this.emit('message-added', req.session_id, {
+        session_id: req.session_id,
+        entry_id: id,
+        parent_id: parent,
+        ...(entry.kind === 'message' ? { message: entry.message } : { custom: { custom_type: entry.custom_type, data: entry.data } }),
+        ...(req.origin !== undefined ? { origin: req.origin } : {}),
+        timestamp: now,
+      });
+      return { entry_id: id, parent_id: parent, timestamp: now };
+    });
+  }
+
+  getMessage(req: ParsedRequest<'getMessage'>): StoreReply<'getMessage'> {
+    const entry = this.sessions.get(req.session_id)?.entries.get(req.entry_id);
+    return entry ? { entry } : null;
+  }
+
+  /** A page of the active path (or of root → from_entry_id), oldest first. */
+  messages(req: ParsedRequest<'messages'>): StoreReply<'messages'> {
+    const s = this.sessions.get(req.session_id);
+    if (!s) return null;
+    if (req.from_entry_id !== undefined && !s.entries.has(req.from_entry_id)) {
+      throw new StoreError(StoreErrorCode.ENTRY_NOT_FOUND, `no entry "${req.from_entry_id}" in session ${req.session_id}`);
+    }
+    const tip = req.from_entry_id ?? s.leaf;
+    const path = s.pathTo(tip);
+    const limit = clamp(req.limit, this.limits);
+    let start = 0;
+    if (req.cursor !== undefined) {
+      const c = decodeCursor(req.cursor);
+      const pos = typeof c.p === 'number' ? c.p : -1;
+      if (c.k !== 'messages' || c.s !== req.session_id || c.t !== tip || pos < 1 || path[pos - 1] !== c.a) {
+        throw new StoreError(StoreErrorCode.INVALID_CURSOR, 'cursor is stale or belongs to another session, branch or query');
+      }
+      start = pos;
+    }
+    const roles = req.roles ? new Set<string>(req.roles) : undefined;
+    const includeCustom = req.include_custom === true && roles === undefined;
+    const out: NonNullable<StoreReply<'messages'>>['messages'] = [];
+    let i = start;
+    for (; i < path.length && out.length < limit; i++) {
+      const e = s.entries.get(path[i]!)!;
+      const origin = e.origin !== undefined ? { origin: e.origin } : {};
+      if (e.kind === 'message') {
+        if (roles && !roles.has(e.message.role)) continue;
+        out.push({ entry_id: e.id, message: e.message, ...origin });
+      } else if (includeCustom) {
+        out.push({ entry_id: e.id, custom: { custom_type: e.custom_type, ...(e.data !== undefined ? { data: e.data } : {}) }, ...origin });
+      }
+    }
+    const more = i < path.length;
+    return { messages: out, ...(more ? { next_cursor: encodeCursor({ k: 'messages', s: req.session_id, t: tip, p: i, a: path[i - 1] }) } : {}) };
+  }
+}
+
+export function clamp(limit: number | undefined, limits: StoreLimits): number {
+  if (limit === undefined) return Math.min(limits.default_list_limit, limits.max_list_limit);
+  return Math.max(1, Math.min(limit, limits.max_list_limit));
+}

@@ -1,0 +1,120 @@
+import type { NatsConnection, Subscription } from 'nats';
+import { StoreError, StoreErrorCode, type StoreEnvelope } from '../../contracts/session-store/errors';
+import { storeFunctions, type StoreFunction } from '../../contracts/session-store/functions';
+import { STORE_QUEUE_GROUP, storeEventSubject, storeFunctionSubject } from '../../contracts/session-store/subjects';
+import type { Logger } from '../common/logger';
+import type { StoreConfig } from './config';
+import { SessionStore } from './domain/store';
+import type { IdsAndClock } from './domain/ids';
+import { FsStorage } from './storage/fs-storage';
+import type { StoragePort } from './storage/port';
+
+/** Largest request body accepted; bigger ones are rejected as invalid before parsing. */
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+export interface ConfigStatus {
+  last_outcome: 'ok' | 'error';
+  last_error?: string;
+  rejected_reloads: number;
+}
+
+export interface StoreServiceOptions {
+  nc: NatsConnection;
+  config: StoreConfig;
+  log: Logger;
+  ids?: IdsAndClock;
+  /** Overrides the adapter the config names (unit tests pass memory storage). */
+  storage?: StoragePort;
+  maxBodyBytes?: number;
+}
+
+export interface RunningStore {
+  store: SessionStore;
+  stop(): Promise<void>;
+}
+
+/** Builds the storage adapter a config names, or fails with a readable reason. */
+export function buildStorage(config: StoreConfig): StoragePort {
+  if (config.adapter.name === 'fs') return new FsStorage(config.adapter.config.data_dir);
+  throw new Error('the jetstream store adapter is not part of this build yet; use adapter fs');
+}
+
+function describeIssues(err: { issues: { path: PropertyKey[]; message: string }[] }): string {
+  return err.issues.map((i) => `${i.path.map(String).join('.') || 'request'}: ${i.message}`).join('; ');
+}
+
+/**
+ * Serves every store function on `session.<function>` in a queue group: parse, validate with the
+ * function's zod schema (shape errors never reach the domain), run, reply with the envelope.
+ * Unknown errors are logged and answered as `session/storage` without internals.
+ */
+export async function startStoreService(opts: StoreServiceOptions): Promise<RunningStore> {
+  const { nc, log } = opts;
+  const maxBody = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const storage = opts.storage ?? buildStorage(opts.config);
+  const emit = (type: Parameters<typeof storeEventSubject>[0], sessionId: string, payload: Record<string, unknown>) => {
+    try {
+      nc.publish(storeEventSubject(type, sessionId), JSON.stringify(payload));
+    } catch (err) {
+      log.warn({ err, type, sessionId }, 'could not publish a store event');
+    }
+  };
+  const store = new SessionStore(storage, emit, opts.config, opts.ids);
+  await store.load();
+  for (const w of store.loadWarnings) log.warn(w);
+  const status: ConfigStatus = { last_outcome: 'ok', rejected_reloads: 0 };
+
+  const handlers: Record<StoreFunction, (req: never) => unknown> = {
+    create: (r) => store.create(r),
+    ensure: (r) => store.ensure(r),
+    get: (r) => store.get(r),
+    list: (r) => store.list(r),
+    setMeta: (r) => store.setMeta(r),
+    setStatus: (r) => store.setStatus(r),
+    append: (r) => store.append(r),
+    getMessage: (r) => store.getMessage(r),
+    messages: (r) => store.messages(r),
+    configStatus: () => ({ ...status }),
+  };
+
+  const subs: Subscription[] = [];
+  for (const fn of Object.keys(storeFunctions) as StoreFunction[]) {
+    const def = storeFunctions[fn];
+    const sub = nc.subscribe(storeFunctionSubject(def.wire), {
+      queue: STORE_QUEUE_GROUP,
+      callback: (err, msg) => {
+        if (err) return log.warn({ err }, 'subscription error');
+        void (async () => {
+          let reply: StoreEnvelope<unknown>;
+          try {
+            if (msg.data.length > maxBody) throw new StoreError(StoreErrorCode.INVALID_REQUEST, `request body is ${msg.data.length} bytes; the limit is ${maxBody}`);
+            let body: unknown;
+            try {
+              body = msg.data.length === 0 ? {} : JSON.parse(new TextDecoder().decode(msg.data));
+            } catch {
+              throw new StoreError(StoreErrorCode.INVALID_REQUEST, 'request body is not valid JSON');
+            }
+            const parsed = def.request.safeParse(body);
+            if (!parsed.success) throw new StoreError(StoreErrorCode.INVALID_REQUEST, describeIssues(parsed.error));
+            reply = { ok: true, result: (await handlers[fn](parsed.data as never)) ?? null };
+          } catch (e) {
+            if (e instanceof StoreError) reply = { ok: false, error: { code: e.code, message: e.message } };
+            else {
+              log.error({ err: e, fn }, 'store function failed');
+              reply = { ok: false, error: { code: StoreErrorCode.STORAGE, message: 'internal store error (see the store log)' } };
+            }
+          }
+          msg.respond(JSON.stringify(reply));
+        })();
+      },
+    });
+    subs.push(sub);
+  }
+  return {
+    store,
+    async stop() {
+      for (const s of subs) s.unsubscribe();
+      await storage.close();
+    },
+  };
+}

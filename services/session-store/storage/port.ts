@@ -1,0 +1,29 @@
+import type { SessionEntry, SessionMeta } from '../../../contracts/session-store/schemas';
+
+/** One record of a session's append-only log; replay is last-wins per meta / entry id / leaf. */
+export type LogRecord =
+  | { type: 'meta'; meta: SessionMeta }
+  | { type: 'entry'; entry: SessionEntry }
+  | { type: 'leaf'; entry_id: string };
+
+/** What a storage adapter found when loading: every session's records, and what it had to skip. */
+export interface LoadResult {
+  sessions: Map<string, LogRecord[]>;
+  warnings: string[];
+}
+
+/**
+ * The storage port. Contract:
+ * - `append` makes the records durable (or throws) before it resolves; records of one call are
+ *   written in order and, after a crash, replay yields a prefix of them at worst.
+ * - The domain serializes calls per session; adapters may run different sessions in parallel.
+ * - `remove` deletes every record of the session; a later append starts a fresh log.
+ * - `loadAll` never fails because of one damaged record: it skips it and reports it in `warnings`.
+ */
+export interface StoragePort {
+  readonly name: string;
+  loadAll(): Promise<LoadResult>;
+  append(sessionId: string, records: LogRecord[]): Promise<void>;
+  remove(sessionId: string): Promise<void>;
+  close(): Promise<void>;
+}

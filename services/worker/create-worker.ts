@@ -1,0 +1,42 @@
+import { Worker, type NativeConnection, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { NatsConnection } from 'nats';
+import { createActivities } from '../../activities';
+import { createJetStreamEventPublisher } from '../../activities/events/publisher';
+import { ProviderRegistry } from '../../activities/providers/registry';
+import { createScriptedProvider } from '../../activities/providers/scripted';
+import { ensureAgentEventsStream } from '../../contracts/agent-event-stream';
+import { StoreClient } from '../../contracts/session-store/client';
+
+export interface WorkerOptions {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  nc: NatsConnection;
+  bundle: WorkflowBundleWithSourceMap;
+  /** Pause between scripted deltas, so streams take visible time. */
+  scriptedDeltaDelayMs: number;
+}
+
+/** The providers this build ships. Anthropic and OpenAI join with the providers issue. */
+export function createProviderRegistry(scriptedDeltaDelayMs: number): ProviderRegistry {
+  return new ProviderRegistry([createScriptedProvider({ deltaDelayMs: scriptedDeltaDelayMs })]);
+}
+
+/** Wires real adapters into the activities and creates the worker (not yet running). */
+export async function createStrandWorker(opts: WorkerOptions): Promise<Worker> {
+  await ensureAgentEventsStream(await opts.nc.jetstreamManager());
+  const activities = createActivities({
+    store: new StoreClient(opts.nc),
+    events: createJetStreamEventPublisher(opts.nc.jetstream()),
+    providers: createProviderRegistry(opts.scriptedDeltaDelayMs),
+  });
+  return Worker.create({
+    connection: opts.connection,
+    namespace: opts.namespace,
+    taskQueue: opts.taskQueue,
+    workflowBundle: opts.bundle,
+    activities,
+    // Each model step holds a slot while it streams; bounded so 2 cores are not oversubscribed.
+    maxConcurrentActivityTaskExecutions: 50,
+  });
+}

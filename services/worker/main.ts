@@ -1,0 +1,58 @@
+import { DefaultLogger, NativeConnection, Runtime, type LogLevel } from '@temporalio/worker';
+import { taskQueueFromEnv } from '../../contracts/task-queues';
+import { runtimeEnv } from '../common/env';
+import { createLogger } from '../common/logger';
+import { connectNats } from '../common/nats';
+import { onShutdown } from '../common/shutdown';
+import { createStrandWorker } from './create-worker';
+import { buildWorkflowBundle } from './workflow-bundle';
+
+/** Connects to Temporal, retrying while the server is still starting. */
+async function connectTemporal(address: string, log: (m: string) => void): Promise<NativeConnection> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await NativeConnection.connect({ address });
+    } catch (err) {
+      if (attempt === 1 || attempt % 10 === 0) log(`waiting for Temporal at ${address}: ${(err as Error).message}`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  const env = runtimeEnv();
+  const log = createLogger('worker', env.logLevel);
+  const sdkLevels: Record<string, LogLevel> = { trace: 'TRACE', debug: 'DEBUG', info: 'INFO', warn: 'WARN', error: 'ERROR' };
+  Runtime.install({ logger: new DefaultLogger(sdkLevels[env.logLevel] ?? 'INFO') });
+  const taskQueue = taskQueueFromEnv();
+  const delay = Number(process.env.STRAND_SCRIPTED_DELTA_DELAY_MS ?? '25');
+  const [bundle, nc, connection] = await Promise.all([
+    buildWorkflowBundle(),
+    connectNats(env.natsUrl, 'strand-worker'),
+    connectTemporal(env.temporalAddress, (m) => log.info(m)),
+  ]);
+  const worker = await createStrandWorker({
+    connection,
+    namespace: env.temporalNamespace,
+    taskQueue,
+    nc,
+    bundle,
+    scriptedDeltaDelayMs: Number.isFinite(delay) && delay >= 0 ? delay : 25,
+  });
+  onShutdown(async () => {
+    // The SDK's runtime may already have begun shutting the worker down on the same signal.
+    if (worker.getState() === 'RUNNING') worker.shutdown();
+    await running;
+    await nc.drain();
+    await connection.close();
+  }, (m) => log.info(m));
+  const running = worker.run();
+  // Printed whatever the log level: `strand up` and the tests wait for this line.
+  console.log(`[worker] ready task_queue=${taskQueue} temporal=${env.temporalAddress} nats=${env.natsUrl}`);
+  await running;
+}
+
+main().catch((err: unknown) => {
+  console.error(`[worker] fatal: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

@@ -1,0 +1,147 @@
+import { openSse, type SseEvent } from '../harness/sse-client';
+import { http, startTestStack, type TestStack } from '../harness/stack-fixture';
+
+/**
+ * The walking skeleton end to end, every layer real: HTTP → Temporal update-with-start → session and
+ * turn workflows → scripted provider activity → JetStream → SSE, and the session store over NATS.
+ */
+let stack: TestStack;
+let base: string;
+
+beforeAll(async () => {
+  // Slow deltas so the stream is still running when the client drops and reconnects.
+  stack = await startTestStack({ STRAND_SCRIPTED_DELTA_DELAY_MS: '40' });
+  base = stack.urls.gateway;
+}, 180_000);
+
+afterAll(async () => {
+  await stack?.teardown();
+}, 60_000);
+
+const words = Array.from({ length: 30 }, (_, i) => `word${i}`).join(' ');
+const promptText = `Please echo this back\n${words}`;
+
+async function readUntil(conn: Awaited<ReturnType<typeof openSse>>, stop: (e: SseEvent) => boolean): Promise<SseEvent[]> {
+  const seen: SseEvent[] = [];
+  for (;;) {
+    const e = await conn.next(30_000);
+    if (!e) throw new Error(`stream ended early after ${JSON.stringify(seen.map((x) => x.event))}`);
+    seen.push(e);
+    if (stop(e)) return seen;
+  }
+}
+
+const isIdle = (e: SseEvent) => e.event === 'agent.state' && JSON.parse(e.data).state === 'idle';
+
+describe('HTTP + SSE flow', () => {
+  let sessionId: string;
+
+  test('health answers ok once Temporal, NATS and the store are reachable', async () => {
+    const res = await http(base, 'GET', '/healthz');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ ok: true });
+  });
+
+  test('creates a session', async () => {
+    const res = await http(base, 'POST', '/api/sessions', { project_path: '/tmp/strand-e2e-project' });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ status: 'active' });
+    expect(typeof res.body.session_id).toBe('string');
+    expect(typeof res.body.created_at).toBe('number');
+    sessionId = res.body.session_id;
+  });
+
+  test('streams a turn, rejects a second prompt while busy, and resumes with Last-Event-ID without gap or duplicate', async () => {
+    const live = await openSse(`${base}/api/sessions/${sessionId}/events`);
+    expect(live.status).toBe(200);
+    expect(live.headers.get('content-type')).toContain('text/event-stream');
+
+    const accepted = await http(base, 'POST', `/api/sessions/${sessionId}/prompt`, { text: promptText });
+    expect(accepted.status).toBe(202);
+    expect(accepted.body).toEqual({ status: 'accepted', agent_state: 'thinking', turn_id: 't1' });
+
+    const busy = await http(base, 'POST', `/api/sessions/${sessionId}/prompt`, { text: 'second prompt' });
+    expect(busy.status).toBe(409);
+    expect(busy.body.error.code).toBe('SESSION_BUSY');
+
+    // Read the start of the stream, then drop the connection mid-answer.
+    let deltas = 0;
+    const first = await readUntil(live, (e) => e.event === 'message.delta' && ++deltas === 5);
+    live.close();
+    const lastId = first[first.length - 1]!.id!;
+
+    const resumed = await openSse(`${base}/api/sessions/${sessionId}/events`, { lastEventId: lastId });
+    const rest = await readUntil(resumed, isIdle);
+    resumed.close();
+
+    const all = [...first, ...rest];
+    const ids = all.map((e) => Number(e.id));
+    expect(ids.every((id, i) => i === 0 || id > ids[i - 1]!)).toBe(true);
+
+    // The same events, read again from the beginning of the session, match exactly: no gap.
+    const replay = await openSse(`${base}/api/sessions/${sessionId}/events?after=0`);
+    const full = await readUntil(replay, isIdle);
+    replay.close();
+    expect(all.map((e) => [e.id, e.event, e.data])).toEqual(full.map((e) => [e.id, e.event, e.data]));
+
+    const types = all.map((e) => e.event);
+    expect(types[0]).toBe('agent.state');
+    expect(JSON.parse(all[0]!.data)).toEqual({ type: 'agent.state', state: 'thinking' });
+    expect(types[types.length - 1]).toBe('agent.state');
+    expect(types[types.length - 2]).toBe('message.done');
+    expect(types.slice(1, -2).every((t) => t === 'message.delta')).toBe(true);
+    expect(types.filter((t) => t === 'message.delta').length).toBeGreaterThan(5);
+
+    const expected = `You said: ${promptText}`;
+    const streamed = all.filter((e) => e.event === 'message.delta').map((e) => JSON.parse(e.data));
+    expect(streamed.map((d) => d.content).join('')).toBe(expected);
+    expect(streamed.every((d) => d.role === 'assistant' && d.turn_id === 't1')).toBe(true);
+    const done = JSON.parse(all[all.length - 2]!.data);
+    expect(done).toMatchObject({ type: 'message.done', entry_id: 't1:s0:assistant', content: expected, stop_reason: 'end' });
+
+    // Every frame has exactly one compact data line.
+    expect(all.every((e) => !e.data.includes('\n'))).toBe(true);
+  });
+
+  test('persists the user and assistant messages', async () => {
+    const res = await http(base, 'GET', `/api/sessions/${sessionId}/messages`);
+    expect(res.status).toBe(200);
+    const items = res.body.messages as any[];
+    expect(items.map((m) => [m.entry_id, m.message.role])).toEqual([
+      ['t1:user', 'user'],
+      ['t1:s0:assistant', 'assistant'],
+    ]);
+    expect(items[0].message.content).toEqual([{ type: 'text', text: promptText }]);
+    expect(items[1].message.content).toEqual([{ type: 'text', text: `You said: ${promptText}` }]);
+    expect(items[1].message).toMatchObject({ provider: 'scripted', model: 'echo', stop_reason: 'end' });
+  });
+
+  test('accepts the next prompt once idle, as turn 2; a repeated request_id starts one turn', async () => {
+    const body = { text: 'again', request_id: 'req-42' };
+    const first = await http(base, 'POST', `/api/sessions/${sessionId}/prompt`, body);
+    expect(first.status).toBe(202);
+    expect(first.body.turn_id).toBe('t2');
+    const repeat = await http(base, 'POST', `/api/sessions/${sessionId}/prompt`, body);
+    expect(repeat.status).toBe(202);
+    expect(repeat.body.turn_id).toBe('t2');
+    const events = await openSse(`${base}/api/sessions/${sessionId}/events?after=0`);
+    let idles = 0;
+    await readUntil(events, (e) => isIdle(e) && ++idles === 2);
+    events.close();
+    const messages = await http(base, 'GET', `/api/sessions/${sessionId}/messages`);
+    expect(messages.body.messages.map((m: any) => m.entry_id)).toEqual(['t1:user', 't1:s0:assistant', 't2:user', 't2:s0:assistant']);
+  });
+
+  test('answers contract errors', async () => {
+    const unknown = await http(base, 'POST', '/api/sessions/does-not-exist/prompt', { text: 'hi' });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.code).toBe('SESSION_NOT_FOUND');
+    const empty = await http(base, 'POST', `/api/sessions/${sessionId}/prompt`, { text: '' });
+    expect(empty.status).toBe(400);
+    expect(empty.body.error.code).toBe('INVALID_REQUEST');
+    const notJson = await http(base, 'POST', '/api/sessions', '{nope');
+    expect(notJson.status).toBe(400);
+    const noEvents = await http(base, 'GET', '/api/sessions/does-not-exist/events');
+    expect(noEvents.status).toBe(404);
+  });
+});

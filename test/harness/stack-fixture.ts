@@ -1,0 +1,72 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startStack, type Stack } from '../../infra/stack/stack';
+
+/**
+ * A whole local stack (nats-server, Temporal dev server, store, worker, gateway) on free ports in a
+ * temporary data dir. Output is kept in memory and printed only when STRAND_TEST_VERBOSE is set or a
+ * start fails, so test logs stay readable.
+ */
+export interface TestStack extends Stack {
+  output: string[];
+  teardown(): Promise<void>;
+}
+
+export async function startTestStack(serviceEnv: NodeJS.ProcessEnv = {}): Promise<TestStack> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-e2e-'));
+  const output: string[] = [];
+  const verbose = !!process.env.STRAND_TEST_VERBOSE;
+  const onLine = (name: string, line: string) => {
+    const text = `[${name}] ${line}`;
+    output.push(text);
+    if (output.length > 2_000) output.shift();
+    if (verbose) process.stdout.write(`${text}\n`);
+  };
+  let stack: Stack;
+  try {
+    stack = await startStack(
+      {
+        dataDir,
+        host: '127.0.0.1',
+        ports: { temporal: 0, temporalUi: 0, nats: 0, gateway: 0 },
+        ui: false,
+        serviceEnv: { STRAND_LOG_LEVEL: 'warn', ...serviceEnv },
+      },
+      onLine,
+    );
+  } catch (err) {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    throw new Error(`${(err as Error).message}\n--- stack output ---\n${output.slice(-80).join('\n')}`);
+  }
+  return {
+    ...stack,
+    output,
+    async teardown() {
+      await stack.stop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** JSON over HTTP against the gateway, returning status and parsed body. */
+export async function http(
+  base: string,
+  method: string,
+  route: string,
+  body?: unknown,
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const res = await fetch(`${base}${route}`, {
+    method,
+    headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    // Not JSON: keep the text so the assertion shows it.
+  }
+  return { status: res.status, body: parsed, headers: res.headers };
+}
