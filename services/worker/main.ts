@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { DefaultLogger, NativeConnection, Runtime, type LogLevel } from '@temporalio/worker';
 import { taskQueueFromEnv } from '../../contracts/task-queues';
 import { runtimeEnv } from '../common/env';
@@ -39,7 +40,10 @@ async function main(): Promise<void> {
     bundle,
     scriptedDeltaDelayMs: Number.isFinite(delay) && delay >= 0 ? delay : 25,
   });
+  // Containers' health checks look for this file: present while the worker polls Temporal.
+  const readyFile = process.env.STRAND_READY_FILE?.trim();
   onShutdown(async () => {
+    if (readyFile) fs.rmSync(readyFile, { force: true });
     // The SDK's runtime may already have begun shutting the worker down on the same signal.
     if (worker.getState() === 'RUNNING') worker.shutdown();
     await running;
@@ -48,6 +52,7 @@ async function main(): Promise<void> {
   }, (m) => log.info(m));
   const running = worker.run();
   // Printed whatever the log level: `strand up` and the tests wait for this line.
+  if (readyFile) fs.writeFileSync(readyFile, `${process.pid}\n`);
   console.log(`[worker] ready task_queue=${taskQueue} temporal=${env.temporalAddress} nats=${env.natsUrl}`);
   await running;
 }

@@ -1,0 +1,19 @@
+# One image for strand's three services (store, worker, gateway); docker-compose.yml picks the
+# command. Services run TypeScript with tsx (a runtime dependency), so there is no build step.
+FROM node:20.18-bookworm-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund
+
+FROM node:20.18-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json package-lock.json tsconfig.json ./
+COPY contracts ./contracts
+COPY workflows ./workflows
+COPY activities ./activities
+COPY services ./services
+RUN mkdir -p /data/store && chown -R node:node /data
+USER node
+CMD ["npm", "run", "start:gateway"]
