@@ -1,4 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
+import { turnId } from '../../contracts/workflow-messages';
 import type { StorePort } from './store-port';
 
 /** What the session workflow needs from the store when it (re)starts. */
@@ -53,7 +54,7 @@ export function createSessionStoreActivities(store: StorePort, now: () => number
         session_id: input.session_id,
         entry_id: input.entry_id,
         message: { role: 'user', content: [{ type: 'text', text: input.text }], timestamp: now() },
-        origin: { turn: input.turn_number },
+        origin: { turn: turnId(input.turn_number) },
       });
       return { entry_id: input.entry_id };
     },
