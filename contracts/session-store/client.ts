@@ -38,7 +38,12 @@ export class StoreClient {
   list = (r: StoreRequest<'list'>) => this.call('list', r);
   setMeta = (r: StoreRequest<'setMeta'>) => this.call('setMeta', r);
   setStatus = (r: StoreRequest<'setStatus'>) => this.call('setStatus', r);
+  delete = (r: StoreRequest<'delete'>) => this.call('delete', r);
   append = (r: StoreRequest<'append'>) => this.call('append', r);
+  appendMany = (r: StoreRequest<'appendMany'>) => this.call('appendMany', r);
+  updateMessage = (r: StoreRequest<'updateMessage'>) => this.call('updateMessage', r);
+  fork = (r: StoreRequest<'fork'>) => this.call('fork', r);
+  setActiveLeaf = (r: StoreRequest<'setActiveLeaf'>) => this.call('setActiveLeaf', r);
   getMessage = (r: StoreRequest<'getMessage'>) => this.call('getMessage', r);
   messages = (r: StoreRequest<'messages'>) => this.call('messages', r);
   configStatus = (r: StoreRequest<'configStatus'> = {}) => this.call('configStatus', r);

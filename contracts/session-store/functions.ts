@@ -3,7 +3,7 @@ import { metadataSchema, originSchema, sessionEntrySchema, sessionMetaSchema, se
 import { contentBlockSchema, customPayloadSchema, messageSchema, messageRoleSchema } from './messages';
 
 /**
- * Request and reply of every store function served so far (specs/session-store.md, "Functions").
+ * Request and reply of every store function (specs/session-store.md, "Functions").
  * Requests are strict: an unknown key is a shape error (`session/invalid_request`), like a wrong type.
  */
 
@@ -56,6 +56,33 @@ export const appendRequestSchema = z
   .refine((r) => (r.message === undefined) !== (r.custom === undefined), { message: 'exactly one of message or custom is required' });
 export const appendReplySchema = z.object({ entry_id: z.string(), parent_id: z.string().nullable(), timestamp: z.number().int() });
 
+export const appendManyRequestSchema = z.strictObject({
+  session_id: id,
+  messages: z.array(messageSchema),
+  parent_id: id.optional(),
+  origin: originSchema.optional(),
+});
+export const appendManyReplySchema = z.object({ entry_ids: z.array(z.string()), last_entry_id: z.string() });
+
+export const updateMessageRequestSchema = z.strictObject({
+  session_id: id,
+  entry_id: id,
+  content: z.array(contentBlockSchema),
+  details: z.unknown().optional(),
+  expected_revision: z.number().int().nonnegative().optional(),
+  origin: originSchema.optional(),
+});
+export const updateMessageReplySchema = z.object({ updated: z.boolean(), revision: z.number().int().nonnegative() });
+
+export const forkRequestSchema = z.strictObject({ session_id: id, entry_id: id, title: z.string().optional() });
+export const forkReplySchema = z.object({ session_id: z.string(), meta: sessionMetaSchema });
+
+export const setActiveLeafRequestSchema = z.strictObject({ session_id: id, entry_id: id });
+export const setActiveLeafReplySchema = z.object({ active_leaf: z.string() });
+
+export const deleteRequestSchema = z.strictObject({ session_id: id });
+export const deleteReplySchema = z.object({ deleted: z.boolean() });
+
 export const getMessageRequestSchema = z.strictObject({ session_id: id, entry_id: id });
 export const getMessageReplySchema = z.object({ entry: sessionEntrySchema }).nullable();
 
@@ -90,7 +117,12 @@ export const storeFunctions = {
   list: { wire: 'list', request: listRequestSchema, reply: listReplySchema },
   setMeta: { wire: 'set-meta', request: setMetaRequestSchema, reply: setMetaReplySchema },
   setStatus: { wire: 'set-status', request: setStatusRequestSchema, reply: setStatusReplySchema },
+  delete: { wire: 'delete', request: deleteRequestSchema, reply: deleteReplySchema },
   append: { wire: 'append', request: appendRequestSchema, reply: appendReplySchema },
+  appendMany: { wire: 'append-many', request: appendManyRequestSchema, reply: appendManyReplySchema },
+  updateMessage: { wire: 'update-message', request: updateMessageRequestSchema, reply: updateMessageReplySchema },
+  fork: { wire: 'fork', request: forkRequestSchema, reply: forkReplySchema },
+  setActiveLeaf: { wire: 'set-active-leaf', request: setActiveLeafRequestSchema, reply: setActiveLeafReplySchema },
   getMessage: { wire: 'get-message', request: getMessageRequestSchema, reply: getMessageReplySchema },
   messages: { wire: 'messages', request: messagesRequestSchema, reply: messagesReplySchema },
   configStatus: { wire: 'config-status', request: configStatusRequestSchema, reply: configStatusReplySchema },

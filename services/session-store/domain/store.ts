@@ -5,6 +5,8 @@ import type { StoreEventType } from '../../../contracts/session-store/subjects';
 import type { LogRecord, StoragePort } from '../storage/port';
 import { decodeCursor, encodeCursor } from './cursor';
 import { defaultIdsAndClock, type IdsAndClock } from './ids';
+import { appendMany, updateMessage } from './entry-mutations';
+import { fork, setActiveLeaf } from './branching';
 import { listSessions } from './list';
 import { SessionState } from './session-state';
 
@@ -24,15 +26,16 @@ const notFound = (id: string) => new StoreError(StoreErrorCode.NOT_FOUND, `no se
  * of one session run one at a time; different sessions proceed in parallel.
  */
 export class SessionStore {
-  private readonly sessions = new Map<string, SessionState>();
+  /** Internal to the domain (the other domain files use it); nothing outside domain/ touches it. */
+  readonly sessions = new Map<string, SessionState>();
   private readonly locks = new Map<string, Promise<unknown>>();
   loadWarnings: string[] = [];
 
   constructor(
-    private readonly storage: StoragePort,
-    private readonly emit: EventSink,
-    private readonly limits: StoreLimits,
-    private readonly ids: IdsAndClock = defaultIdsAndClock,
+    readonly storage: StoragePort,
+    readonly emit: EventSink,
+    readonly limits: StoreLimits,
+    readonly ids: IdsAndClock = defaultIdsAndClock,
   ) {}
 
   async load(): Promise<void> {
@@ -50,7 +53,7 @@ export class SessionStore {
   }
 
   /** Runs `fn` after every earlier mutation of `sessionId` has finished. */
-  private serialized<T>(sessionId: string, fn: () => Promise<T>): Promise<T> {
+  serialized<T>(sessionId: string, fn: () => Promise<T>): Promise<T> {
     const prev = this.locks.get(sessionId) ?? Promise.resolve();
     const next = prev.then(fn, fn);
     const settled = next.then(() => undefined, () => undefined);
@@ -62,7 +65,7 @@ export class SessionStore {
   }
 
   /** Writes records durably, then applies them to the in-memory state. */
-  private async commit(sessionId: string, state: SessionState, records: LogRecord[]): Promise<void> {
+  async commit(sessionId: string, state: SessionState, records: LogRecord[]): Promise<void> {
     try {
       await this.storage.append(sessionId, records);
     } catch (err) {
@@ -71,13 +74,13 @@ export class SessionStore {
     for (const r of records) state.apply(r);
   }
 
-  private require(sessionId: string): SessionState {
+  require(sessionId: string): SessionState {
     const s = this.sessions.get(sessionId);
     if (!s) throw notFound(sessionId);
     return s;
   }
 
-  private createdPayload(meta: SessionMeta) {
+  createdPayload(meta: SessionMeta) {
     return {
       session_id: meta.session_id,
       title: meta.title,
@@ -212,6 +215,27 @@ export class SessionStore {
         timestamp: now,
       });
       return { entry_id: id, parent_id: parent, timestamp: now };
+    });
+  }
+
+  appendMany = (req: ParsedRequest<'appendMany'>) => appendMany(this, req);
+  updateMessage = (req: ParsedRequest<'updateMessage'>) => updateMessage(this, req);
+  fork = (req: ParsedRequest<'fork'>) => fork(this, req);
+  setActiveLeaf = (req: ParsedRequest<'setActiveLeaf'>) => setActiveLeaf(this, req);
+
+  /** Removes a session and its file; forks of it keep their own copies. */
+  async delete(req: ParsedRequest<'delete'>): Promise<StoreReply<'delete'>> {
+    return this.serialized(req.session_id, async () => {
+      if (!this.sessions.has(req.session_id)) return { deleted: false };
+      const metadata = this.sessions.get(req.session_id)!.meta.metadata;
+      try {
+        await this.storage.remove(req.session_id);
+      } catch (err) {
+        throw new StoreError(StoreErrorCode.STORAGE, `could not delete session ${req.session_id}: ${(err as Error).message}`, { cause: err });
+      }
+      this.sessions.delete(req.session_id);
+      this.emit('deleted', req.session_id, { session_id: req.session_id, timestamp: this.ids.now(), ...(metadata !== undefined ? { metadata } : {}) });
+      return { deleted: true };
     });
   }
 
