@@ -13,7 +13,10 @@ const COLORS: Record<string, string> = { nats: '36', temporal: '35', store: '33'
 function prefixed(name: string, line: string): void {
   const tag = `[${name}]`.padEnd(11);
   const colored = process.stdout.isTTY ? `\x1b[${COLORS[name] ?? '0'}m${tag}\x1b[0m` : tag;
-  process.stdout.write(`${colored} ${renderLogLine(line)}\n`);
+  // Services announce readiness as `[name] ready …`; the prefix is already there.
+  const own = `[${name}] `;
+  const text = line.startsWith(own) ? line.slice(own.length) : line;
+  process.stdout.write(`${colored} ${renderLogLine(text)}\n`);
 }
 
 function portFree(host: string, port: number): Promise<boolean> {
