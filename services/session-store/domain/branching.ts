@@ -41,8 +41,8 @@ export function fork(store: SessionStore, req: ParsedRequest<'fork'>): Promise<S
     };
     const records: LogRecord[] = [{ type: 'meta', meta }, ...copies.map((entry) => ({ type: 'entry' as const, entry })), { type: 'leaf', entry_id: newIds.get(req.entry_id)! }];
     const state = new SessionState();
-    await store.serialized(id, () => store.commit(id, state, records));
     store.sessions.set(id, state);
+    await store.serialized(id, () => store.commit(id, state, records));
     store.emit('created', id, store.createdPayload(meta));
     return { session_id: id, meta };
   });

@@ -33,7 +33,7 @@ export class SessionStore {
 
   constructor(
     readonly storage: StoragePort,
-    readonly emit: EventSink,
+    private readonly sink: EventSink,
     readonly limits: StoreLimits,
     readonly ids: IdsAndClock = defaultIdsAndClock,
   ) {}
@@ -52,7 +52,15 @@ export class SessionStore {
     return this.sessions.size;
   }
 
-  /** Runs `fn` after every earlier mutation of `sessionId` has finished. */
+  /** Per session: the promise of its newest write (it settles after every earlier one). */
+  private readonly lastWrite = new Map<string, Promise<void>>();
+
+  /**
+   * Runs `fn` after every earlier mutation of `sessionId` has finished computing, then waits until
+   * everything it wrote is durable before resolving. The lock is released before that wait, so the
+   * next mutation of the session can be computed while this one's fsync runs, and the fs adapter
+   * writes both with one fsync (group commit). A reply therefore never precedes durability.
+   */
   serialized<T>(sessionId: string, fn: () => Promise<T>): Promise<T> {
     const prev = this.locks.get(sessionId) ?? Promise.resolve();
     const next = prev.then(fn, fn);
@@ -61,17 +69,49 @@ export class SessionStore {
     void settled.then(() => {
       if (this.locks.get(sessionId) === settled) this.locks.delete(sessionId);
     });
-    return next;
+    return next.then(async (value) => {
+      await this.lastWrite.get(sessionId);
+      return value;
+    });
   }
 
-  /** Writes records durably, then applies them to the in-memory state. */
+  /**
+   * Applies records to the in-memory state at once (later mutations build on them) and hands them to
+   * storage. If the write fails, the session is reloaded from storage, so memory never keeps what
+   * the disk does not have; the caller waiting in `serialized` gets `session/storage`.
+   */
   async commit(sessionId: string, state: SessionState, records: LogRecord[]): Promise<void> {
-    try {
-      await this.storage.append(sessionId, records);
-    } catch (err) {
-      throw new StoreError(StoreErrorCode.STORAGE, `could not write session ${sessionId}: ${(err as Error).message}`, { cause: err });
-    }
     for (const r of records) state.apply(r);
+    const write = this.storage.append(sessionId, records).catch(async (err: unknown) => {
+      await this.reload(sessionId);
+      throw new StoreError(StoreErrorCode.STORAGE, `could not write session ${sessionId}: ${(err as Error).message}`, { cause: err });
+    });
+    const before = this.lastWrite.get(sessionId) ?? Promise.resolve();
+    const chained = Promise.all([before, write]).then(() => undefined);
+    chained.catch(() => undefined);
+    this.lastWrite.set(sessionId, chained);
+    void chained.then(
+      () => this.lastWrite.get(sessionId) === chained && this.lastWrite.delete(sessionId),
+      () => this.lastWrite.get(sessionId) === chained && this.lastWrite.delete(sessionId),
+    );
+  }
+
+  /** Rebuilds one session from storage after a failed write (or drops it if nothing is stored). */
+  private async reload(sessionId: string): Promise<void> {
+    const records = await this.storage.loadOne(sessionId).catch(() => undefined);
+    const state = records ? SessionState.replay(records) : undefined;
+    if (state) this.sessions.set(sessionId, state);
+    else this.sessions.delete(sessionId);
+  }
+
+  /** Fires an event once the session's writes so far are durable; events of a session keep their order. */
+  emit(type: StoreEventType, sessionId: string, payload: Record<string, unknown>): void {
+    const durable = this.lastWrite.get(sessionId);
+    if (!durable) return this.sink(type, sessionId, payload);
+    durable.then(
+      () => this.sink(type, sessionId, payload),
+      () => undefined, // the mutation failed: no event
+    );
   }
 
   require(sessionId: string): SessionState {
@@ -105,8 +145,8 @@ export class SessionStore {
       message_count: 0,
     };
     const state = new SessionState();
-    await this.commit(sessionId, state, [{ type: 'meta', meta }]);
     this.sessions.set(sessionId, state);
+    await this.commit(sessionId, state, [{ type: 'meta', meta }]);
     this.emit('created', sessionId, this.createdPayload(meta));
     return meta;
   }
@@ -228,6 +268,7 @@ export class SessionStore {
     return this.serialized(req.session_id, async () => {
       if (!this.sessions.has(req.session_id)) return { deleted: false };
       const metadata = this.sessions.get(req.session_id)!.meta.metadata;
+      await this.lastWrite.get(req.session_id)?.catch(() => undefined);
       try {
         await this.storage.remove(req.session_id);
       } catch (err) {

@@ -9,6 +9,11 @@ export class MemoryStorage implements StoragePort {
     return { sessions: new Map([...this.logs].map(([k, v]) => [k, structuredClone(v)])), warnings: [] };
   }
 
+  async loadOne(sessionId: string): Promise<LogRecord[] | undefined> {
+    const log = this.logs.get(sessionId);
+    return log ? structuredClone(log) : undefined;
+  }
+
   async append(sessionId: string, records: LogRecord[]): Promise<void> {
     const log = this.logs.get(sessionId) ?? [];
     log.push(...structuredClone(records));

@@ -15,7 +15,9 @@ export interface LoadResult {
 /**
  * The storage port. Contract:
  * - `append` makes the records durable (or throws) before it resolves; records of one call are
- *   written in order and, after a crash, replay yields a prefix of them at worst.
+ *   written in order and, after a crash, replay yields a prefix of them at worst. Calls for one
+ *   session may overlap (the domain pipelines them); they are written in call order, and once one
+ *   fails every later one for that session fails too, until `loadOne` is called for it.
  * - The domain serializes calls per session; adapters may run different sessions in parallel.
  * - `remove` deletes every record of the session; a later append starts a fresh log.
  * - `loadAll` never fails because of one damaged record: it skips it and reports it in `warnings`.
@@ -23,6 +25,11 @@ export interface LoadResult {
 export interface StoragePort {
   readonly name: string;
   loadAll(): Promise<LoadResult>;
+  /**
+   * Re-reads one session (after a failed write) and clears whatever made the adapter refuse writes
+   * to it; undefined when nothing is stored.
+   */
+  loadOne(sessionId: string): Promise<LogRecord[] | undefined>;
   append(sessionId: string, records: LogRecord[]): Promise<void>;
   remove(sessionId: string): Promise<void>;
   close(): Promise<void>;
