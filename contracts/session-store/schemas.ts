@@ -2,3 +2,4 @@
 export * from './messages';
 export * from './entities';
 export * from './functions';
+export * from './events';
