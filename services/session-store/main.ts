@@ -12,6 +12,16 @@ async function main(): Promise<void> {
   const config = loadStoreConfig();
   const nc = await connectNats(env.natsUrl, 'strand-session-store');
   const running = await startStoreService({ nc, config, log });
+  // SIGHUP re-reads the configuration; a config that cannot be built keeps the running store.
+  process.on('SIGHUP', () => {
+    let next: ReturnType<typeof loadStoreConfig> | Error;
+    try {
+      next = loadStoreConfig();
+    } catch (err) {
+      next = err instanceof Error ? err : new Error(String(err));
+    }
+    void running.runtime.reload(next);
+  });
   onShutdown(async () => {
     await running.stop();
     await nc.drain();

@@ -4,19 +4,13 @@ import { storeFunctions, type StoreFunction } from '../../contracts/session-stor
 import { STORE_QUEUE_GROUP, storeEventSubject, storeFunctionSubject } from '../../contracts/session-store/subjects';
 import type { Logger } from '../common/logger';
 import type { StoreConfig } from './config';
-import { SessionStore } from './domain/store';
+import type { SessionStore } from './domain/store';
 import type { IdsAndClock } from './domain/ids';
-import { FsStorage } from './storage/fs-storage';
 import type { StoragePort } from './storage/port';
+import { StoreRuntime } from './runtime';
 
 /** Largest request body accepted; bigger ones are rejected as invalid before parsing. */
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
-
-export interface ConfigStatus {
-  last_outcome: 'ok' | 'error';
-  last_error?: string;
-  rejected_reloads: number;
-}
 
 export interface StoreServiceOptions {
   nc: NatsConnection;
@@ -29,14 +23,9 @@ export interface StoreServiceOptions {
 }
 
 export interface RunningStore {
-  store: SessionStore;
+  runtime: StoreRuntime;
+  readonly store: SessionStore;
   stop(): Promise<void>;
-}
-
-/** Builds the storage adapter a config names, or fails with a readable reason. */
-export function buildStorage(config: StoreConfig): StoragePort {
-  if (config.adapter.name === 'fs') return new FsStorage(config.adapter.config.data_dir);
-  throw new Error('the jetstream store adapter is not part of this build yet; use adapter fs');
 }
 
 function describeIssues(err: { issues: { path: PropertyKey[]; message: string }[] }): string {
@@ -51,7 +40,6 @@ function describeIssues(err: { issues: { path: PropertyKey[]; message: string }[
 export async function startStoreService(opts: StoreServiceOptions): Promise<RunningStore> {
   const { nc, log } = opts;
   const maxBody = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const storage = opts.storage ?? buildStorage(opts.config);
   const emit = (type: Parameters<typeof storeEventSubject>[0], sessionId: string, payload: Record<string, unknown>) => {
     try {
       nc.publish(storeEventSubject(type, sessionId), JSON.stringify(payload));
@@ -59,27 +47,25 @@ export async function startStoreService(opts: StoreServiceOptions): Promise<Runn
       log.warn({ err, type, sessionId }, 'could not publish a store event');
     }
   };
-  const store = new SessionStore(storage, emit, opts.config, opts.ids);
-  await store.load();
-  for (const w of store.loadWarnings) log.warn(w);
-  const status: ConfigStatus = { last_outcome: 'ok', rejected_reloads: 0 };
+  const runtime = await StoreRuntime.start(opts.config, emit, log, opts.ids, opts.storage);
+  const store = () => runtime.store;
 
   const handlers: Record<StoreFunction, (req: never) => unknown> = {
-    create: (r) => store.create(r),
-    ensure: (r) => store.ensure(r),
-    get: (r) => store.get(r),
-    list: (r) => store.list(r),
-    setMeta: (r) => store.setMeta(r),
-    setStatus: (r) => store.setStatus(r),
-    delete: (r) => store.delete(r),
-    append: (r) => store.append(r),
-    appendMany: (r) => store.appendMany(r),
-    updateMessage: (r) => store.updateMessage(r),
-    fork: (r) => store.fork(r),
-    setActiveLeaf: (r) => store.setActiveLeaf(r),
-    getMessage: (r) => store.getMessage(r),
-    messages: (r) => store.messages(r),
-    configStatus: () => ({ ...status }),
+    create: (r) => store().create(r),
+    ensure: (r) => store().ensure(r),
+    get: (r) => store().get(r),
+    list: (r) => store().list(r),
+    setMeta: (r) => store().setMeta(r),
+    setStatus: (r) => store().setStatus(r),
+    delete: (r) => store().delete(r),
+    append: (r) => store().append(r),
+    appendMany: (r) => store().appendMany(r),
+    updateMessage: (r) => store().updateMessage(r),
+    fork: (r) => store().fork(r),
+    setActiveLeaf: (r) => store().setActiveLeaf(r),
+    getMessage: (r) => store().getMessage(r),
+    messages: (r) => store().messages(r),
+    configStatus: () => runtime.configStatus(),
   };
 
   const subs: Subscription[] = [];
@@ -116,10 +102,13 @@ export async function startStoreService(opts: StoreServiceOptions): Promise<Runn
     subs.push(sub);
   }
   return {
-    store,
+    runtime,
+    get store() {
+      return runtime.store;
+    },
     async stop() {
       for (const s of subs) s.unsubscribe();
-      await storage.close();
+      await runtime.close();
     },
   };
 }
