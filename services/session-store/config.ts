@@ -8,7 +8,16 @@ export const storeConfigSchema = z
   .strictObject({
     adapter: z.discriminatedUnion('name', [
       z.strictObject({ name: z.literal('fs'), config: z.strictObject({ data_dir: z.string().min(1) }) }),
-      z.strictObject({ name: z.literal('jetstream'), config: z.record(z.string(), z.unknown()).default({}) }),
+      z.strictObject({
+        name: z.literal('jetstream'),
+        config: z
+          .strictObject({
+            stream: z.string().regex(/^[A-Za-z0-9_-]+$/).optional(),
+            subject_prefix: z.string().regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/).optional(),
+            replicas: z.number().int().min(1).max(5).optional(),
+          })
+          .default({}),
+      }),
     ]),
     default_list_limit: z.number().int().positive().default(50),
     max_list_limit: z.number().int().positive().default(500),

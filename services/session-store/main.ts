@@ -26,7 +26,7 @@ async function main(): Promise<void> {
     await running.stop();
     await nc.drain();
   }, (m) => log.info(m));
-  const where = config.adapter.name === 'fs' ? ` data_dir=${config.adapter.config.data_dir}` : '';
+  const where = config.adapter.name === 'fs' ? ` data_dir=${config.adapter.config.data_dir}` : ` stream=${config.adapter.config.stream ?? 'STRAND_SESSIONS'}`;
   console.log(`[store] ready adapter=${config.adapter.name}${where} sessions=${running.store.size}`);
 }
 

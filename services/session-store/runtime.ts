@@ -2,7 +2,9 @@ import type { Logger } from '../common/logger';
 import type { StoreConfig } from './config';
 import type { IdsAndClock } from './domain/ids';
 import { SessionStore, type EventSink } from './domain/store';
+import type { NatsConnection } from 'nats';
 import { FsStorage } from './storage/fs-storage';
+import { JetStreamStorage } from './storage/jetstream-storage';
 import type { StoragePort } from './storage/port';
 
 /** What `config-status` answers. */
@@ -12,10 +14,16 @@ export interface ConfigStatus {
   rejected_reloads: number;
 }
 
-/** Builds the storage adapter a config names, or fails with a readable reason. */
-export function buildStorage(config: StoreConfig): StoragePort {
+/** Builds the storage adapter a config names. The jetstream adapter uses the service's connection. */
+export function buildStorage(config: StoreConfig, nc?: NatsConnection): StoragePort {
   if (config.adapter.name === 'fs') return new FsStorage(config.adapter.config.data_dir);
-  throw new Error('the jetstream store adapter is not part of this build yet; use adapter fs');
+  if (!nc) throw new Error('the jetstream adapter needs a NATS connection');
+  const c = config.adapter.config;
+  return new JetStreamStorage(nc, {
+    ...(c.stream ? { stream: c.stream } : {}),
+    ...(c.subject_prefix ? { subjectPrefix: c.subject_prefix } : {}),
+    ...(c.replicas ? { replicas: c.replicas } : {}),
+  });
 }
 
 function sameAdapter(a: StoreConfig['adapter'], b: StoreConfig['adapter']): boolean {
@@ -37,13 +45,19 @@ export class StoreRuntime {
     private readonly log: Logger,
     private readonly ids?: IdsAndClock,
     private readonly storageOverride?: StoragePort,
+    private readonly nc?: NatsConnection,
   ) {}
 
-  static async start(config: StoreConfig, emit: EventSink, log: Logger, ids?: IdsAndClock, storage?: StoragePort): Promise<StoreRuntime> {
-    const store = new SessionStore(storage ?? buildStorage(config), emit, { ...config }, ids);
+  static async start(
+    config: StoreConfig,
+    emit: EventSink,
+    log: Logger,
+    opts: { ids?: IdsAndClock; storage?: StoragePort; nc?: NatsConnection } = {},
+  ): Promise<StoreRuntime> {
+    const store = new SessionStore(opts.storage ?? buildStorage(config, opts.nc), emit, { ...config }, opts.ids);
     await store.load();
     for (const w of store.loadWarnings) log.warn(w);
-    return new StoreRuntime(store, config, emit, log, ids, storage);
+    return new StoreRuntime(store, config, emit, log, opts.ids, opts.storage, opts.nc);
   }
 
   get store(): SessionStore {
@@ -62,7 +76,7 @@ export class StoreRuntime {
         this.current.limits.default_list_limit = next.default_list_limit;
         this.current.limits.max_list_limit = next.max_list_limit;
       } else {
-        const store = new SessionStore(buildStorage(next), this.emit, { ...next }, this.ids);
+        const store = new SessionStore(buildStorage(next, this.nc), this.emit, { ...next }, this.ids);
         await store.load();
         for (const w of store.loadWarnings) this.log.warn(w);
         const old = this.current;

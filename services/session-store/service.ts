@@ -47,7 +47,7 @@ export async function startStoreService(opts: StoreServiceOptions): Promise<Runn
       log.warn({ err, type, sessionId }, 'could not publish a store event');
     }
   };
-  const runtime = await StoreRuntime.start(opts.config, emit, log, opts.ids, opts.storage);
+  const runtime = await StoreRuntime.start(opts.config, emit, log, { ...(opts.ids ? { ids: opts.ids } : {}), ...(opts.storage ? { storage: opts.storage } : {}), nc });
   const store = () => runtime.store;
 
   const handlers: Record<StoreFunction, (req: never) => unknown> = {

@@ -2,7 +2,7 @@ import { StoreError, StoreErrorCode } from '../../../contracts/session-store/err
 import type { StoreReply, ParsedRequest } from '../../../contracts/session-store/functions';
 import type { SessionEntry, SessionMeta } from '../../../contracts/session-store/schemas';
 import type { StoreEventType } from '../../../contracts/session-store/subjects';
-import type { LogRecord, StoragePort } from '../storage/port';
+import { StorageConflictError, type LogRecord, type RemoteUpdate, type StoragePort } from '../storage/port';
 import { decodeCursor, encodeCursor } from './cursor';
 import { defaultIdsAndClock, type IdsAndClock } from './ids';
 import { appendMany, updateMessage } from './entry-mutations';
@@ -18,6 +18,10 @@ export interface StoreLimits {
   max_list_limit: number;
 }
 
+/** Internal signal: the mutation must be computed again on a reloaded session. */
+class ConflictRetry extends Error {}
+const MAX_CONFLICT_RETRIES = 8;
+
 const notFound = (id: string) => new StoreError(StoreErrorCode.NOT_FOUND, `no session "${id}"`);
 
 /**
@@ -30,15 +34,33 @@ export class SessionStore {
   readonly sessions = new Map<string, SessionState>();
   private readonly locks = new Map<string, Promise<unknown>>();
   loadWarnings: string[] = [];
+  /** How many mutations were computed again because another instance wrote first (shared storage). */
+  conflictRetries = 0;
 
   constructor(
     readonly storage: StoragePort,
     private readonly sink: EventSink,
     readonly limits: StoreLimits,
     readonly ids: IdsAndClock = defaultIdsAndClock,
-  ) {}
+  ) {
+    this.shared = typeof storage.follow === 'function';
+  }
+
+  /**
+   * Storage shared with other instances: a mutation then keeps its session's lock until its write is
+   * acknowledged, so remote news and own writes never interleave (and conflicts are detected
+   * against exactly the state the mutation was computed on).
+   */
+  private readonly shared: boolean;
+  /** Sessions with remote news already queued for their lock (one catch-up covers many notices). */
+  private readonly catchUpQueued = new Set<string>();
 
   async load(): Promise<void> {
+    await this.loadAll();
+    await this.storage.follow?.((id) => this.remoteChanged(id));
+  }
+
+  private async loadAll(): Promise<void> {
     const { sessions, warnings } = await this.storage.loadAll();
     for (const [id, records] of sessions) {
       const state = SessionState.replay(records);
@@ -52,25 +74,60 @@ export class SessionStore {
     return this.sessions.size;
   }
 
-  /** Per session: the promise of its newest write (it settles after every earlier one). */
+  /** Per session: settles once every write handed to storage so far has settled (delete waits on it). */
   private readonly lastWrite = new Map<string, Promise<void>>();
+  /** Per session: the writes of the mutation now running under the session's lock. */
+  private readonly ownWrites = new Map<string, Promise<void>[]>();
 
   /**
    * Runs `fn` after every earlier mutation of `sessionId` has finished computing, then waits until
-   * everything it wrote is durable before resolving. The lock is released before that wait, so the
-   * next mutation of the session can be computed while this one's fsync runs, and the fs adapter
-   * writes both with one fsync (group commit). A reply therefore never precedes durability.
+   * what it wrote is durable before resolving. The lock is released before that wait, so the next
+   * mutation of the session can be computed while this one's fsync runs, and the fs adapter writes
+   * both with one fsync (group commit). A reply therefore never precedes durability. When shared
+   * storage reports that another instance wrote first, the session is reloaded and `fn` runs again.
    */
-  serialized<T>(sessionId: string, fn: () => Promise<T>): Promise<T> {
+  async serialized<T>(sessionId: string, fn: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.serializedOnce(sessionId, fn);
+      } catch (err) {
+        if (err instanceof ConflictRetry && attempt < MAX_CONFLICT_RETRIES) {
+          this.conflictRetries++;
+          // Jittered backoff, so instances racing on one session stop colliding in lockstep.
+          await new Promise((r) => setTimeout(r, Math.random() * 2 ** attempt));
+          continue;
+        }
+        if (err instanceof ConflictRetry) throw new StoreError(StoreErrorCode.STORAGE, `session ${sessionId} kept changing under concurrent writers; retry`);
+        throw err;
+      }
+    }
+  }
+
+  private serializedOnce<T>(sessionId: string, fn: () => Promise<T>): Promise<T> {
+    const run = async () => {
+      const mine: Promise<void>[] = [];
+      this.ownWrites.set(sessionId, mine);
+      try {
+        const value = await fn();
+        if (this.shared) await Promise.all(mine);
+        return { value, mine };
+      } catch (err) {
+        // Writes already handed to storage must settle before the caller hears of the failure.
+        await Promise.allSettled(mine);
+        throw err;
+      } finally {
+        if (this.ownWrites.get(sessionId) === mine) this.ownWrites.delete(sessionId);
+      }
+    };
     const prev = this.locks.get(sessionId) ?? Promise.resolve();
-    const next = prev.then(fn, fn);
+    const next = prev.then(run, run);
     const settled = next.then(() => undefined, () => undefined);
     this.locks.set(sessionId, settled);
     void settled.then(() => {
       if (this.locks.get(sessionId) === settled) this.locks.delete(sessionId);
     });
-    return next.then(async (value) => {
-      await this.lastWrite.get(sessionId);
+    return next.then(async ({ value, mine }) => {
+      await Promise.all(mine);
       return value;
     });
   }
@@ -78,40 +135,85 @@ export class SessionStore {
   /**
    * Applies records to the in-memory state at once (later mutations build on them) and hands them to
    * storage. If the write fails, the session is reloaded from storage, so memory never keeps what
-   * the disk does not have; the caller waiting in `serialized` gets `session/storage`.
+   * storage does not have; the mutation's caller gets `session/storage` (or, on a conflict with
+   * another instance, the mutation is computed again).
    */
   async commit(sessionId: string, state: SessionState, records: LogRecord[]): Promise<void> {
+    // A state object replaced by a reload is stale: what was computed on it must be computed again.
+    if (this.sessions.get(sessionId) !== state) throw new ConflictRetry();
     for (const r of records) state.apply(r);
     const write = this.storage.append(sessionId, records).catch(async (err: unknown) => {
       await this.reload(sessionId);
+      if (err instanceof StorageConflictError) throw new ConflictRetry();
       throw new StoreError(StoreErrorCode.STORAGE, `could not write session ${sessionId}: ${(err as Error).message}`, { cause: err });
     });
+    write.catch(() => undefined);
+    this.ownWrites.get(sessionId)?.push(write);
     const before = this.lastWrite.get(sessionId) ?? Promise.resolve();
-    const chained = Promise.all([before, write]).then(() => undefined);
-    chained.catch(() => undefined);
-    this.lastWrite.set(sessionId, chained);
-    void chained.then(
-      () => this.lastWrite.get(sessionId) === chained && this.lastWrite.delete(sessionId),
-      () => this.lastWrite.get(sessionId) === chained && this.lastWrite.delete(sessionId),
+    const all = Promise.all([before, write.catch(() => undefined)]).then(() => undefined);
+    this.lastWrite.set(sessionId, all);
+    void all.then(() => this.lastWrite.get(sessionId) === all && this.lastWrite.delete(sessionId));
+  }
+
+  /** Fires an event once the running mutation's writes are durable (never if they failed). */
+  emit(type: StoreEventType, sessionId: string, payload: Record<string, unknown>): void {
+    const mine = this.ownWrites.get(sessionId);
+    if (!mine || mine.length === 0) return this.sink(type, sessionId, payload);
+    Promise.all([...mine]).then(
+      () => this.sink(type, sessionId, payload),
+      () => undefined,
     );
   }
 
-  /** Rebuilds one session from storage after a failed write (or drops it if nothing is stored). */
-  private async reload(sessionId: string): Promise<void> {
-    const records = await this.storage.loadOne(sessionId).catch(() => undefined);
+  /**
+   * Another instance committed to `sessionId`: under the session's lock, take the news from storage
+   * and apply it. No event fires here: the instance that made the change announced it.
+   */
+  private remoteChanged(sessionId: string): void {
+    if (this.catchUpQueued.has(sessionId)) return;
+    this.catchUpQueued.add(sessionId);
+    void this.serializedOnce(sessionId, async () => {
+      this.catchUpQueued.delete(sessionId);
+      for (const update of this.storage.takeRemote?.(sessionId) ?? []) this.applyRemote(sessionId, update);
+    }).catch(() => undefined);
+  }
+
+  private applyRemote(sessionId: string, update: RemoteUpdate): void {
+    if ('deleted' in update) {
+      this.sessions.delete(sessionId);
+      return;
+    }
+    let state = this.sessions.get(sessionId);
+    if (!state) {
+      state = new SessionState();
+      this.sessions.set(sessionId, state);
+    }
+    for (const r of update.records) state.apply(r);
+    if (!state.meta) this.sessions.delete(sessionId);
+  }
+
+  /**
+   * Rebuilds one session from storage after a failed write (or drops it if nothing is stored). If
+   * storage cannot be read either, the session leaves memory (it may hold what was never written)
+   * and is loaded again in the background, with backoff, once storage answers.
+   */
+  private async reload(sessionId: string, retryDelayMs = 250): Promise<void> {
+    let records: LogRecord[] | undefined;
+    try {
+      records = await this.storage.loadOne(sessionId);
+    } catch {
+      this.sessions.delete(sessionId);
+      const timer = setTimeout(() => {
+        void this.serializedOnce(sessionId, async () => {
+          if (!this.sessions.has(sessionId)) await this.reload(sessionId, Math.min(retryDelayMs * 2, 30_000));
+        }).catch(() => undefined);
+      }, retryDelayMs);
+      timer.unref();
+      return;
+    }
     const state = records ? SessionState.replay(records) : undefined;
     if (state) this.sessions.set(sessionId, state);
     else this.sessions.delete(sessionId);
-  }
-
-  /** Fires an event once the session's writes so far are durable; events of a session keep their order. */
-  emit(type: StoreEventType, sessionId: string, payload: Record<string, unknown>): void {
-    const durable = this.lastWrite.get(sessionId);
-    if (!durable) return this.sink(type, sessionId, payload);
-    durable.then(
-      () => this.sink(type, sessionId, payload),
-      () => undefined, // the mutation failed: no event
-    );
   }
 
   require(sessionId: string): SessionState {

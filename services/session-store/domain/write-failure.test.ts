@@ -49,3 +49,32 @@ test('a reply comes only after the write is durable, and events follow in order'
   expect(order.filter((o) => o.startsWith('event')).length).toBe(4);
   expect(order.filter((o) => o.startsWith('reply'))).toEqual(['reply:1', 'reply:2', 'reply:3']);
 });
+
+/** Storage that, while `down`, can neither write nor read (a lost connection to shared storage). */
+class UnreachableStorage extends FlakyStorage {
+  down = false;
+  override async append(sessionId: string, records: LogRecord[]): Promise<void> {
+    if (this.down) throw new Error('connection lost');
+    return super.append(sessionId, records);
+  }
+  override async loadOne(sessionId: string): Promise<LogRecord[] | undefined> {
+    if (this.down) throw new Error('connection lost');
+    return super.loadOne(sessionId);
+  }
+}
+
+test('when storage cannot even be re-read, the session leaves memory and comes back once it can', async () => {
+  const storage = new UnreachableStorage();
+  const store = new SessionStore(storage, () => undefined, { default_list_limit: 50, max_list_limit: 500 }, scriptedIdsAndClock());
+  const { session_id } = await store.create({});
+  await store.append({ session_id, message: user('kept') });
+  storage.down = true;
+  await expect(store.append({ session_id, message: user('lost') })).rejects.toMatchObject({ code: 'session/storage' });
+  // Memory may hold what was never written, so the session is not served from it...
+  expect(store.get({ session_id })).toBeNull();
+  storage.down = false;
+  // ...and it is reloaded in the background as soon as storage answers, with only what was written.
+  const deadline = Date.now() + 3_000;
+  while (store.get({ session_id }) === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  expect(store.messages({ session_id })!.messages.map((m) => (m.message!.content[0] as { text: string }).text)).toEqual(['kept']);
+});

@@ -6,6 +6,17 @@ export type LogRecord =
   | { type: 'entry'; entry: SessionEntry }
   | { type: 'leaf'; entry_id: string };
 
+/** What another store instance committed to shared storage: new records, or the session's deletion. */
+export type RemoteUpdate = { records: LogRecord[] } | { deleted: true };
+
+/**
+ * Raised by shared storage when another instance wrote to the session since this one last read it
+ * (optimistic concurrency). The domain reloads the session and computes the mutation again.
+ */
+export class StorageConflictError extends Error {
+  override readonly name = 'StorageConflictError';
+}
+
 /** What a storage adapter found when loading: every session's records, and what it had to skip. */
 export interface LoadResult {
   sessions: Map<string, LogRecord[]>;
@@ -32,5 +43,14 @@ export interface StoragePort {
   loadOne(sessionId: string): Promise<LogRecord[] | undefined>;
   append(sessionId: string, records: LogRecord[]): Promise<void>;
   remove(sessionId: string): Promise<void>;
+  /**
+   * Shared storage only (several store instances on one state). `follow` starts tailing what other
+   * instances commit after `loadAll` and calls `changed` for each session that has news; the domain
+   * then takes the news with `takeRemote` under the session's lock, so it never interleaves with the
+   * session's own writes. `takeRemote` returns, in commit order, only what memory does not have yet.
+   * Shared storage reports a lost race with StorageConflictError from `append`.
+   */
+  follow?(changed: (sessionId: string) => void): Promise<void>;
+  takeRemote?(sessionId: string): RemoteUpdate[];
   close(): Promise<void>;
 }

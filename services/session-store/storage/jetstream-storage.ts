@@ -1,0 +1,215 @@
+import { DeliverPolicy, StorageType, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type NatsConnection } from 'nats';
+import { decodeSubjectToken, encodeSubjectToken } from '../../../contracts/session-store/subjects';
+import { StorageConflictError, type LoadResult, type LogRecord, type RemoteUpdate as Body, type StoragePort } from './port';
+
+/**
+ * The jetstream adapter: the same session logs, kept in one JetStream stream so several store
+ * instances share one state. Each commit is one message on `<prefix>.<session token>` holding that
+ * commit's records; a delete is a tombstone message, and the session's older messages are purged.
+ *
+ * Concurrency: every publish carries the subject's last sequence this instance has seen
+ * (`expected last subject sequence`). If another instance wrote in between, JetStream refuses it and
+ * `append` throws StorageConflictError: the domain reloads the session and computes the mutation again.
+ *
+ * Following: after loading, an ordered consumer tails the stream. What it hears of a session beyond
+ * what this instance has seen is buffered and announced; the domain takes it with `takeRemote` under
+ * the session's lock. Own messages are recognised by sequence (the ack sets it) and dropped.
+ * Durability is JetStream's: file storage, acknowledged before `append` resolves.
+ */
+export interface JetStreamStorageOptions {
+  stream?: string;
+  subjectPrefix?: string;
+  replicas?: number;
+}
+
+/** A commit the tail heard from another instance, waiting for the domain to take it. */
+interface Heard {
+  seq: number;
+  body: Body;
+}
+
+export class JetStreamStorage implements StoragePort {
+  readonly name = 'jetstream';
+  private readonly stream: string;
+  private readonly prefix: string;
+  private readonly js: JetStreamClient;
+  private jsm?: JetStreamManager;
+  /** Per session: the last sequence this instance has seen (written or applied). */
+  private readonly lastSeq = new Map<string, number>();
+  /** Per session: what the tail heard beyond `lastSeq`, oldest first, until the domain takes it. */
+  private readonly heard = new Map<string, Heard[]>();
+  private tail?: ConsumerMessages;
+  private tailDone?: Promise<void>;
+  private loadedUpTo = 0;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly options: JetStreamStorageOptions = {},
+  ) {
+    this.stream = options.stream ?? 'STRAND_SESSIONS';
+    this.prefix = options.subjectPrefix ?? 'strand.store.log';
+    this.js = nc.jetstream();
+  }
+
+  private subjectOf(sessionId: string): string {
+    return `${this.prefix}.${encodeSubjectToken(sessionId)}`;
+  }
+
+  private sessionOf(subject: string): string {
+    return decodeSubjectToken(subject.slice(this.prefix.length + 1));
+  }
+
+  private async manager(): Promise<JetStreamManager> {
+    if (!this.jsm) {
+      this.jsm = await this.nc.jetstreamManager();
+      try {
+        await this.jsm.streams.info(this.stream);
+      } catch {
+        await this.jsm.streams
+          .add({ name: this.stream, subjects: [`${this.prefix}.>`], storage: StorageType.File, num_replicas: this.options.replicas ?? 1 })
+          .catch((err: Error) => {
+            if (!/already in use/.test(err.message)) throw err;
+          });
+      }
+    }
+    return this.jsm;
+  }
+
+  /**
+   * Reads the messages of `filter` with sequence ≥ `startSeq` up to `untilSeq` (a sequence known to
+   * carry a message of the filter, so the read knows when it has everything).
+   */
+  private async readRange(filter: string, startSeq: number, untilSeq: number, onMessage: (subject: string, seq: number, body: Body) => void, warnings: string[]): Promise<void> {
+    if (untilSeq < startSeq) return;
+    const consumer = await this.js.consumers.get(this.stream, { filterSubjects: filter, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: startSeq });
+    // Large pulls: a cold load reads the whole stream, and per-pull round trips dominate otherwise.
+    const messages = await consumer.consume({ max_messages: 4096 });
+    try {
+      for await (const m of messages) {
+        try {
+          onMessage(m.subject, m.seq, m.json<Body>());
+        } catch {
+          warnings.push(`${m.subject} #${m.seq}: skipped an unreadable message`);
+        }
+        if (m.seq >= untilSeq || m.info.pending === 0) break;
+      }
+    } finally {
+      messages.stop();
+    }
+  }
+
+  /** The sequence of the newest message on `subject`, or 0 when it has none. */
+  private async lastOnSubject(subject: string): Promise<number> {
+    const jsm = await this.manager();
+    try {
+      return (await jsm.streams.getMessage(this.stream, { last_by_subj: subject })).seq;
+    } catch (err) {
+      if (/no message found/i.test((err as Error).message)) return 0;
+      throw err;
+    }
+  }
+
+  async loadAll(): Promise<LoadResult> {
+    const sessions = new Map<string, LogRecord[]>();
+    const warnings: string[] = [];
+    const state = (await (await this.manager()).streams.info(this.stream)).state;
+    const last = state.last_seq;
+    await this.readRange(`${this.prefix}.>`, 1, state.messages === 0 ? 0 : last, (subject, seq, body) => {
+      const id = this.sessionOf(subject);
+      this.lastSeq.set(id, seq);
+      if ('deleted' in body) sessions.delete(id);
+      else {
+        const list = sessions.get(id);
+        if (list) for (const r of body.records) list.push(r); // push, not spread: linear in the log
+        else sessions.set(id, [...body.records]);
+      }
+    }, warnings);
+    this.loadedUpTo = last;
+    return { sessions, warnings };
+  }
+
+  async loadOne(sessionId: string): Promise<LogRecord[] | undefined> {
+    let records: LogRecord[] | undefined;
+    const last = await this.lastOnSubject(this.subjectOf(sessionId));
+    if (last === 0) this.lastSeq.delete(sessionId);
+    await this.readRange(this.subjectOf(sessionId), 1, last, (_s, seq, body) => {
+      this.lastSeq.set(sessionId, seq);
+      if ('deleted' in body) records = undefined;
+      else if (records) for (const r of body.records) records.push(r);
+      else records = [...body.records];
+    }, []);
+    return records && records.length > 0 ? records : undefined;
+  }
+
+  async append(sessionId: string, records: LogRecord[]): Promise<void> {
+    await this.publish(sessionId, { records });
+  }
+
+  private async publish(sessionId: string, body: Body): Promise<number> {
+    await this.manager();
+    try {
+      const ack = await this.js.publish(this.subjectOf(sessionId), JSON.stringify(body), {
+        expect: { lastSubjectSequence: this.lastSeq.get(sessionId) ?? 0 },
+      });
+      this.lastSeq.set(sessionId, ack.seq);
+      return ack.seq;
+    } catch (err) {
+      if (/wrong last sequence/i.test((err as Error).message)) {
+        throw new StorageConflictError(`session ${sessionId} was changed by another store instance`);
+      }
+      throw err;
+    }
+  }
+
+  async remove(sessionId: string): Promise<void> {
+    const seq = await this.publish(sessionId, { deleted: true });
+    const jsm = await this.manager();
+    // Purge what precedes the tombstone (by sequence, so a re-creation published meanwhile by
+    // another instance survives): the space is freed and followers still learn of the delete.
+    await jsm.streams.purge(this.stream, { filter: this.subjectOf(sessionId), seq });
+  }
+
+  async follow(changed: (sessionId: string) => void): Promise<void> {
+    const consumer = await this.js.consumers.get(this.stream, {
+      filterSubjects: `${this.prefix}.>`,
+      deliver_policy: DeliverPolicy.StartSequence,
+      opt_start_seq: this.loadedUpTo + 1,
+    });
+    const messages = await consumer.consume();
+    this.tail = messages;
+    this.tailDone = (async () => {
+      for await (const m of messages) {
+        const id = this.sessionOf(m.subject);
+        if (m.seq <= (this.lastSeq.get(id) ?? 0)) continue; // own write, or already read by a reload
+        let body: Body;
+        try {
+          body = m.json<Body>();
+        } catch {
+          continue; // unreadable: skipped here; a reload or restart reports it
+        }
+        const list = this.heard.get(id) ?? [];
+        list.push({ seq: m.seq, body });
+        this.heard.set(id, list);
+        changed(id);
+      }
+    })();
+  }
+
+  takeRemote(sessionId: string): Body[] {
+    const list = this.heard.get(sessionId);
+    if (!list) return [];
+    this.heard.delete(sessionId);
+    const out: Body[] = [];
+    for (const h of list) {
+      if (h.seq <= (this.lastSeq.get(sessionId) ?? 0)) continue;
+      this.lastSeq.set(sessionId, h.seq);
+      out.push(h.body);
+    }
+    return out;
+  }
+
+  async close(): Promise<void> {
+    this.tail?.stop();
+    await this.tailDone;
+  }
+}
