@@ -1,6 +1,6 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import type { NatsConnection } from 'nats';
+import { connect, type Msg, type NatsConnection } from 'nats';
 import type { StoreClient } from '../contracts/session-store/client';
 import type { Message } from '../contracts/session-store/schemas';
 import { median, ms, nowMs, percentile } from './stats';
@@ -71,6 +71,55 @@ export async function baselineFdatasync(dir: string): Promise<{ p50: number; p99
     await new Promise((r) => setTimeout(r, 1)); // paced like the 1,000/s run, not back to back
   }
   return { p50: ms(percentile(xs, 50)), p99: ms(percentile(xs, 99)) };
+}
+
+/**
+ * Baseline: the floor under a durable append over NATS at the same steady 1,000/s — a bare responder
+ * with no store code that appends a line per request and replies after fdatasync, gathering requests
+ * that arrive during an fsync into the next one (group commit, as the fs adapter does).
+ */
+export async function baselineDurableEcho(nc: NatsConnection, natsUrl: string, dir: string, runs: number): Promise<{ p50: number; p99: number }> {
+  const responder = await connect({ servers: natsUrl });
+  const h = await fsp.open(path.join(dir, 'echo-baseline'), 'a+');
+  let waiting: Msg[] = [];
+  let syncing: Promise<void> | undefined;
+  const drain = async () => {
+    while (waiting.length > 0) {
+      const batch = waiting;
+      waiting = [];
+      await h.write('{"type":"leaf","entry_id":"x"}\n'.repeat(batch.length));
+      await h.datasync();
+      for (const m of batch) m.respond(m.data);
+    }
+    syncing = undefined;
+  };
+  responder.subscribe('bench.durable-echo', {
+    callback: (_e, m) => {
+      waiting.push(m);
+      syncing ??= drain();
+    },
+  });
+  await responder.flush();
+  const p50: number[] = [];
+  const p99: number[] = [];
+  for (let r = 0; r < runs; r++) {
+    const lat: number[] = [];
+    const start = nowMs();
+    const inFlight: Promise<void>[] = [];
+    for (let i = 0; i < 3000; i++) {
+      const wait = start + i - nowMs();
+      if (wait > 0) await new Promise((res) => setTimeout(res, wait));
+      const t0 = nowMs();
+      inFlight.push(nc.request('bench.durable-echo', '{}', { timeout: 5000 }).then(() => void lat.push(nowMs() - t0)));
+    }
+    await Promise.all(inFlight);
+    p50.push(percentile(lat, 50));
+    p99.push(percentile(lat, 99));
+  }
+  await syncing;
+  await h.close();
+  await responder.close();
+  return { p50: ms(median(p50)), p99: ms(median(p99)) };
 }
 
 /** Baseline: one small JetStream publish acknowledged, the floor under a durable jetstream append. */

@@ -12,7 +12,7 @@ import { fileNameOf } from '../services/session-store/storage/file-names';
 import { FsStorage } from '../services/session-store/storage/fs-storage';
 import { JetStreamStorage } from '../services/session-store/storage/jetstream-storage';
 import type { LogRecord, StoragePort } from '../services/session-store/storage/port';
-import { baselineFdatasync, baselineJetStreamPublish, baselineNatsRtt, measureOverNats, msg } from './store-measures';
+import { baselineDurableEcho, baselineFdatasync, baselineJetStreamPublish, baselineNatsRtt, measureOverNats, msg } from './store-measures';
 import { median, ms, nowMs } from './stats';
 
 /**
@@ -154,6 +154,7 @@ async function main(): Promise<void> {
       baselines: {
         nats_request_reply_ms: ms(await baselineNatsRtt(nc)),
         append_fdatasync_ms: await baselineFdatasync(dir),
+        durable_echo_over_nats_at_1000_per_s_ms: await baselineDurableEcho(nc, natsUrl, dir, RUNS),
         jetstream_publish_ack_ms: await baselineJetStreamPublish(nc),
       },
     };
