@@ -4,6 +4,7 @@ import { connectNats } from '../common/nats';
 import { onShutdown } from '../common/shutdown';
 import { loadStoreConfig } from './config';
 import { startStoreService } from './service';
+import { DEFAULT_SESSIONS_STREAM } from './storage/jetstream-storage';
 
 /** The session store process (`npm run start:store`). */
 async function main(): Promise<void> {
@@ -26,7 +27,7 @@ async function main(): Promise<void> {
     await running.stop();
     await nc.drain();
   }, (m) => log.info(m));
-  const where = config.adapter.name === 'fs' ? ` data_dir=${config.adapter.config.data_dir}` : ` stream=${config.adapter.config.stream ?? 'STRAND_SESSIONS'}`;
+  const where = config.adapter.name === 'fs' ? ` data_dir=${config.adapter.config.data_dir}` : ` stream=${config.adapter.config.stream ?? DEFAULT_SESSIONS_STREAM}`;
   console.log(`[store] ready adapter=${config.adapter.name}${where} sessions=${running.store.size}`);
 }
 

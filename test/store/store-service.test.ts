@@ -1,36 +1,24 @@
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import pino from 'pino';
-import { connect, type NatsConnection, type Subscription } from 'nats';
+import type { NatsConnection, Subscription } from 'nats';
 import { StoreClient } from '../../contracts/session-store/client';
 import { StoreError } from '../../contracts/session-store/errors';
 import { storeFunctionSubject } from '../../contracts/session-store/subjects';
-import { startStoreService, type RunningStore } from '../../services/session-store/service';
-import { startTestNats, type TestNats } from '../harness/nats-server';
+import { startTestStoreService, type TestStoreService } from '../harness/store-service';
 
 /**
  * The store as a NATS service: requests through the real client, shape errors rejected before any
  * logic, events on `session.evt.<type>.<token>` after each mutation.
  */
-let nats: TestNats;
+let svc: TestStoreService;
 let nc: NatsConnection;
 let dataDir: string;
-let running: RunningStore;
 let client: StoreClient;
 let events: { subject: string; body: any }[];
 let sub: Subscription;
 
 beforeAll(async () => {
-  nats = await startTestNats();
-  nc = await connect({ servers: nats.url });
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-store-svc-'));
-  running = await startStoreService({
-    nc,
-    config: { adapter: { name: 'fs', config: { data_dir: dataDir } }, default_list_limit: 50, max_list_limit: 500 },
-    log: pino({ level: 'silent' }),
-    maxBodyBytes: 64 * 1024,
-  });
+  svc = await startTestStoreService({ maxBodyBytes: 64 * 1024 });
+  ({ nc, dataDir } = svc);
   client = new StoreClient(nc);
   events = [];
   sub = nc.subscribe('session.evt.>', { callback: (_e, m) => events.push({ subject: m.subject, body: m.json() }) });
@@ -38,10 +26,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   sub?.unsubscribe();
-  await running?.stop();
-  await nc?.close();
-  await nats?.stop();
-  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  await svc?.stop();
 });
 
 async function settle(): Promise<void> {
@@ -125,7 +110,7 @@ test('a store that does not answer is a retryable storage error', async () => {
     .then(() => undefined, (e: unknown) => e)
     .finally(() => undefined);
   expect(err).toBeUndefined(); // the store is up: sanity check of the path
-  await running.stop();
+  await svc.running.stop();
   const down = await lonely.get({ session_id: 'x' }).then(() => undefined, (e: unknown) => e);
   expect(down).toBeInstanceOf(StoreError);
   expect((down as StoreError).code).toBe('session/storage');

@@ -1,31 +1,18 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import pino from 'pino';
-import { connect, type NatsConnection } from 'nats';
+import type { NatsConnection } from 'nats';
 import { StoreClient } from '../../contracts/session-store/client';
 import type { Message } from '../../contracts/session-store/schemas';
 import { bindStoreEvents, type StoreEventBinding } from '../../contracts/session-store/subscription';
-import { startStoreService, type RunningStore } from '../../services/session-store/service';
-import { startTestNats, type TestNats } from '../harness/nats-server';
+import { startTestStoreService, type TestStoreService } from '../harness/store-service';
 
 /** The typed subscription client against the real store service on a real nats-server. */
-let nats: TestNats;
+let svc: TestStoreService;
 let nc: NatsConnection;
-let dataDir: string;
-let running: RunningStore;
 let client: StoreClient;
 const bindings: StoreEventBinding[] = [];
 
 beforeAll(async () => {
-  nats = await startTestNats();
-  nc = await connect({ servers: nats.url });
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-store-sub-'));
-  running = await startStoreService({
-    nc,
-    config: { adapter: { name: 'fs', config: { data_dir: dataDir } }, default_list_limit: 50, max_list_limit: 500 },
-    log: pino({ level: 'silent' }),
-  });
+  svc = await startTestStoreService();
+  nc = svc.nc;
   client = new StoreClient(nc);
 });
 
@@ -34,10 +21,7 @@ afterEach(() => {
 });
 
 afterAll(async () => {
-  await running?.stop();
-  await nc?.close();
-  await nats?.stop();
-  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  await svc?.stop();
 });
 
 const user = (text: string): Message => ({ role: 'user', content: [{ type: 'text', text }], timestamp: 1 });

@@ -16,6 +16,8 @@ import { StorageConflictError, type LoadResult, type LogRecord, type RemoteUpdat
  * the session's lock. Own messages are recognised by sequence (the ack sets it) and dropped.
  * Durability is JetStream's: file storage, acknowledged before `append` resolves.
  */
+export const DEFAULT_SESSIONS_STREAM = 'STRAND_SESSIONS';
+
 export interface JetStreamStorageOptions {
   stream?: string;
   subjectPrefix?: string;
@@ -33,7 +35,7 @@ export class JetStreamStorage implements StoragePort {
   private readonly stream: string;
   private readonly prefix: string;
   private readonly js: JetStreamClient;
-  private jsm?: JetStreamManager;
+  private jsm?: Promise<JetStreamManager>;
   /** Per session: the last sequence this instance has seen (written or applied). */
   private readonly lastSeq = new Map<string, number>();
   /** Per session: what the tail heard beyond `lastSeq`, oldest first, until the domain takes it. */
@@ -46,7 +48,7 @@ export class JetStreamStorage implements StoragePort {
     private readonly nc: NatsConnection,
     private readonly options: JetStreamStorageOptions = {},
   ) {
-    this.stream = options.stream ?? 'STRAND_SESSIONS';
+    this.stream = options.stream ?? DEFAULT_SESSIONS_STREAM;
     this.prefix = options.subjectPrefix ?? 'strand.store.log';
     this.js = nc.jetstream();
   }
@@ -59,19 +61,27 @@ export class JetStreamStorage implements StoragePort {
     return decodeSubjectToken(subject.slice(this.prefix.length + 1));
   }
 
-  private async manager(): Promise<JetStreamManager> {
-    if (!this.jsm) {
-      this.jsm = await this.nc.jetstreamManager();
+  /**
+   * The manager, once the stream exists. One promise for every caller, so concurrent first writes
+   * never run before the stream is created (a failed attempt is forgotten and tried again).
+   */
+  private manager(): Promise<JetStreamManager> {
+    this.jsm ??= (async () => {
+      const jsm = await this.nc.jetstreamManager();
       try {
-        await this.jsm.streams.info(this.stream);
+        await jsm.streams.info(this.stream);
       } catch {
-        await this.jsm.streams
+        await jsm.streams
           .add({ name: this.stream, subjects: [`${this.prefix}.>`], storage: StorageType.File, num_replicas: this.options.replicas ?? 1 })
           .catch((err: Error) => {
             if (!/already in use/.test(err.message)) throw err;
           });
       }
-    }
+      return jsm;
+    })().catch((err: unknown) => {
+      this.jsm = undefined;
+      throw err;
+    });
     return this.jsm;
   }
 
