@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # Installs node modules when they are missing or older than package-lock.json, so `npm start` and
-# `npm test` work on a fresh clone. npm itself comes with the machine; nothing else is assumed.
+# `npm test` work on a fresh clone. Only `npm ci`: the exact locked versions or a loud failure, never
+# a silent, unpinned `npm install`. (If npm refuses the lock after a dependency change, regenerate it
+# with `npm install` and then `npx tsx infra/lockfile/complete-platform-packages.ts`.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 marker=node_modules/.package-lock.json
 if [ ! -f "$marker" ] || [ package-lock.json -nt "$marker" ] || [ ! -x node_modules/.bin/tsx ]; then
-  echo "[strand] installing node modules (npm ci)…"
-  if ! npm ci --no-audit --no-fund; then
-    # npm 11 may reject its own lock file when platform-specific optional packages of other platforms
-    # are not listed in it. `npm install --no-save` installs the same locked versions and leaves
-    # package.json and package-lock.json untouched.
-    echo "[strand] npm ci refused the lock file; installing the locked versions with npm install --no-save"
-    npm install --no-audit --no-fund --no-save
+  echo "[strand] installing node modules (npm ci)…" >&2
+  if ! npm ci --no-audit --no-fund >&2; then
+    echo "[strand] npm ci failed: package-lock.json does not match package.json (or the registry is unreachable)." >&2
+    echo "[strand] regenerate the lock: npm install && npx tsx infra/lockfile/complete-platform-packages.ts" >&2
+    exit 1
   fi
 fi
