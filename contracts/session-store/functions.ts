@@ -38,6 +38,13 @@ export const setMetaRequestSchema = z.strictObject({
   title: z.string().optional(),
   description: z.string().optional(),
   metadata: metadataSchema.optional(),
+  /**
+   * Extension: key-level change of `metadata`, applied atomically under the session's lock: a given
+   * key replaces that key, `null` removes it, other keys stay. Lets two writers that own different
+   * keys (the gateway: owner, project; the session workflow: its settings) never overwrite each other.
+   * Giving both `metadata` and `metadata_patch` is `session/invalid_request`.
+   */
+  metadata_patch: z.record(z.string(), z.unknown()).optional(),
 });
 export const setMetaReplySchema = z.object({ meta: sessionMetaSchema });
 

@@ -215,6 +215,17 @@ export function describeStoreContract(name: string, make: () => Promise<StoreHar
       expect(h.events[h.events.length - 1]).toMatchObject({ type: 'meta-updated', payload: { title: 'a', metadata: { z: 3 }, timestamp: 1003 } });
     });
 
+    test('set-meta metadata_patch changes only the given keys (null removes) and cannot be combined with metadata', async () => {
+      const { session_id: s } = await h.store.create({ metadata: { owner: 'al', x: 1, y: 2 } });
+      const { meta } = await h.store.setMeta({ session_id: s, metadata_patch: { x: 10, y: null, z: { deep: true } } });
+      expect(meta.metadata).toEqual({ owner: 'al', x: 10, z: { deep: true } });
+      expect(h.events[h.events.length - 1]).toMatchObject({ type: 'meta-updated', payload: { metadata: { owner: 'al', x: 10, z: { deep: true } } } });
+      const before = h.events.length;
+      await h.store.setMeta({ session_id: s, metadata_patch: {} });
+      expect(h.events.length).toBe(before);
+      await expect(h.store.setMeta({ session_id: s, metadata: {}, metadata_patch: { a: 1 } })).rejects.toMatchObject({ code: 'session/invalid_request' });
+    });
+
     test('delete: forks survive, unknown is false without event, a re-created id starts fresh', async () => {
       const { session_id: s } = await h.store.ensure({ session_id: 'gone' });
       const u = await h.store.append({ session_id: s, message: user('q') });

@@ -281,13 +281,19 @@ export class SessionStore {
   async setMeta(req: ParsedRequest<'setMeta'>): Promise<StoreReply<'setMeta'>> {
     return this.serialized(req.session_id, async () => {
       const s = this.require(req.session_id);
-      if (req.title === undefined && req.description === undefined && req.metadata === undefined) return { meta: s.meta };
+      const patch = req.metadata_patch;
+      if (patch !== undefined && req.metadata !== undefined) {
+        throw new StoreError(StoreErrorCode.INVALID_REQUEST, 'give either metadata (replaces it) or metadata_patch (changes keys), not both');
+      }
+      const patched = patch === undefined || Object.keys(patch).length === 0 ? undefined : applyMetadataPatch(s.meta.metadata, patch);
+      const metadata = req.metadata ?? patched;
+      if (req.title === undefined && req.description === undefined && metadata === undefined) return { meta: s.meta };
       const now = this.ids.now();
       const meta: SessionMeta = {
         ...s.meta,
         ...(req.title !== undefined ? { title: req.title } : {}),
         ...(req.description !== undefined ? { description: req.description } : {}),
-        ...(req.metadata !== undefined ? { metadata: req.metadata } : {}),
+        ...(metadata !== undefined ? { metadata } : {}),
         updated_at: now,
       };
       await this.commit(req.session_id, s, [{ type: 'meta', meta }]);
@@ -428,4 +434,14 @@ export class SessionStore {
 export function clamp(limit: number | undefined, limits: StoreLimits): number {
   if (limit === undefined) return Math.min(limits.default_list_limit, limits.max_list_limit);
   return Math.max(1, Math.min(limit, limits.max_list_limit));
+}
+
+/** `metadata_patch`: given keys replace, `null` removes, the rest stays. */
+function applyMetadataPatch(current: Record<string, unknown> | undefined, patch: Record<string, unknown>): Record<string, unknown> {
+  const next: Record<string, unknown> = { ...(current ?? {}) };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete next[key];
+    else next[key] = value;
+  }
+  return next;
 }
