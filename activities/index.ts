@@ -1,11 +1,11 @@
 import type { AgentEventPublisher, OutgoingEvent } from './events/publisher';
-import { createStreamModelStep } from './providers/stream-model-step';
+import { createStreamModelStep, type StreamModelStepDeps } from './providers/stream-model-step';
 import type { ProviderRegistry } from './providers/registry';
 import { createSessionStoreActivities } from './store/session-activities';
 import type { StorePort } from './store/store-port';
 
 /** Everything activities touch, injected so tests pass fakes and the worker passes real clients. */
-export interface ActivityDeps {
+export interface ActivityDeps extends Pick<StreamModelStepDeps, 'price' | 'systemPrompt' | 'tools' | 'heartbeatMs' | 'stallMs'> {
   store: StorePort;
   events: AgentEventPublisher;
   providers: ProviderRegistry;
@@ -18,7 +18,7 @@ export interface ActivityDeps {
  */
 export function createActivities(deps: ActivityDeps) {
   return {
-    ...createSessionStoreActivities(deps.store, deps.now),
+    ...createSessionStoreActivities(deps.store, deps.events, deps.now),
     streamModelStep: createStreamModelStep(deps),
     /** Publishes workflow-level events (state changes, turn start/finish) with deterministic ids. */
     async publishEvents(sessionId: string, events: OutgoingEvent[]): Promise<void> {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { contentBlockSchema } from './session-store/messages';
 
 /**
  * Canonical agent events: the one vocabulary the worker publishes to JetStream and every gateway
@@ -38,6 +39,15 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     model: z.string(),
     thinking_level: z.string(),
     queue_length: z.number().int().nonnegative(),
+    /** The running turn, if any. */
+    turn_id: z.string().nullable().default(null),
+    /** True while a model step streams. */
+    streaming: z.boolean().default(false),
+    /** The provider retry under way (0 = none). */
+    retry_attempt: z.number().int().nonnegative().default(0),
+    session_name: z.string().optional(),
+    auto_retry: z.boolean().optional(),
+    auto_compaction: z.boolean().optional(),
     details: z.string().optional(),
   }),
   z.object({ type: z.literal('turn.started'), turn_id: z.string(), prompt: z.string() }),
@@ -48,12 +58,18 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     turn_id: z.string(),
     step,
     entry_id: z.string(),
+    /** The text blocks joined (what a plain client shows). */
     text: z.string(),
+    /** The whole message as stored: text, thinking, tool calls. */
+    content: z.array(contentBlockSchema).default([]),
     stop_reason: z.enum(['end', 'length', 'function_call', 'aborted', 'error']),
     usage: eventUsageSchema.optional(),
+    model: z.string().optional(),
   }),
   z.object({
     type: z.literal('tool.call'),
+    turn_id: z.string().optional(),
+    step: step.optional(),
     tool_call_id: z.string(),
     tool: z.string(),
     params: z.unknown(),
@@ -64,7 +80,10 @@ export const agentEventSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('tool.result'),
     tool_call_id: z.string(),
-    status: z.enum(['success', 'error', 'rejected']),
+    status: z.enum(['success', 'error', 'rejected', 'skipped']),
+    is_error: z.boolean(),
+    /** One line a client can show in a tool row. */
+    summary: z.string(),
     result: z.unknown(),
   }),
   z.object({
@@ -88,8 +107,13 @@ export const agentEventSchema = z.discriminatedUnion('type', [
   }),
   z.object({
     type: z.literal('retry.scheduled'),
+    turn_id: z.string().optional(),
+    step: step.optional(),
     attempt: z.number().int().positive(),
+    max_attempts: z.number().int().positive().optional(),
     delay_ms: z.number().int().nonnegative(),
+    /** The failure class (rate_limited, overloaded, transient). */
+    kind: z.string().optional(),
     reason: z.string(),
   }),
   z.object({ type: z.literal('stream.reset'), turn_id: z.string(), step }),
@@ -97,14 +121,24 @@ export const agentEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('compaction.finished'), summary: z.string(), tokens_before: z.number().int() }),
   z.object({
     type: z.literal('checklist'),
-    items: z.array(z.object({ text: z.string(), done: z.boolean() })),
+    items: z.array(z.object({ id: z.string(), text: z.string(), status: z.enum(['pending', 'in_progress', 'done']) })),
   }),
   z.object({ type: z.literal('notice'), level: z.enum(['info', 'warning']), message: z.string() }),
-  z.object({ type: z.literal('error'), code: z.string(), message: z.string() }),
+  z.object({
+    type: z.literal('error'),
+    code: z.string(),
+    message: z.string(),
+    turn_id: z.string().optional(),
+    /** For provider failures: who failed, the HTTP status, the failure class. */
+    provider: z.string().optional(),
+    status: z.number().int().optional(),
+    kind: z.string().optional(),
+  }),
   z.object({
     type: z.literal('turn.finished'),
     turn_id: z.string(),
     outcome: z.enum(['done', 'error', 'aborted']),
+    steps: z.number().int().nonnegative().optional(),
   }),
 ]);
 export type AgentEvent = z.infer<typeof agentEventSchema>;

@@ -58,10 +58,3 @@ export const listSessionsQuerySchema = z.object({
 
 /** Where an SSE read starts: `Last-Event-ID` header or `?after=`. */
 export const eventsAfterSchema = nonNegativeInt;
-
-/** Metadata keys the gateway keeps on a session in the store. */
-export const SESSION_METADATA_KEYS = {
-  projectPath: 'project_path',
-  model: 'model',
-  config: 'config',
-} as const;

@@ -13,12 +13,12 @@ describe('scripted provider', () => {
     const chunks = await collect(
       provider.stream({
         model: 'echo',
-        thinking_level: 'off',
+        thinking_level: 'off', system: '', tools: [],
         signal: new AbortController().signal,
         messages: [
-          { role: 'user', text: 'old' },
-          { role: 'assistant', text: 'You said: old' },
-          { role: 'user', text: 'hello  there\nfriend' },
+          { role: 'user', content: [{ type: 'text', text: 'old' }] },
+          { role: 'assistant', content: [{ type: 'text', text: 'You said: old' }] },
+          { role: 'user', content: [{ type: 'text', text: 'hello  there\nfriend' }] },
         ],
       }),
     );
@@ -30,7 +30,7 @@ describe('scripted provider', () => {
 
   test('an unknown script is a permanent provider error naming the known ones', async () => {
     const provider = createScriptedProvider();
-    const run = collect(provider.stream({ model: 'nope', thinking_level: 'off', signal: new AbortController().signal, messages: [] }));
+    const run = collect(provider.stream({ model: 'nope', thinking_level: 'off', system: '', tools: [], signal: new AbortController().signal, messages: [] }));
     await expect(run).rejects.toThrow(ProviderError);
     await expect(run).rejects.toThrow(/known: echo/);
   });
@@ -40,7 +40,7 @@ describe('scripted provider', () => {
     const controller = new AbortController();
     const seen: ProviderChunk[] = [];
     const run = (async () => {
-      for await (const c of provider.stream({ model: 'echo', thinking_level: 'off', signal: controller.signal, messages: [{ role: 'user', text: 'a b c d e f g h' }] })) {
+      for await (const c of provider.stream({ model: 'echo', thinking_level: 'off', system: '', tools: [], signal: controller.signal, messages: [{ role: 'user', content: [{ type: 'text', text: 'a b c d e f g h' }] }] })) {
         seen.push(c);
         if (seen.length === 2) controller.abort(new Error('stop now'));
       }

@@ -1,3 +1,4 @@
+import { textOf } from './content';
 import { ProviderError, type ModelProvider, type ProviderChunk, type ProviderRequest } from './types';
 
 /**
@@ -18,7 +19,7 @@ const scripts: Record<string, Script> = {
   /** Answers `You said: <the last user message>`. */
   echo: (request) => {
     const lastUser = [...request.messages].reverse().find((m) => m.role === 'user');
-    return splitIntoDeltas(`You said: ${lastUser?.text ?? ''}`);
+    return splitIntoDeltas(`You said: ${lastUser ? textOf(lastUser.content) : ''}`);
   },
 };
 
@@ -53,10 +54,9 @@ export function createScriptedProvider(options: ScriptedProviderOptions = {}): M
     async *stream(request): AsyncIterable<ProviderChunk> {
       const script = scripts[request.model];
       if (!script) {
-        throw new ProviderError(
-          'permanent',
-          `scripted provider has no script "${request.model}" (known: ${scriptNames.join(', ')})`,
-        );
+        throw new ProviderError('permanent', `scripted provider has no script "${request.model}" (known: ${scriptNames.join(', ')})`, {
+          provider: 'scripted',
+        });
       }
       const deltas = script(request);
       let output = 0;
@@ -66,8 +66,8 @@ export function createScriptedProvider(options: ScriptedProviderOptions = {}): M
         output += 1;
         yield { type: 'text_delta', text };
       }
-      const input = request.messages.reduce((n, m) => n + splitIntoDeltas(m.text).length, 0);
-      yield { type: 'done', stop_reason: 'end', usage: { input, output, cache_read: 0, cache_write: 0, cost_usd: 0 } };
+      const input = request.messages.reduce((n, m) => n + splitIntoDeltas(textOf(m.content)).length, 0);
+      yield { type: 'done', stop_reason: 'end', usage: { input, output, cache_read: 0, cache_write: 0 } };
     },
   };
 }

@@ -1,24 +1,34 @@
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
-import { entryIds } from '../../contracts/workflow-messages';
+import { CancelledFailure } from '@temporalio/common';
 import type { EventUsage } from '../../contracts/agent-events';
+import type { ContentBlock, StopReason } from '../../contracts/session-store/messages';
+import { entryIds } from '../../contracts/workflow-ids';
 import type { AgentEventPublisher, OutgoingEvent } from '../events/publisher';
+import { StreamPublisher } from '../events/stream-publisher';
 import type { StorePort } from '../store/store-port';
-import { buildProviderContext, textOf } from './context';
+import { storeCall } from '../store/store-failures';
+import { MessageAssembler } from './assemble';
+import { buildProviderContext } from './context';
+import { toProviderFailure } from './provider-failure';
 import type { ProviderRegistry } from './registry';
-import { ProviderError, type ProviderUsage } from './types';
+import { ProviderError, type ProviderTool, type ProviderUsage, type ThinkingLevel } from './types';
 
 export interface StreamModelStepInput {
   session_id: string;
+  project_path: string;
   turn_id: string;
   step: number;
+  /** The turn's attempt at this step (the workflow owns retries); > 1 means earlier output is void. */
+  attempt: number;
   model: string;
+  thinking_level: ThinkingLevel;
 }
 
+/** Entry ids and call ids only: the message itself lives in the store, never in workflow history. */
 export interface StreamModelStepResult {
   entry_id: string;
-  stop_reason: 'end' | 'length' | 'function_call';
-  text_length: number;
+  stop_reason: StopReason;
+  tool_calls: Array<{ id: string; name: string }>;
 }
 
 export interface StreamModelStepDeps {
@@ -26,98 +36,151 @@ export interface StreamModelStepDeps {
   events: AgentEventPublisher;
   providers: ProviderRegistry;
   now?: () => number;
-}
-
-/** Deltas are flushed to JetStream in small batches: few round trips, still smooth for a reader. */
-const DELTA_BATCH = 8;
-
-/** Failure kinds Temporal must not retry: retrying cannot change the outcome. */
-const NON_RETRYABLE = new Set(['permanent', 'auth_expired', 'context_overflow']);
-
-function toFailure(err: unknown): unknown {
-  if (!(err instanceof ProviderError)) return err;
-  return ApplicationFailure.create({
-    message: err.message,
-    type: `provider.${err.kind}`,
-    nonRetryable: NON_RETRYABLE.has(err.kind),
-    ...(err.retryAfterMs !== undefined ? { nextRetryDelay: err.retryAfterMs } : {}),
-    cause: err,
-  });
+  /** Price of a step's usage in USD, from the model catalog (unknown → 0). */
+  price?: (model: string, usage: ProviderUsage) => number;
+  systemPrompt?: (input: { project_path: string; model: string }) => Promise<string> | string;
+  tools?: ProviderTool[];
+  /** How often the activity heartbeats (carries cancellation; proves the stream alive). */
+  heartbeatMs?: number;
+  /** A stream with no chunk for this long is abandoned as transient (and retried by the turn). */
+  stallMs?: number;
 }
 
 /**
- * Streams one model step: publishes deltas to JetStream as they arrive (never through workflow
- * history), heartbeats, then appends the final assistant message under a deterministic entry id and
- * announces it. A retried attempt first publishes `stream.reset` so readers drop that step's partial
- * text; if an earlier attempt already stored the message, the stored one is announced as-is.
+ * Streams one model step: publishes each delta to JetStream as it arrives (never through workflow
+ * history), heartbeats on a ticker, then appends the final assistant message under a deterministic
+ * entry id and announces it. An attempt > 1 first publishes `stream.reset` so readers drop that
+ * step's partial text; a step already stored (an earlier attempt finished writing) is announced as-is.
+ * On cancellation the partial answer is recorded with stop reason `aborted` before the cancellation
+ * propagates. Provider failures leave as typed `provider.<kind>` failures for the turn to judge.
  */
 export function createStreamModelStep(deps: StreamModelStepDeps) {
   const now = deps.now ?? Date.now;
+  const heartbeatMs = deps.heartbeatMs ?? 1_000;
+  const stallMs = deps.stallMs ?? 90_000;
   return async function streamModelStep(input: StreamModelStepInput): Promise<StreamModelStepResult> {
     const ctx = Context.current();
-    const attempt = ctx.info.attempt;
     const entryId = entryIds.assistant(input.turn_id, input.step);
-    const tag = `${input.turn_id}:s${input.step}`;
-    const base = { turn_id: input.turn_id, attempt };
-    const publish = (events: OutgoingEvent[]) => deps.events.publish(input.session_id, events);
+    const tag = `${input.turn_id}:s${input.step}:a${input.attempt}`;
+    const base = { turn_id: input.turn_id, attempt: input.attempt };
+    const stream = new StreamPublisher(deps.events, input.session_id);
+    const slash = input.model.indexOf('/');
+    const provider = input.model.slice(0, slash);
+    const modelName = input.model.slice(slash + 1);
 
-    const existing = await deps.store.getMessage({ session_id: input.session_id, entry_id: entryId });
+    const existing = await storeCall('reading an earlier attempt', () => deps.store.getMessage({ session_id: input.session_id, entry_id: entryId }));
     if (existing && existing.entry.kind === 'message' && existing.entry.message.role === 'assistant') {
       const m = existing.entry.message;
-      const stop = m.stop_reason === 'length' || m.stop_reason === 'function_call' ? m.stop_reason : 'end';
-      const text = textOf(m.content);
-      await publish([{ id: `${tag}:done`, ...base, event: { type: 'assistant.message', turn_id: input.turn_id, step: input.step, entry_id: entryId, text, stop_reason: stop, ...(m.usage ? { usage: usageOf(m.usage) } : {}) } }]);
-      return { entry_id: entryId, stop_reason: stop, text_length: text.length };
+      await announce(m.content, m.stop_reason, m.usage ? usageOf(m.usage) : undefined);
+      return result(entryId, m.content, m.stop_reason);
     }
+    if (input.attempt > 1) await stream.push({ id: `${tag}:reset`, ...base, event: { type: 'stream.reset', turn_id: input.turn_id, step: input.step } });
 
-    if (attempt > 1) {
-      await publish([{ id: `${tag}:a${attempt}:reset`, ...base, event: { type: 'stream.reset', turn_id: input.turn_id, step: input.step } }]);
-    }
-
-    let text = '';
-    let done: { stop_reason: StreamModelStepResult['stop_reason']; usage: ProviderUsage } | undefined;
-    let pending: OutgoingEvent[] = [];
-    let n = 0;
+    const assembler = new MessageAssembler();
+    const controller = new AbortController();
+    const onCancel = () => controller.abort(ctx.cancellationSignal.reason);
+    ctx.cancellationSignal.addEventListener('abort', onCancel, { once: true });
+    let lastChunkAt = now();
+    let chunks = 0;
+    const ticker = setInterval(() => {
+      ctx.heartbeat({ step: input.step, chunks });
+      if (now() - lastChunkAt > stallMs) {
+        controller.abort(new ProviderError('transient', `${provider} sent nothing for ${stallMs / 1000} s: the stream stalled`, { provider }));
+      }
+    }, heartbeatMs);
+    ctx.heartbeat({ step: input.step, chunks });
+    let done: { stop_reason: StopReason; usage: ProviderUsage; native?: string } | undefined;
     try {
-      const { provider, model } = deps.providers.resolve(input.model);
-      const messages = await buildProviderContext(deps.store, input.session_id);
-      for await (const chunk of provider.stream({ model, messages, thinking_level: 'off', signal: ctx.cancellationSignal })) {
+      const { provider: adapter, model } = deps.providers.resolve(input.model);
+      const [messages, system] = await Promise.all([
+        buildProviderContext(deps.store, input.session_id),
+        deps.systemPrompt?.({ project_path: input.project_path, model: input.model }) ?? '',
+      ]);
+      for await (const chunk of adapter.stream({ model, messages, system, tools: deps.tools ?? [], thinking_level: input.thinking_level, signal: controller.signal })) {
+        lastChunkAt = now();
+        chunks += 1;
+        assembler.add(chunk);
         if (chunk.type === 'done') {
-          done = { stop_reason: chunk.stop_reason, usage: chunk.usage };
+          done = { stop_reason: chunk.stop_reason, usage: chunk.usage, ...(chunk.native_stop_reason ? { native: chunk.native_stop_reason } : {}) };
           break;
         }
-        if (chunk.type === 'text_delta') text += chunk.text;
-        const type = chunk.type === 'text_delta' ? 'assistant.delta' : 'assistant.thinking_delta';
-        pending.push({ id: `${tag}:a${attempt}:d${n++}`, ...base, event: { type, turn_id: input.turn_id, step: input.step, text: chunk.text } });
-        if (pending.length >= DELTA_BATCH) {
-          await publish(pending);
-          pending = [];
-        }
-        ctx.heartbeat({ deltas: n });
+        const event = deltaEvent(chunk, input);
+        if (event) await stream.push({ id: `${tag}:c${chunks}`, ...base, event });
       }
-      if (pending.length > 0) await publish(pending);
+      await stream.flush();
+      if (!done) throw new ProviderError('transient', `${provider} ended the stream without finishing the message`, { provider });
     } catch (err) {
-      throw toFailure(err);
+      if (ctx.cancellationSignal.aborted) {
+        await recordAborted(assembler.blocks);
+        throw ctx.cancellationSignal.reason instanceof CancelledFailure ? ctx.cancellationSignal.reason : new CancelledFailure('model step cancelled');
+      }
+      throw toProviderFailure(controller.signal.reason instanceof ProviderError ? controller.signal.reason : err);
+    } finally {
+      clearInterval(ticker);
+      ctx.cancellationSignal.removeEventListener('abort', onCancel);
     }
-    if (!done) throw ApplicationFailure.retryable('provider stream ended without a final chunk', 'provider.transient');
 
-    await deps.store.append({
-      session_id: input.session_id,
-      entry_id: entryId,
-      message: {
-        role: 'assistant',
-        content: [{ type: 'text', text }],
-        model: input.model.slice(input.model.indexOf('/') + 1),
-        provider: input.model.slice(0, input.model.indexOf('/')),
-        stop_reason: done.stop_reason,
-        usage: done.usage,
-        timestamp: now(),
-      },
-      origin: { turn: input.turn_id, step: input.step },
-    });
-    await publish([{ id: `${tag}:done`, ...base, event: { type: 'assistant.message', turn_id: input.turn_id, step: input.step, entry_id: entryId, text, stop_reason: done.stop_reason, usage: done.usage } }]);
-    return { entry_id: entryId, stop_reason: done.stop_reason, text_length: text.length };
+    const cost = deps.price?.(input.model, done.usage) ?? 0;
+    const usage: EventUsage = { input: done.usage.input, output: done.usage.output, cache_read: done.usage.cache_read, cache_write: done.usage.cache_write, cost_usd: cost };
+    await storeCall(`recording the answer of ${input.turn_id}`, () =>
+      deps.store.append({
+        session_id: input.session_id,
+        entry_id: entryId,
+        message: {
+          role: 'assistant',
+          content: assembler.blocks,
+          model: modelName,
+          provider,
+          stop_reason: done.stop_reason,
+          ...(done.native ? { native_stop_reason: done.native } : {}),
+          usage: { ...usage, ...(done.usage.reasoning !== undefined ? { reasoning: done.usage.reasoning } : {}) },
+          timestamp: now(),
+        },
+        origin: { turn: input.turn_id, step: input.step },
+      }),
+    );
+    await announce(assembler.blocks, done.stop_reason, usage);
+    return result(entryId, assembler.blocks, done.stop_reason);
+
+    async function announce(content: ContentBlock[], stop: StopReason, usage: EventUsage | undefined) {
+      const text = content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
+      const events: OutgoingEvent[] = [
+        {
+          id: `${input.turn_id}:s${input.step}:done`,
+          ...base,
+          event: { type: 'assistant.message', turn_id: input.turn_id, step: input.step, entry_id: entryId, text, content, stop_reason: stop, model: input.model, ...(usage ? { usage } : {}) },
+        },
+      ];
+      if (usage) events.push({ id: `${input.turn_id}:s${input.step}:usage`, ...base, event: { type: 'usage', ...usage } });
+      await deps.events.publish(input.session_id, events);
+    }
+
+    /** Keeps what was streamed before an abort, so the transcript shows exactly what the user saw. */
+    async function recordAborted(content: ContentBlock[]) {
+      const kept = content.filter((b) => b.type !== 'function_call');
+      await stream.flush().catch(() => undefined);
+      await storeCall(`recording the aborted answer of ${input.turn_id}`, () =>
+        deps.store.append({
+          session_id: input.session_id,
+          entry_id: entryId,
+          message: { role: 'assistant', content: kept, model: modelName, provider, stop_reason: 'aborted', timestamp: now() },
+          origin: { turn: input.turn_id, step: input.step },
+        }),
+      );
+      await announce(kept, 'aborted', undefined);
+    }
   };
+}
+
+function result(entry_id: string, content: ContentBlock[], stop: StopReason): StreamModelStepResult {
+  const tool_calls = content.flatMap((b) => (b.type === 'function_call' ? [{ id: b.id, name: b.function_id }] : []));
+  return { entry_id, stop_reason: stop, tool_calls };
+}
+
+function deltaEvent(chunk: Parameters<MessageAssembler['add']>[0], input: StreamModelStepInput): OutgoingEvent['event'] | undefined {
+  if (chunk.type === 'text_delta') return { type: 'assistant.delta', turn_id: input.turn_id, step: input.step, text: chunk.text };
+  if (chunk.type === 'thinking_delta') return { type: 'assistant.thinking_delta', turn_id: input.turn_id, step: input.step, text: chunk.text };
+  return undefined;
 }
 
 function usageOf(u: { input?: number | null; output?: number | null; cache_read?: number | null; cache_write?: number | null; cost_usd?: number | null }): EventUsage {

@@ -1,62 +1,127 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { turnId } from '../../contracts/workflow-messages';
+import { FailureType } from '../../contracts/failures';
+import { FALLBACK_MODEL } from '../../contracts/models';
+import {
+  RUNTIME_KEYS,
+  SESSION_METADATA_KEYS,
+  boundSeenRequests,
+  seenRequestSchema,
+  sessionSettingsSchema,
+  type SeenRequest,
+  type SessionRecord,
+} from '../../contracts/session-settings';
+import { entryIds } from '../../contracts/workflow-ids';
+import type { AgentEventPublisher } from '../events/publisher';
 import type { StorePort } from './store-port';
+import { storeCall } from './store-failures';
 
-/** What the session workflow needs from the store when it (re)starts. */
-export interface SessionContext {
-  /** The highest turn number already used, so a re-created workflow never reuses turn ids. */
+export interface BeginTurnInput {
+  session_id: string;
+  turn_id: string;
+  turn_number: number;
+  text: string;
+  /** The session's counter and seen request ids, persisted before the turn's first entry exists. */
   last_turn: number;
+  requests: SeenRequest[];
 }
 
-export interface RecordUserMessageInput {
+export interface RecordSteeringInput {
   session_id: string;
-  turn_number: number;
-  entry_id: string;
+  turn_id: string;
+  step: number;
+  index: number;
   text: string;
 }
 
-/** Metadata key where the session workflow persists its turn counter. */
-export const LAST_TURN_KEY = 'strand_last_turn';
-
-/** Store-backed activities of the session and turn workflows. */
-export function createSessionStoreActivities(store: StorePort, now: () => number = Date.now) {
+/** Store-backed activities of the session and turn workflows (all idempotent). */
+export function createSessionStoreActivities(store: StorePort, events: AgentEventPublisher, now: () => number = Date.now) {
   async function requireMeta(sessionId: string) {
-    const got = await store.get({ session_id: sessionId });
-    if (!got) {
-      throw ApplicationFailure.nonRetryable(`session ${sessionId} does not exist in the store`, 'SESSION_NOT_FOUND');
-    }
+    const got = await storeCall(`reading session ${sessionId}`, () => store.get({ session_id: sessionId }));
+    if (!got) throw ApplicationFailure.nonRetryable(`session ${sessionId} does not exist in the store`, FailureType.SESSION_NOT_FOUND);
     return got.meta;
   }
 
   return {
-    /** Reads the turn counter (and proves the session exists) when a session workflow starts. */
-    async loadSessionContext(sessionId: string): Promise<SessionContext> {
-      const meta = await requireMeta(sessionId);
-      const raw = meta.metadata?.[LAST_TURN_KEY];
-      return { last_turn: typeof raw === 'number' && Number.isInteger(raw) && raw >= 0 ? raw : 0 };
+    /**
+     * What a fresh session workflow run needs: its project, settings (defaults from what the session
+     * was created with), the turn counter and the request ids it has already answered.
+     */
+    async loadSessionRecord(sessionId: string): Promise<SessionRecord> {
+      const md = (await requireMeta(sessionId)).metadata ?? {};
+      const created = (md[SESSION_METADATA_KEYS.config] ?? {}) as { auto_approve_readonly?: boolean; approval_timeout_s?: number };
+      const stored = sessionSettingsSchema.safeParse(md[RUNTIME_KEYS.settings]);
+      const settings = stored.success
+        ? stored.data
+        : sessionSettingsSchema.parse({
+            model: typeof md[SESSION_METADATA_KEYS.model] === 'string' ? md[SESSION_METADATA_KEYS.model] : FALLBACK_MODEL,
+            approval: {
+              ...(created.auto_approve_readonly !== undefined ? { auto_approve_readonly: created.auto_approve_readonly } : {}),
+              ...(created.approval_timeout_s !== undefined ? { timeout_s: created.approval_timeout_s } : {}),
+            },
+          });
+      const lastTurn = md[RUNTIME_KEYS.lastTurn];
+      const requests = seenRequestSchema.array().safeParse(md[RUNTIME_KEYS.requests]);
+      return {
+        project_path: typeof md[SESSION_METADATA_KEYS.projectPath] === 'string' ? (md[SESSION_METADATA_KEYS.projectPath] as string) : '',
+        settings,
+        last_turn: typeof lastTurn === 'number' && Number.isInteger(lastTurn) && lastTurn >= 0 ? lastTurn : 0,
+        requests: requests.success ? requests.data : [],
+      };
+    },
+
+    /** Persists the counter and seen request ids (when a run idles out; turns persist them as they start). */
+    async persistSessionRecord(input: { session_id: string; last_turn: number; requests: SeenRequest[] }): Promise<void> {
+      await storeCall(`saving session ${input.session_id}`, () =>
+        store.setMeta({
+          session_id: input.session_id,
+          metadata_patch: { [RUNTIME_KEYS.lastTurn]: input.last_turn, [RUNTIME_KEYS.requests]: boundSeenRequests(input.requests) },
+        }),
+      );
     },
 
     /**
-     * Persists the turn counter, then records the prompt as the turn's user message (idempotent on
-     * its entry id). The counter goes first: once an entry id of turn n can exist, n is never handed
-     * out again, even by a session workflow re-created after idling out.
+     * A turn's first act: persist the turn counter and the request ids (so a re-created workflow
+     * never hands the number out again nor starts a retried prompt twice), record the prompt as the
+     * user message (idempotent on its entry id), and announce the turn. The activity completes only
+     * once all three are durable; a failure retries all three, each idempotent.
      */
-    async recordUserMessage(input: RecordUserMessageInput): Promise<{ entry_id: string }> {
-      const meta = await requireMeta(input.session_id);
-      const current = meta.metadata?.[LAST_TURN_KEY];
-      if (typeof current !== 'number' || current < input.turn_number) {
-        await store.setMeta({
+    async beginTurn(input: BeginTurnInput): Promise<{ entry_id: string }> {
+      const entry_id = entryIds.user(input.turn_id);
+      // Independent writes, so they go out together (the turn's first delta waits for them).
+      await Promise.all([
+        storeCall(`starting turn ${input.turn_id}`, () =>
+          store.setMeta({
+            session_id: input.session_id,
+            metadata_patch: { [RUNTIME_KEYS.lastTurn]: input.last_turn, [RUNTIME_KEYS.requests]: boundSeenRequests(input.requests) },
+          }),
+        ),
+        storeCall(`recording the prompt of ${input.turn_id}`, () =>
+          store.append({
+            session_id: input.session_id,
+            entry_id,
+            message: { role: 'user', content: [{ type: 'text', text: input.text }], timestamp: now() },
+            origin: { turn: input.turn_id },
+          }),
+        ),
+        events.publish(input.session_id, [
+          { id: `${input.turn_id}:started`, turn_id: input.turn_id, event: { type: 'turn.started', turn_id: input.turn_id, prompt: input.text } },
+        ]),
+      ]);
+      return { entry_id };
+    },
+
+    /** Records a steering message as a user message the next model step sees. */
+    async recordSteering(input: RecordSteeringInput): Promise<{ entry_id: string }> {
+      const entry_id = `${input.turn_id}:s${input.step}:steer:${input.index}`;
+      await storeCall(`recording steering for ${input.turn_id}`, () =>
+        store.append({
           session_id: input.session_id,
-          metadata: { ...(meta.metadata ?? {}), [LAST_TURN_KEY]: input.turn_number },
-        });
-      }
-      await store.append({
-        session_id: input.session_id,
-        entry_id: input.entry_id,
-        message: { role: 'user', content: [{ type: 'text', text: input.text }], timestamp: now() },
-        origin: { turn: turnId(input.turn_number) },
-      });
-      return { entry_id: input.entry_id };
+          entry_id,
+          message: { role: 'user', content: [{ type: 'text', text: input.text }], timestamp: now() },
+          origin: { turn: input.turn_id, step: input.step },
+        }),
+      );
+      return { entry_id };
     },
   };
 }

@@ -9,6 +9,8 @@ export interface GatewayConfig {
   defaultModelNotice?: string;
   /** Largest request body accepted, in bytes. */
   maxBodyBytes: number;
+  /** How long a session's workflow waits for a command before it completes (STRAND_SESSION_IDLE_TIMEOUT_MS). */
+  sessionIdleTimeoutMs?: number;
 }
 
 /** Providers this build can actually serve; a key for any other provider does not change the default. */
@@ -23,21 +25,23 @@ export function gatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConf
   const host = env.STRAND_GATEWAY_HOST?.trim() || '127.0.0.1';
   const port = portFromEnv('STRAND_GATEWAY_PORT', 9420, env);
   const maxBodyBytes = Number(env.STRAND_MAX_BODY_BYTES ?? 10 * 1024 * 1024);
+  const idle = Number(env.STRAND_SESSION_IDLE_TIMEOUT_MS ?? '');
+  const sessionIdleTimeoutMs = Number.isInteger(idle) && idle > 0 ? idle : undefined;
   const explicit = env.STRAND_DEFAULT_MODEL?.trim();
   if (explicit) {
     const parsed = modelIdSchema.safeParse(explicit);
     if (!parsed.success) throw new Error(`STRAND_DEFAULT_MODEL=${explicit}: ${parsed.error.issues[0]?.message}`);
-    return { host, port, maxBodyBytes, defaultModel: explicit };
+    return { host, port, maxBodyBytes, sessionIdleTimeoutMs, defaultModel: explicit };
   }
   const keyed = [
     ['anthropic', env.ANTHROPIC_API_KEY],
     ['openai', env.OPENAI_API_KEY],
   ].filter(([, key]) => key && key.trim() !== '').map(([name]) => name as string);
   const usable = keyed.find((p) => BUILT_PROVIDERS.has(p));
-  if (usable) return { host, port, maxBodyBytes, defaultModel: usable };
+  if (usable) return { host, port, maxBodyBytes, sessionIdleTimeoutMs, defaultModel: usable };
   const defaultModelNotice =
     keyed.length === 0
       ? `no provider API key in the environment (ANTHROPIC_API_KEY, OPENAI_API_KEY): the default model is ${FALLBACK_MODEL}`
       : `${keyed.join(', ')} key set but that provider is not in this build yet: the default model is ${FALLBACK_MODEL}`;
-  return { host, port, maxBodyBytes, defaultModel: FALLBACK_MODEL, defaultModelNotice };
+  return { host, port, maxBodyBytes, sessionIdleTimeoutMs, defaultModel: FALLBACK_MODEL, defaultModelNotice };
 }

@@ -9,6 +9,7 @@ import { onShutdown } from '../common/shutdown';
 import { gatewayConfig } from './config';
 import { AgentEventReader } from './events/agent-event-reader';
 import { createHttpApp } from './http/app';
+import { SessionService } from './sessions/session-service';
 import { SessionCommands } from './temporal/session-commands';
 import { TemporalLink } from './temporal/temporal-link';
 
@@ -22,13 +23,17 @@ async function main(): Promise<void> {
   await ensureAgentEventsStream(await nc.jetstreamManager());
   const temporal = new TemporalLink(env.temporalAddress, env.temporalNamespace);
   const store = new StoreClient(nc);
+  const sessions = new SessionService({
+    store,
+    commands: new SessionCommands(temporal, taskQueueFromEnv(), config.sessionIdleTimeoutMs),
+    reader: new AgentEventReader(nc, (seq, reason) => log.warn({ seq, reason }, 'skipped an invalid agent event')),
+    defaultModel: config.defaultModel,
+  });
   const app = createHttpApp({
     store,
     nc,
     temporal,
-    commands: new SessionCommands(temporal, taskQueueFromEnv()),
-    reader: new AgentEventReader(nc, (seq, reason) => log.warn({ seq, reason }, 'skipped an invalid agent event')),
-    defaultModel: config.defaultModel,
+    sessions,
     keepaliveMs: 15_000,
     maxBodyBytes: config.maxBodyBytes,
     log,

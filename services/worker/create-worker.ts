@@ -38,5 +38,9 @@ export async function createStrandWorker(opts: WorkerOptions): Promise<Worker> {
     activities,
     // Each model step holds a slot while it streams; bounded so 2 cores are not oversubscribed.
     maxConcurrentActivityTaskExecutions: 50,
+    // Heartbeats carry cancellation: at most 1 s between them, so an abort reaches a streaming step fast
+    // (the default throttle is 80 % of the heartbeat timeout).
+    maxHeartbeatThrottleInterval: '1 second',
+    defaultHeartbeatThrottleInterval: '1 second',
   });
 }

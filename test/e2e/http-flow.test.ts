@@ -58,7 +58,7 @@ describe('HTTP + SSE flow', () => {
 
     const accepted = await http(base, 'POST', `/api/sessions/${sessionId}/prompt`, { text: promptText });
     expect(accepted.status).toBe(202);
-    expect(accepted.body).toEqual({ status: 'accepted', agent_state: 'thinking', turn_id: 't1' });
+    expect(accepted.body).toEqual({ status: 'accepted', agent_state: 'thinking', turn_id: 't1', queued: false });
 
     const busy = await http(base, 'POST', `/api/sessions/${sessionId}/prompt`, { text: 'second prompt' });
     expect(busy.status).toBe(409);
@@ -87,16 +87,16 @@ describe('HTTP + SSE flow', () => {
     const types = all.map((e) => e.event);
     expect(types[0]).toBe('agent.state');
     expect(JSON.parse(all[0]!.data)).toEqual({ type: 'agent.state', state: 'thinking' });
-    expect(types[types.length - 1]).toBe('agent.state');
-    expect(types[types.length - 2]).toBe('message.done');
-    expect(types.slice(1, -2).every((t) => t === 'message.delta')).toBe(true);
+    expect(types.slice(-4)).toEqual(['message.done', 'usage', 'turn.finished', 'agent.state']);
+    expect(JSON.parse(all[all.length - 2]!.data)).toEqual({ type: 'turn.finished', turn_id: 't1', outcome: 'done' });
+    expect(types.slice(1, -4).every((t) => t === 'message.delta')).toBe(true);
     expect(types.filter((t) => t === 'message.delta').length).toBeGreaterThan(5);
 
     const expected = `You said: ${promptText}`;
     const streamed = all.filter((e) => e.event === 'message.delta').map((e) => JSON.parse(e.data));
     expect(streamed.map((d) => d.content).join('')).toBe(expected);
     expect(streamed.every((d) => d.role === 'assistant' && d.turn_id === 't1')).toBe(true);
-    const done = JSON.parse(all[all.length - 2]!.data);
+    const done = JSON.parse(all[all.length - 4]!.data);
     expect(done).toMatchObject({ type: 'message.done', entry_id: 't1:s0:assistant', content: expected, stop_reason: 'end' });
 
     // Every frame has exactly one compact data line.
@@ -144,4 +144,49 @@ describe('HTTP + SSE flow', () => {
     const noEvents = await http(base, 'GET', '/api/sessions/does-not-exist/events');
     expect(noEvents.status).toBe(404);
   });
+
+  test('a client that prompts the instant it hears idle (or turn.finished) is never told the session is busy', async () => {
+    const created = await http(base, 'POST', '/api/sessions', { project_path: '/tmp/strand-e2e-fast' });
+    const sid = created.body.session_id as string;
+    const events = await openSse(`${base}/api/sessions/${sid}/events`);
+    const statuses: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      const res = await http(base, 'POST', `/api/sessions/${sid}/prompt`, { text: `p${i}` });
+      statuses.push(res.status);
+      if (res.status !== 202) continue;
+      // Alternate: half the time prompt the instant this turn's turn.finished arrives, half at the idle after it.
+      await readUntil(events, (e) => e.event === 'turn.finished' && JSON.parse(e.data).turn_id === res.body.turn_id);
+      if (i % 2 === 0) await readUntil(events, isIdle);
+    }
+    events.close();
+    expect(statuses.filter((s) => s !== 202)).toEqual([]);
+    const view = await http(base, 'GET', `/api/sessions/${sid}`);
+    expect(view.body).toMatchObject({ status: 'active', project_path: '/tmp/strand-e2e-fast', model: 'scripted/echo', thinking_level: 'off', message_count: 60 });
+  }, 120_000);
+
+  test('?queue=1 runs a prompt after the current turn instead of refusing it', async () => {
+    const created = await http(base, 'POST', '/api/sessions', { project_path: '/tmp/strand-e2e-queue' });
+    const sid = created.body.session_id as string;
+    const first = await http(base, 'POST', `/api/sessions/${sid}/prompt`, { text: words });
+    const queued = await http(base, 'POST', `/api/sessions/${sid}/prompt?queue=1`, { text: 'queued one' });
+    expect(first.status).toBe(202);
+    expect(queued.status).toBe(202);
+    expect(queued.body).toMatchObject({ turn_id: 't2', queued: true, queue_position: 1 });
+    const events = await openSse(`${base}/api/sessions/${sid}/events?after=0`);
+    const seen = await readUntil(events, (e) => e.event === 'turn.finished' && JSON.parse(e.data).turn_id === 't2');
+    events.close();
+    expect(seen.filter((e) => e.event === 'turn.finished').map((e) => JSON.parse(e.data).turn_id)).toEqual(['t1', 't2']);
+    const messages = await http(base, 'GET', `/api/sessions/${sid}/messages`);
+    expect(messages.body.messages.map((m: any) => m.entry_id)).toEqual(['t1:user', 't1:s0:assistant', 't2:user', 't2:s0:assistant']);
+  }, 60_000);
+
+  test('with Temporal down, session state reads as an error (503), never as idle', async () => {
+    await stack.process('temporal').kill();
+    const list = await http(base, 'GET', '/api/sessions');
+    expect(list.status).toBe(503);
+    expect(list.body.error.code).toBe('UNAVAILABLE');
+    expect(list.headers.get('retry-after')).toBe('2');
+    const one = await http(base, 'GET', `/api/sessions/${sessionId}`);
+    expect(one.status).toBe(503);
+  }, 60_000);
 });

@@ -1,27 +1,44 @@
 import type { Activities } from '../../activities';
 import type { OutgoingEvent } from '../../activities/events/publisher';
+import { sessionSettingsSchema, type SeenRequest, type SessionRecord } from '../../contracts/session-settings';
 
 /**
- * Activities for workflow tests: they record what the workflows asked for and let a test hold a model
- * step open (to keep a session busy) until it releases it. Only workflow logic is under test here.
+ * Activities for workflow tests: they keep the session record in memory the way the store keeps it
+ * (so idle completion and re-creation can be tested), record what the workflows asked for, and let a
+ * test hold a model step open (to keep a session busy) until it releases it. Only workflow logic is
+ * under test here; the real activities have their own tests against a real store.
  */
-export function createRecordingActivities(opts: { lastTurn?: number } = {}) {
+export function createRecordingActivities(opts: { lastTurn?: number; requests?: SeenRequest[] } = {}) {
   const published: { sessionId: string; event: OutgoingEvent }[] = [];
   const userMessages: { entry_id: string; text: string }[] = [];
+  const modelSteps: { turn_id: string; step: number; attempt: number }[] = [];
+  const stored = { last_turn: opts.lastTurn ?? 0, requests: opts.requests ?? [] };
   let gate: Promise<void> = Promise.resolve();
   let open: () => void = () => undefined;
 
   const activities: Activities = {
-    async loadSessionContext() {
-      return { last_turn: opts.lastTurn ?? 0 };
+    async loadSessionRecord(): Promise<SessionRecord> {
+      return { project_path: '/p', settings: sessionSettingsSchema.parse({ model: 'scripted/echo' }), last_turn: stored.last_turn, requests: [...stored.requests] };
     },
-    async recordUserMessage(input) {
-      userMessages.push({ entry_id: input.entry_id, text: input.text });
-      return { entry_id: input.entry_id };
+    async persistSessionRecord(input) {
+      stored.last_turn = input.last_turn;
+      stored.requests = [...input.requests];
+    },
+    async beginTurn(input) {
+      stored.last_turn = Math.max(stored.last_turn, input.last_turn);
+      stored.requests = [...input.requests];
+      if (!userMessages.some((m) => m.entry_id === `${input.turn_id}:user`)) userMessages.push({ entry_id: `${input.turn_id}:user`, text: input.text });
+      published.push({ sessionId: input.session_id, event: { id: `${input.turn_id}:started`, event: { type: 'turn.started', turn_id: input.turn_id, prompt: input.text } } });
+      return { entry_id: `${input.turn_id}:user` };
+    },
+    async recordSteering(input) {
+      userMessages.push({ entry_id: `${input.turn_id}:s${input.step}:steer:${input.index}`, text: input.text });
+      return { entry_id: `${input.turn_id}:s${input.step}:steer:${input.index}` };
     },
     async streamModelStep(input) {
+      modelSteps.push({ turn_id: input.turn_id, step: input.step, attempt: input.attempt });
       await gate;
-      return { entry_id: `${input.turn_id}:s${input.step}:assistant`, stop_reason: 'end', text_length: 0 };
+      return { entry_id: `${input.turn_id}:s${input.step}:assistant`, stop_reason: 'end', tool_calls: [] };
     },
     async publishEvents(sessionId, events) {
       for (const event of events) published.push({ sessionId, event });
@@ -32,6 +49,8 @@ export function createRecordingActivities(opts: { lastTurn?: number } = {}) {
     activities,
     published,
     userMessages,
+    modelSteps,
+    stored,
     /** Makes model steps wait until `release()` is called. */
     hold() {
       gate = new Promise<void>((resolve) => {

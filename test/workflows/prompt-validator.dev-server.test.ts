@@ -6,12 +6,14 @@ import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import { binaryPaths } from '../../infra/bootstrap/paths';
 import { buildWorkflowBundle } from '../../services/worker/workflow-bundle';
-import { promptUpdate, sessionStateQuery } from '../../contracts/workflow-messages';
+import { freshSessionInput, promptUpdate, sessionStateQuery, type SessionSnapshot } from '../../contracts/session-workflow';
 import { createRecordingActivities } from '../harness/fake-activities';
 
 /**
- * The prompt update's validator on the real local dev server (the time-skipping server does not
- * model updates fully): a busy session rejects a prompt before anything reaches history.
+ * The session workflow's commands on the real local dev server (the time-skipping server does not
+ * model updates fully): a busy session rejects a prompt before anything reaches history, a queued
+ * prompt waits its turn, and request ids stay answered across continue-as-new (the server is told to
+ * suggest continue-as-new after a few history events, so it really happens).
  */
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
@@ -19,7 +21,10 @@ let bundle: WorkflowBundleWithSourceMap;
 beforeAll(async () => {
   [env, bundle] = await Promise.all([
     TestWorkflowEnvironment.createLocal({
-      server: { executable: { type: 'existing-path', path: binaryPaths().temporal } },
+      server: {
+        executable: { type: 'existing-path', path: binaryPaths().temporal },
+        extraArgs: ['--dynamic-config-value', 'limit.historyCount.suggestContinueAsNew=40'],
+      },
     }),
     buildWorkflowBundle(),
   ]);
@@ -39,7 +44,16 @@ async function waitFor<T>(read: () => Promise<T>, ok: (v: T) => boolean, timeout
   }
 }
 
-test('a prompt on a busy session is rejected with SESSION_BUSY and never reaches history', async () => {
+function start(workflowId: string, taskQueue: string) {
+  return new WithStartWorkflowOperation('sessionWorkflow', {
+    workflowId,
+    taskQueue,
+    args: [freshSessionInput('s')],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+  });
+}
+
+test('a prompt on a busy session is rejected with SESSION_BUSY and never reaches history; queued prompts run in order', async () => {
   const taskQueue = `tq-${randomUUID()}`;
   const workflowId = `session:${randomUUID()}`;
   const fakes = createRecordingActivities();
@@ -49,15 +63,9 @@ test('a prompt on a busy session is rejected with SESSION_BUSY and never reaches
     const first = await env.client.workflow.executeUpdateWithStart(promptUpdate, {
       args: [{ text: 'first' }],
       updateId: 'u1',
-      startWorkflowOperation: new WithStartWorkflowOperation('sessionWorkflow', {
-        workflowId,
-        taskQueue,
-        args: [{ session_id: 's', project_path: '/p', model: 'scripted/echo' }],
-        workflowIdConflictPolicy: 'USE_EXISTING',
-      }),
+      startWorkflowOperation: start(workflowId, taskQueue),
     });
-    expect(first).toEqual({ turn_id: 't1', turn_number: 1, agent_state: 'thinking' });
-
+    expect(first).toEqual({ turn_id: 't1', turn_number: 1, agent_state: 'thinking', queued: false, duplicate: false });
     const handle = env.client.workflow.getHandle(workflowId);
     const rejected = await handle.executeUpdate(promptUpdate, { args: [{ text: 'second' }], updateId: 'u2' }).then(
       () => undefined,
@@ -67,25 +75,46 @@ test('a prompt on a busy session is rejected with SESSION_BUSY and never reaches
     const cause = (rejected as WorkflowUpdateFailedError).cause;
     expect(cause).toBeInstanceOf(ApplicationFailure);
     expect((cause as ApplicationFailure).type).toBe('SESSION_BUSY');
-
-    // An empty prompt is rejected by the same validator.
     await expect(handle.executeUpdate(promptUpdate, { args: [{ text: '' }] })).rejects.toThrow(WorkflowUpdateFailedError);
-
-    // Only the first update was ever accepted into history.
     const history = await handle.fetchHistory();
     const accepted = (history.events ?? []).filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes);
     expect(accepted.map((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.protocolInstanceId)).toEqual(['u1']);
 
+    // Queued while busy: accepted with its own turn, run after the current one.
+    const queued = await handle.executeUpdate(promptUpdate, { args: [{ text: 'later', behavior: 'queue' }], updateId: 'u3' });
+    expect(queued).toMatchObject({ turn_id: 't2', queued: true, queue_position: 1 });
+    expect((await handle.query(sessionStateQuery)).queue.map((q) => q.text)).toEqual(['later']);
     fakes.release();
-    await waitFor(() => handle.query(sessionStateQuery), (s) => s.phase === 'idle' && s.active_turn === null);
-
-    // Idle again: the next prompt is turn 2, and replaying its update id answers the same turn.
-    const second = await handle.executeUpdate(promptUpdate, { args: [{ text: 'third' }], updateId: 'u3' });
-    expect(second.turn_id).toBe('t2');
-    const again = await handle.executeUpdate(promptUpdate, { args: [{ text: 'third' }], updateId: 'u3' });
-    expect(again.turn_id).toBe('t2');
-    await waitFor(() => handle.query(sessionStateQuery), (s) => s.phase === 'idle' && s.last_turn === 2);
+    await waitFor(() => handle.query(sessionStateQuery), (s: SessionSnapshot) => s.phase === 'idle' && s.last_turn === 2);
     expect(fakes.userMessages.map((m) => m.entry_id)).toEqual(['t1:user', 't2:user']);
+    // Each turn ends with turn.finished then the state after it; idle only once nothing is queued.
+    const tail = fakes.published.map((p) => p.event.event).filter((e) => e.type === 'turn.finished' || e.type === 'session.state');
+    expect(tail.map((e) => (e.type === 'session.state' ? e.phase : e.type))).toEqual(['thinking', 'turn.finished', 'thinking', 'thinking', 'turn.finished', 'idle']);
+    await handle.terminate('test done');
+  });
+});
+
+test('request ids are answered once, across continue-as-new', async () => {
+  const taskQueue = `tq-${randomUUID()}`;
+  const workflowId = `session:${randomUUID()}`;
+  const fakes = createRecordingActivities();
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: fakes.activities });
+  await worker.runUntil(async () => {
+    const handle = env.client.workflow.getHandle(workflowId);
+    const firstRun = (await env.client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'p0', request_id: 'r0' }], updateId: 'r0', startWorkflowOperation: start(workflowId, taskQueue) }), (await handle.describe()).runId);
+    await waitFor(() => handle.query(sessionStateQuery), (s) => s.phase === 'idle');
+    for (let i = 1; i < 8; i++) {
+      await handle.executeUpdate(promptUpdate, { args: [{ text: `p${i}`, request_id: `r${i}` }], updateId: `r${i}` });
+      await waitFor(() => handle.query(sessionStateQuery), (s) => s.phase === 'idle' && s.last_turn === i + 1);
+    }
+    // The server suggested continue-as-new along the way: a new run holds the session now.
+    const latest = await handle.describe();
+    expect(latest.runId).not.toBe(firstRun);
+    // Update ids are only remembered per run by Temporal; the workflow carries them across runs.
+    const again = await handle.executeUpdate(promptUpdate, { args: [{ text: 'p0', request_id: 'r0' }], updateId: 'r0' });
+    expect(again).toMatchObject({ turn_id: 't1', duplicate: true });
+    expect(fakes.userMessages).toHaveLength(8);
+    expect((await handle.query(sessionStateQuery)).last_turn).toBe(8);
     await handle.terminate('test done');
   });
 });

@@ -4,12 +4,13 @@ import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import { binaryPaths } from '../../infra/bootstrap/paths';
 import { buildWorkflowBundle } from '../../services/worker/workflow-bundle';
-import { promptUpdate, type SessionWorkflowResult } from '../../contracts/workflow-messages';
+import { promptUpdate, type SessionWorkflowResult } from '../../contracts/session-workflow';
 import { createRecordingActivities } from '../harness/fake-activities';
 
 /**
  * Session workflow timers on the Java time-skipping test server (started by the SDK through our
- * wrapper): an idle session completes after its idle timeout, and not before.
+ * wrapper): an idle session completes after its idle timeout, and not before; what it must remember
+ * (turn counter, answered request ids) survives into the next run.
  */
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
@@ -37,9 +38,8 @@ test('an idle session workflow completes after its idle timeout, keeping the tur
     const handle = await env.client.workflow.start('sessionWorkflow', {
       taskQueue,
       workflowId: `session:${randomUUID()}`,
-      args: [{ session_id: 's1', project_path: '/p', model: 'scripted/echo', idle_timeout_ms: HOUR }],
+      args: [{ session_id: 's1', idle_timeout_ms: HOUR }],
     });
-    // Not yet: 59 minutes of (skipped) time later it still runs.
     await env.sleep(59 * 60 * 1000);
     expect((await handle.describe()).status.name).toBe('RUNNING');
     await env.sleep(2 * 60 * 1000);
@@ -48,23 +48,27 @@ test('an idle session workflow completes after its idle timeout, keeping the tur
   });
 });
 
-test('the idle timer restarts after a turn, and the next turn number follows the stored one', async () => {
+test('a retried prompt after idle completion answers its turn and starts nothing; numbering continues', async () => {
   const taskQueue = `tq-${randomUUID()}`;
   const fakes = createRecordingActivities({ lastTurn: 2 });
+  const workflowId = `session:${randomUUID()}`;
   const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: fakes.activities });
   await worker.runUntil(async () => {
-    const handle = await env.client.workflow.start('sessionWorkflow', {
-      taskQueue,
-      workflowId: `session:${randomUUID()}`,
-      args: [{ session_id: 's2', project_path: '/p', model: 'scripted/echo', idle_timeout_ms: HOUR }],
-    });
+    const run1 = await env.client.workflow.start('sessionWorkflow', { taskQueue, workflowId, args: [{ session_id: 's2', idle_timeout_ms: HOUR }] });
     await env.sleep(30 * 60 * 1000);
-    const accepted = await handle.executeUpdate(promptUpdate, { args: [{ text: 'hello' }] });
-    expect(accepted).toMatchObject({ turn_id: 't3', turn_number: 3 });
-    const result = (await handle.result()) as SessionWorkflowResult;
-    expect(result).toEqual({ reason: 'idle', last_turn: 3 });
-    expect(fakes.userMessages).toEqual([{ entry_id: 't3:user', text: 'hello' }]);
+    const accepted = await run1.executeUpdate(promptUpdate, { args: [{ text: 'hello', request_id: 'req-1' }], updateId: 'req-1' });
+    expect(accepted).toMatchObject({ turn_id: 't3', turn_number: 3, duplicate: false });
+    expect((await run1.result()) as SessionWorkflowResult).toEqual({ reason: 'idle', last_turn: 3 });
     const types = fakes.published.map((p) => p.event.event.type);
-    expect(types).toEqual(['turn.started', 'session.state', 'turn.finished', 'session.state']);
+    expect(types).toEqual(['session.state', 'turn.started', 'turn.finished', 'session.state']);
+
+    // The workflow idled out; the client retries the same request against a new run.
+    const run2 = await env.client.workflow.start('sessionWorkflow', { taskQueue, workflowId, args: [{ session_id: 's2', idle_timeout_ms: HOUR }] });
+    const again = await run2.executeUpdate(promptUpdate, { args: [{ text: 'hello', request_id: 'req-1' }], updateId: 'req-1' });
+    expect(again).toMatchObject({ turn_id: 't3', duplicate: true });
+    const next = await run2.executeUpdate(promptUpdate, { args: [{ text: 'more' }] });
+    expect(next.turn_id).toBe('t4');
+    expect((await run2.result()) as SessionWorkflowResult).toEqual({ reason: 'idle', last_turn: 4 });
+    expect(fakes.userMessages.map((m) => m.entry_id)).toEqual(['t3:user', 't4:user']);
   });
 });

@@ -1,38 +1,69 @@
-import { ApplicationFailure } from '@temporalio/workflow';
-import { summaryOf } from './summary';
+import type { ApplicationFailure } from '@temporalio/workflow';
+import { sessionSettingsSchema } from '../../contracts/session-settings';
 import { SessionState } from './session-state';
+import { summaryOf } from './summary';
 
-const input = { session_id: 's', project_path: '/p', model: 'scripted/echo', thinking_level: 'off', idle_timeout_ms: 1000 };
+const record = (last_turn = 0) => ({ project_path: '/p', settings: sessionSettingsSchema.parse({ model: 'scripted/echo' }), last_turn, requests: [] });
+const typeOf = (fn: () => void) => {
+  try {
+    fn();
+  } catch (e) {
+    return (e as ApplicationFailure).type;
+  }
+  return undefined;
+};
 
 describe('SessionState', () => {
-  test('a claimed session rejects further prompts as SESSION_BUSY until released', () => {
-    const state = new SessionState({ ...input, last_turn: 4 });
-    expect(() => state.validatePrompt({ text: 'a' })).not.toThrow();
-    state.claim();
-    const err = (() => {
-      try {
-        state.validatePrompt({ text: 'b' });
-      } catch (e) {
-        return e;
-      }
-      return undefined;
-    })();
-    expect(err).toBeInstanceOf(ApplicationFailure);
-    expect((err as ApplicationFailure).type).toBe('SESSION_BUSY');
-    state.release();
-    expect(() => state.validatePrompt({ text: 'c' })).not.toThrow();
+  test('an accepted prompt makes the session busy at once; a second is SESSION_BUSY until the turn finishes', () => {
+    const state = new SessionState('s', { record: record(4), queue: [] });
+    expect(typeOf(() => state.validatePrompt({ text: 'a' }))).toBeUndefined();
+    expect(state.accept({ text: 'a' })).toMatchObject({ turn_id: 't5', queued: false, duplicate: false, agent_state: 'thinking' });
+    expect(typeOf(() => state.validatePrompt({ text: 'b' }))).toBe('SESSION_BUSY');
+    state.startNext();
+    expect(typeOf(() => state.validatePrompt({ text: 'b' }))).toBe('SESSION_BUSY');
+    state.finishTurn();
+    expect(state.phase).toBe('idle');
+    expect(typeOf(() => state.validatePrompt({ text: 'c' }))).toBeUndefined();
   });
 
-  test('empty prompts are invalid', () => {
-    const state = new SessionState(input);
-    expect(() => state.validatePrompt({ text: '' })).toThrow(/must not be empty/);
+  test('queued prompts run in order, keep their turn numbers, and can be cleared', () => {
+    const state = new SessionState('s', { record: record(), queue: [] });
+    state.accept({ text: 'a' });
+    state.startNext();
+    expect(state.accept({ text: 'b', behavior: 'queue' })).toMatchObject({ turn_id: 't2', queued: true, queue_position: 1 });
+    expect(state.accept({ text: 'c', behavior: 'queue' })).toMatchObject({ turn_id: 't3', queued: true, queue_position: 2 });
+    state.finishTurn();
+    expect(state.phase).toBe('thinking');
+    expect(state.startNext()?.text).toBe('b');
+    expect(state.clearQueue()).toBe(1);
+    state.finishTurn();
+    expect(state.phase).toBe('idle');
+    expect(state.accept({ text: 'd' }).turn_id).toBe('t4');
   });
 
-  test('turn numbers continue from the stored counter and are never reused', () => {
-    const state = new SessionState({ ...input, last_turn: 4 });
-    expect(state.enqueue('x').number).toBe(5);
-    expect(state.enqueue('y').number).toBe(6);
-    expect(state.snapshot()).toMatchObject({ last_turn: 6, queue_length: 2 });
+  test('a seen request id answers its turn and starts nothing, even while busy', () => {
+    const state = new SessionState('s', { record: record(), queue: [] });
+    state.accept({ text: 'a', request_id: 'r1' });
+    state.startNext();
+    expect(typeOf(() => state.validatePrompt({ text: 'a', request_id: 'r1' }))).toBeUndefined();
+    expect(state.accept({ text: 'a', request_id: 'r1' })).toMatchObject({ turn_id: 't1', duplicate: true });
+    expect(state.queue).toHaveLength(0);
+    expect(state.record?.requests).toEqual([{ request_id: 'r1', turn_id: 't1', turn_number: 1 }]);
+  });
+
+  test('a fresh run claims the session for prompts that arrive before its record is loaded', () => {
+    const state = new SessionState('s');
+    expect(state.loaded).toBe(false);
+    state.claimUnloaded();
+    expect(typeOf(() => state.validatePrompt({ text: 'b' }))).toBe('SESSION_BUSY');
+    state.record = record(2);
+    state.releaseUnloaded();
+    expect(state.accept({ text: 'a' }).turn_id).toBe('t3');
+  });
+
+  test('invalid prompts are rejected by the validator', () => {
+    const state = new SessionState('s', { record: record(), queue: [] });
+    expect(typeOf(() => state.validatePrompt({ text: '' }))).toBe('INVALID_COMMAND');
   });
 
   test('summaries are the first line, bounded', () => {

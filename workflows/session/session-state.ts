@@ -1,91 +1,179 @@
 import { ApplicationFailure } from '@temporalio/workflow';
+import { FailureType } from '../../contracts/failures';
 import {
-  WorkflowFailureType,
-  promptInputSchema,
-  turnId,
-  type PromptInput,
+  boundSeenRequests,
+  type SeenRequest,
+  type SessionRecord,
+  type SessionSettings,
+} from '../../contracts/session-settings';
+import {
+  promptCommandSchema,
+  type PromptAccepted,
+  type PromptCommand,
+  type QueuedPrompt,
   type SessionSnapshot,
-  type SessionWorkflowInput,
-} from '../../contracts/workflow-messages';
+} from '../../contracts/session-workflow';
+import type { TurnProgress } from '../../contracts/turn-workflow';
+import { turnId } from '../../contracts/workflow-ids';
 import type { AgentPhase } from '../../contracts/agent-events';
 
-/** A prompt accepted by the update handler and waiting for the main loop to start its turn. */
-export interface QueuedTurn {
-  number: number;
-  text: string;
-}
-
 /**
- * The session workflow's small runtime state and the rules for changing it. The workflow function
- * owns the loop; this class owns the invariants (one turn at a time, turn numbers never reused).
+ * The session workflow's runtime state and the rules for changing it. The workflow function owns the
+ * loop and the side effects; this class owns the invariants: one turn at a time, a real FIFO queue,
+ * turn numbers never reused, a request id accepted once (across runs: the seen ids are persisted and
+ * carried), and a phase that is only `idle` when a prompt would be accepted.
  */
 export class SessionState {
+  record: SessionRecord | undefined;
   phase: AgentPhase = 'idle';
-  /** True from the moment a prompt is accepted until its turn's final state has been published. */
-  busy = false;
-  lastTurn: number;
-  loaded: boolean;
   activeTurn: string | null = null;
-  readonly queue: QueuedTurn[] = [];
-  /** Turn numbers whose child workflow has started (the update replies once its turn is here). */
-  readonly started = new Set<number>();
+  step: number | null = null;
+  streaming = false;
+  retryAttempt = 0;
+  details: string | undefined;
+  readonly queue: QueuedPrompt[];
+  /** Prompts accepted by a fresh run before its record was loaded (they claim the session). */
+  private unloadedPrompts = 0;
 
-  constructor(readonly input: Required<Omit<SessionWorkflowInput, 'last_turn'>> & { last_turn?: number }) {
-    this.lastTurn = input.last_turn ?? 0;
-    this.loaded = input.last_turn !== undefined;
+  constructor(
+    readonly sessionId: string,
+    carried?: { record: SessionRecord; queue: QueuedPrompt[] },
+  ) {
+    this.record = carried?.record;
+    this.queue = carried ? [...carried.queue] : [];
   }
 
-  /**
-   * The update validator: synchronous, throws ApplicationFailure so a rejected prompt never reaches
-   * history. A busy session answers SESSION_BUSY.
-   */
-  validatePrompt(prompt: PromptInput): void {
-    const parsed = promptInputSchema.safeParse(prompt);
+  get loaded(): boolean {
+    return this.record !== undefined;
+  }
+
+  /** True while a turn runs, one is queued, or a prompt is being accepted. */
+  get busy(): boolean {
+    return this.activeTurn !== null || this.queue.length > 0 || this.unloadedPrompts > 0;
+  }
+
+  /** The prompt validator: synchronous; a rejected prompt never reaches history. */
+  validatePrompt(raw: PromptCommand): void {
+    const parsed = promptCommandSchema.safeParse(raw);
     if (!parsed.success) {
-      throw ApplicationFailure.nonRetryable(parsed.error.issues.map((i) => i.message).join('; '), WorkflowFailureType.INVALID_PROMPT);
+      throw ApplicationFailure.nonRetryable(parsed.error.issues.map((i) => i.message).join('; '), FailureType.INVALID_COMMAND);
     }
-    if (this.busy) {
+    const prompt = parsed.data;
+    if (prompt.request_id && this.seen(prompt.request_id)) return;
+    if (this.busy && prompt.behavior !== 'queue') {
       throw ApplicationFailure.nonRetryable(
-        `session ${this.input.session_id} is busy with turn ${this.activeTurn ?? '(starting)'}`,
-        WorkflowFailureType.SESSION_BUSY,
+        `session ${this.sessionId} is busy with turn ${this.activeTurn ?? this.queue[0]?.turn_number ?? '(starting)'}`,
+        FailureType.SESSION_BUSY,
       );
     }
   }
 
-  /** Claims the session for a new turn; called synchronously at the top of the update handler. */
-  claim(): void {
-    this.busy = true;
-    this.phase = 'thinking';
+  /** Called synchronously at the top of the prompt handler of a run whose record is not loaded yet. */
+  claimUnloaded(): void {
+    this.unloadedPrompts += 1;
   }
 
-  /** Allocates the next turn number and queues the turn for the main loop. */
-  enqueue(text: string): QueuedTurn {
-    this.lastTurn += 1;
-    const turn = { number: this.lastTurn, text };
+  releaseUnloaded(): void {
+    this.unloadedPrompts -= 1;
+  }
+
+  /**
+   * Accepts a validated prompt once the record is loaded: answers a seen request id with its turn, or
+   * hands out the next turn number and queues it. Synchronous, so two prompts in one activation
+   * cannot both take the idle session.
+   */
+  accept(raw: PromptCommand): PromptAccepted {
+    const record = this.requireRecord();
+    const prompt = promptCommandSchema.parse(raw);
+    const known = prompt.request_id ? this.seen(prompt.request_id) : undefined;
+    if (known) {
+      return { turn_id: known.turn_id, turn_number: known.turn_number, agent_state: this.phase, queued: false, duplicate: true };
+    }
+    const wasBusy = this.busy;
+    record.last_turn += 1;
+    const turn: QueuedPrompt = { turn_number: record.last_turn, text: prompt.text, ...(prompt.request_id ? { request_id: prompt.request_id } : {}) };
     this.queue.push(turn);
-    return turn;
-  }
-
-  /** Marks the session idle again after a turn's last event went out. */
-  release(): void {
-    this.busy = false;
-    this.phase = 'idle';
-    this.activeTurn = null;
-  }
-
-  snapshot(): SessionSnapshot {
+    if (prompt.request_id) {
+      record.requests = boundSeenRequests([...record.requests, { request_id: prompt.request_id, turn_id: turnId(turn.turn_number), turn_number: turn.turn_number }]);
+    }
+    if (!wasBusy) this.phase = 'thinking';
     return {
-      session_id: this.input.session_id,
-      phase: this.phase,
-      model: this.input.model,
-      thinking_level: this.input.thinking_level,
-      active_turn: this.activeTurn,
-      last_turn: this.lastTurn,
-      queue_length: this.queue.length,
+      turn_id: turnId(turn.turn_number),
+      turn_number: turn.turn_number,
+      agent_state: this.phase,
+      queued: wasBusy,
+      ...(wasBusy ? { queue_position: this.queue.length - (this.activeTurn ? 0 : 1) } : {}),
+      duplicate: false,
     };
   }
 
-  turnIdOf(turn: QueuedTurn): string {
-    return turnId(turn.number);
+  /** Takes the next queued prompt as the running turn. */
+  startNext(): QueuedPrompt | undefined {
+    const next = this.queue.shift();
+    if (!next) return undefined;
+    this.activeTurn = turnId(next.turn_number);
+    this.phase = 'thinking';
+    this.step = 0;
+    this.streaming = true;
+    this.retryAttempt = 0;
+    this.details = undefined;
+    return next;
+  }
+
+  /** The running turn ended: idle unless another prompt waits (then it is about to start). */
+  finishTurn(): void {
+    this.activeTurn = null;
+    this.step = null;
+    this.streaming = false;
+    this.retryAttempt = 0;
+    this.details = undefined;
+    this.phase = this.queue.length > 0 ? 'thinking' : 'idle';
+  }
+
+  applyProgress(p: TurnProgress): boolean {
+    if (p.turn_id !== this.activeTurn) return false;
+    this.phase = p.phase;
+    this.step = p.step;
+    this.streaming = p.streaming ?? false;
+    this.retryAttempt = p.retry_attempt ?? 0;
+    this.details = p.details;
+    return true;
+  }
+
+  clearQueue(): number {
+    const cleared = this.queue.length;
+    this.queue.length = 0;
+    if (!this.activeTurn) this.phase = 'idle';
+    return cleared;
+  }
+
+  get settings(): SessionSettings {
+    return this.requireRecord().settings;
+  }
+
+  snapshot(): SessionSnapshot {
+    const record = this.record;
+    return {
+      session_id: this.sessionId,
+      project_path: record?.project_path ?? '',
+      phase: this.phase,
+      settings: record?.settings ?? null,
+      active_turn: this.activeTurn,
+      step: this.step,
+      streaming: this.streaming,
+      retry_attempt: this.retryAttempt,
+      last_turn: record?.last_turn ?? 0,
+      queue: [...this.queue],
+      ...(this.details ? { details: this.details } : {}),
+    };
+  }
+
+  private seen(requestId: string): SeenRequest | undefined {
+    return this.record?.requests.find((r) => r.request_id === requestId);
+  }
+
+  private requireRecord(): SessionRecord {
+    if (!this.record) throw ApplicationFailure.nonRetryable('session record used before it was loaded', FailureType.INVALID_COMMAND);
+    return this.record;
   }
 }

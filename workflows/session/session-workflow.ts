@@ -1,98 +1,135 @@
 import * as wf from '@temporalio/workflow';
-import type { Activities } from '../../activities';
+import { sessionRecordSchema } from '../../contracts/session-settings';
 import {
+  abortUpdate,
+  approvalUpdate,
+  clearQueueUpdate,
   promptUpdate,
   sessionStateQuery,
-  turnWorkflowId,
-  type PromptAccepted,
+  sessionWorkflowInputSchema,
+  steerUpdate,
+  type QueuedPrompt,
   type SessionWorkflowInput,
   type SessionWorkflowResult,
-} from '../../contracts/workflow-messages';
+} from '../../contracts/session-workflow';
+import { turnAbortSignal, turnApprovalSignal, turnProgressSignal, turnSteerSignal } from '../../contracts/turn-workflow';
+import { turnId, turnWorkflowId } from '../../contracts/workflow-ids';
 import { turnWorkflow } from '../turn/turn-workflow';
-import { SessionState, type QueuedTurn } from './session-state';
+import { SessionEventQueue, local, stateEvent } from './session-events';
+import { SessionState } from './session-state';
 import { summaryOf } from './summary';
 
-const store = wf.proxyActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '200 ms', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 20, nonRetryableErrorTypes: ['SESSION_NOT_FOUND'] },
-});
-
-const DEFAULT_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
-
 /**
- * One entity workflow per session (`session:<id>`). Prompts arrive as updates (validated, so a busy
- * session rejects before anything is written); each runs as a child `turnWorkflow`. The workflow
- * completes after `idle_timeout_ms` without a prompt and is re-created on the next one; it continues
- * as new when Temporal suggests it, carrying only the turn counter.
+ * One entity workflow per session (`session:<id>`), the owner of the session's phase. Commands arrive
+ * as updates with validators (a rejected one never reaches history); each prompt runs as a child
+ * `turnWorkflow`, one at a time, from a FIFO queue. What concerns the running turn (abort, steer,
+ * approvals) is forwarded to it as a signal; the turn reports progress back and the session publishes
+ * `session.state`. A run completes after `idle_timeout_ms` without a command (the store keeps
+ * everything it needs to come back) and continues as new when Temporal suggests it, carrying its state.
  */
 export async function sessionWorkflow(raw: SessionWorkflowInput): Promise<SessionWorkflowResult> {
-  const input = {
-    ...raw,
-    thinking_level: raw.thinking_level ?? 'off',
-    idle_timeout_ms: raw.idle_timeout_ms ?? DEFAULT_IDLE_TIMEOUT_MS,
-  };
-  const state = new SessionState(input);
+  const input = sessionWorkflowInputSchema.parse(raw);
+  const state = new SessionState(input.session_id, input.carried);
+  const events = new SessionEventQueue(input.session_id);
+  let child: wf.ChildWorkflowHandle<typeof turnWorkflow> | undefined;
+  const publishState = () => events.publish([{ event: stateEvent(state), ...(state.activeTurn ? { turn_id: state.activeTurn } : {}) }]);
 
   wf.setHandler(sessionStateQuery, () => state.snapshot());
   wf.setHandler(
     promptUpdate,
-    async (prompt): Promise<PromptAccepted> => {
-      state.claim();
-      await wf.condition(() => state.loaded);
-      const turn = state.enqueue(prompt.text);
-      await wf.condition(() => state.started.has(turn.number));
-      return { turn_id: state.turnIdOf(turn), turn_number: turn.number, agent_state: 'thinking' };
+    async (prompt) => {
+      if (state.loaded) return state.accept(prompt);
+      state.claimUnloaded();
+      try {
+        await wf.condition(() => state.loaded);
+      } finally {
+        state.releaseUnloaded();
+      }
+      return state.accept(prompt);
     },
     { validator: (prompt) => state.validatePrompt(prompt) },
   );
+  wf.setHandler(abortUpdate, async () => {
+    const turn = state.activeTurn;
+    if (!turn || !child) return { aborted: false, turn_id: null };
+    await child.signal(turnAbortSignal);
+    return { aborted: true, turn_id: turn };
+  });
+  wf.setHandler(steerUpdate, async (cmd) => {
+    const turn = state.activeTurn;
+    if (!turn || !child) return { delivered: false, turn_id: null };
+    await child.signal(turnSteerSignal, { text: cmd.text });
+    return { delivered: true, turn_id: turn };
+  });
+  wf.setHandler(approvalUpdate, async (cmd) => {
+    if (!state.activeTurn || !child) return { resolved: false };
+    await child.signal(turnApprovalSignal, cmd);
+    return { resolved: true };
+  });
+  wf.setHandler(clearQueueUpdate, async () => {
+    const cleared = state.clearQueue();
+    if (cleared > 0) await publishState();
+    return { cleared };
+  });
+  wf.setHandler(turnProgressSignal, (progress) => {
+    if (state.applyProgress(progress)) void publishState();
+  });
 
-  if (!state.loaded) {
-    state.lastTurn = (await store.loadSessionContext(input.session_id)).last_turn;
-    state.loaded = true;
-  }
+  if (!state.record) state.record = sessionRecordSchema.parse(await local.loadSessionRecord(input.session_id));
 
   for (;;) {
     const woke = await wf.condition(() => state.queue.length > 0, input.idle_timeout_ms);
-    if (!woke && !state.busy) break;
-    if (state.queue.length === 0) continue;
-    await runTurn(state, state.queue.shift() as QueuedTurn);
-    if (wf.workflowInfo().continueAsNewSuggested && state.queue.length === 0 && !state.busy) {
-      await wf.condition(wf.allHandlersFinished);
-      return wf.continueAsNew<typeof sessionWorkflow>({ ...input, last_turn: state.lastTurn });
+    if (woke) {
+      const next = state.startNext() as QueuedPrompt;
+      await publishState();
+      child = await startTurn(state, next);
+      const outcome = await child.result().catch((err: unknown) => ({ outcome: 'error' as const, failure: err }));
+      child = undefined;
+      const id = turnId(next.turn_number);
+      // Released before anything is announced: whoever hears `turn.finished` or `idle` can prompt at once.
+      state.finishTurn();
+      const failure = 'failure' in outcome ? outcome.failure : undefined;
+      await events.publish([
+        ...(failure !== undefined ? [{ turn_id: id, event: { type: 'error' as const, code: 'INTERNAL', message: `turn ${id} failed: ${messageOf(failure)}`, turn_id: id } }] : []),
+        { turn_id: id, event: { type: 'turn.finished', turn_id: id, outcome: outcome.outcome, ...('steps' in outcome ? { steps: outcome.steps } : {}) } },
+        { turn_id: id, event: stateEvent(state) },
+      ]);
+      if (wf.workflowInfo().continueAsNewSuggested && !state.busy) {
+        await wf.condition(wf.allHandlersFinished);
+        if (!state.busy) return wf.continueAsNew<typeof sessionWorkflow>({ ...input, carried: { record: state.record, queue: state.queue } });
+      }
+      continue;
     }
+    // Idle for the whole timeout: persist what a later run needs, then end unless a prompt came in.
+    await local.persistSessionRecord({ session_id: input.session_id, last_turn: state.record.last_turn, requests: state.record.requests });
+    await wf.condition(wf.allHandlersFinished);
+    if (!state.busy) break;
   }
-  await wf.condition(wf.allHandlersFinished);
-  return { reason: 'idle', last_turn: state.lastTurn };
+  return { reason: 'idle', last_turn: state.record.last_turn };
 }
 
-async function runTurn(state: SessionState, turn: QueuedTurn): Promise<void> {
-  const { session_id, model, thinking_level } = state.input;
-  const turnId = state.turnIdOf(turn);
-  state.activeTurn = turnId;
-  let failure: string | undefined;
-  try {
-    const child = await wf.startChild(turnWorkflow, {
-      workflowId: turnWorkflowId(session_id, turn.number),
-      args: [{ session_id, turn_number: turn.number, text: turn.text, model, thinking_level }],
-      staticSummary: summaryOf(turn.text),
-      parentClosePolicy: 'TERMINATE',
-    });
-    state.started.add(turn.number);
-    await child.result();
-  } catch (err) {
-    // The turn reports its own errors as events; this only catches a child that could not run.
-    state.started.add(turn.number);
-    failure = err instanceof Error ? err.message : String(err);
-  }
-  const events: Parameters<Activities['publishEvents']>[1] = [];
-  if (failure !== undefined) {
-    events.push({ id: `${turnId}:failed`, turn_id: turnId, event: { type: 'error', code: 'INTERNAL', message: `turn ${turnId} failed: ${failure}` } });
-  }
-  events.push({
-    id: `${turnId}:idle`,
-    turn_id: turnId,
-    event: { type: 'session.state', phase: 'idle', model, thinking_level, queue_length: state.queue.length },
+async function startTurn(state: SessionState, next: QueuedPrompt): Promise<wf.ChildWorkflowHandle<typeof turnWorkflow>> {
+  const record = state.record!;
+  const info = wf.workflowInfo();
+  return wf.startChild(turnWorkflow, {
+    workflowId: turnWorkflowId(state.sessionId, next.turn_number),
+    taskQueue: info.taskQueue,
+    args: [
+      {
+        session_id: state.sessionId,
+        project_path: record.project_path,
+        turn_number: next.turn_number,
+        text: next.text,
+        settings: record.settings,
+        record: { last_turn: record.last_turn, requests: record.requests },
+      },
+    ],
+    staticSummary: summaryOf(next.text),
+    parentClosePolicy: 'TERMINATE',
   });
-  await store.publishEvents(session_id, events);
-  state.release();
+}
+
+function messageOf(err: unknown): string {
+  if (err instanceof wf.ChildWorkflowFailure && err.cause) return err.cause.message;
+  return err instanceof Error ? err.message : String(err);
 }

@@ -1,72 +1,131 @@
 import * as wf from '@temporalio/workflow';
 import type { Activities } from '../../activities';
+import type { AgentEvent } from '../../contracts/agent-events';
 import {
-  entryIds,
-  turnId as turnIdOf,
+  turnAbortSignal,
+  turnProgressSignal,
+  turnSteerSignal,
+  turnWorkflowInputSchema,
+  type TurnOutcome,
+  type TurnProgress,
   type TurnWorkflowInput,
   type TurnWorkflowResult,
-} from '../../contracts/workflow-messages';
+} from '../../contracts/turn-workflow';
+import { turnId as turnIdOf } from '../../contracts/workflow-ids';
+import { noRetry, storeRetry } from '../retry-policies';
+import { DEFAULT_RETRY_OPTIONS, decideRetry } from './retry-decision';
+import { stepFailureOf, type StepFailure } from './step-failure';
 
-const quick = wf.proxyActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '200 ms', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 20, nonRetryableErrorTypes: ['SESSION_NOT_FOUND'] },
-});
+const local = wf.proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: storeRetry });
 
-/** Model steps stream for long; heartbeats tell Temporal the stream is alive and carry cancellation. */
+/**
+ * A model step streams for as long as the model talks; the heartbeat (sent on a ticker by the
+ * activity) proves it is alive, so a stalled stream or a dead worker is noticed within the heartbeat
+ * timeout. No Temporal retries: the turn decides (retry-decision.ts). Cancellation waits for the
+ * activity, which records the partial answer before it ends.
+ */
 const model = wf.proxyActivities<Activities>({
-  startToCloseTimeout: '10 minutes',
-  heartbeatTimeout: '20 seconds',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '30 seconds',
-    maximumAttempts: 5,
-    nonRetryableErrorTypes: ['provider.permanent', 'provider.auth_expired', 'provider.context_overflow'],
-  },
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '15 seconds',
+  retry: noRetry,
+  cancellationType: wf.ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
 });
-
-function failureMessage(err: unknown): string {
-  if (err instanceof wf.ActivityFailure && err.cause) return err.cause.message;
-  return err instanceof Error ? err.message : String(err);
-}
 
 /**
  * One prompt turn (`session:<id>:turn:<n>`): records the user message, streams model steps until the
- * model ends or the step limit, and reports how it went. Provider failures end the turn with an
- * `error` event rather than failing the workflow, so the session always returns to idle.
+ * model ends, the step limit, an abort or a terminal error, and returns how it went. The session
+ * workflow publishes `turn.finished` and the next state once it has released the session.
  */
 export async function turnWorkflow(raw: TurnWorkflowInput): Promise<TurnWorkflowResult> {
-  const input = { ...raw, max_steps: raw.max_steps ?? 25 };
+  const input = turnWorkflowInputSchema.parse(raw);
   const turn_id = turnIdOf(input.turn_number);
   const sid = input.session_id;
+  const steering: string[] = [];
+  const scope = new wf.CancellationScope();
+  wf.setHandler(turnAbortSignal, () => scope.cancel());
+  wf.setHandler(turnSteerSignal, ({ text }) => void steering.push(text));
+  const publish = (events: AgentEvent[]) =>
+    local.publishEvents(sid, events.map((event) => ({ id: `${turn_id}:${wf.uuid4()}`, turn_id, event })));
+  const report = (p: Omit<TurnProgress, 'turn_id'>) => {
+    const parent = wf.workflowInfo().parent;
+    if (parent) void wf.getExternalWorkflowHandle(parent.workflowId).signal(turnProgressSignal, { turn_id, ...p }).catch(() => undefined);
+  };
 
-  await quick.publishEvents(sid, [
-    { id: `${turn_id}:started`, turn_id, event: { type: 'turn.started', turn_id, prompt: input.text } },
-    {
-      id: `${turn_id}:thinking`,
-      turn_id,
-      event: { type: 'session.state', phase: 'thinking', model: input.model, thinking_level: input.thinking_level, queue_length: 0 },
-    },
-  ]);
-  await quick.recordUserMessage({ session_id: sid, turn_number: input.turn_number, entry_id: entryIds.user(turn_id), text: input.text });
+  await local.beginTurn({ session_id: sid, turn_id, turn_number: input.turn_number, text: input.text, ...input.record });
 
   let steps = 0;
-  let outcome: TurnWorkflowResult['outcome'] = 'done';
+  let outcome: TurnOutcome = 'done';
   try {
-    for (let step = 0; step < input.max_steps; step++) {
-      steps = step + 1;
-      const result = await model.streamModelStep({ session_id: sid, turn_id, step, model: input.model });
-      // Tool calls join the loop with the tools issue; until then every step ends the turn.
-      if (result.stop_reason !== 'function_call') break;
-    }
+    await scope.run(async () => {
+      for (let step = 0; step < input.max_steps; step++) {
+        steps = step + 1;
+        const result = await modelStepWithRetries(step);
+        let steered = 0;
+        for (const text of steering.splice(0)) {
+          await local.recordSteering({ session_id: sid, turn_id, step, index: steered++, text });
+        }
+        if (result.stop_reason !== 'function_call' && steered === 0) break;
+      }
+    });
   } catch (err) {
-    outcome = 'error';
-    await quick.publishEvents(sid, [
-      { id: `${turn_id}:error`, turn_id, event: { type: 'error', code: 'LLM_API_ERROR', message: failureMessage(err) } },
-    ]);
+    if (wf.isCancellation(err)) {
+      outcome = 'aborted';
+    } else {
+      outcome = 'error';
+      const failure = err instanceof TurnFailure ? err.failure : stepFailureOf(err);
+      await wf.CancellationScope.nonCancellable(() =>
+        publish([
+          {
+            type: 'error',
+            code: 'LLM_API_ERROR',
+            message: failure.message,
+            turn_id,
+            kind: failure.kind,
+            ...(failure.provider ? { provider: failure.provider } : {}),
+            ...(failure.status !== undefined ? { status: failure.status } : {}),
+          },
+        ]),
+      );
+    }
   }
-  await quick.publishEvents(sid, [
-    { id: `${turn_id}:finished`, turn_id, event: { type: 'turn.finished', turn_id, outcome } },
-  ]);
   return { turn_id, outcome, steps };
+
+  /** One model step, retried as the session's settings and the failure's class allow. */
+  async function modelStepWithRetries(step: number) {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const result = await model.streamModelStep({
+          session_id: sid,
+          project_path: input.project_path,
+          turn_id,
+          step,
+          attempt,
+          model: input.settings.model,
+          thinking_level: input.settings.thinking_level,
+        });
+        if (attempt > 1) report({ phase: 'thinking', step, streaming: false });
+        return result;
+      } catch (err) {
+        if (wf.isCancellation(err)) throw err;
+        const failure = stepFailureOf(err);
+        const decision = decideRetry(failure, attempt, { ...DEFAULT_RETRY_OPTIONS, autoRetry: input.settings.auto_retry });
+        if (decision.action !== 'retry') {
+          const why = decision.action === 'compact' ? 'the conversation is longer than the model accepts' : decision.reason;
+          throw new TurnFailure({ ...failure, message: `${failure.message} (${why})` });
+        }
+        report({ phase: 'retrying', step, retry_attempt: attempt, details: failure.message });
+        await publish([
+          { type: 'retry.scheduled', turn_id, step, attempt, max_attempts: DEFAULT_RETRY_OPTIONS.maxRetries + 1, delay_ms: decision.delayMs, kind: failure.kind, reason: failure.message },
+        ]);
+        await wf.sleep(decision.delayMs);
+      }
+    }
+  }
+}
+
+/** A step failure the turn gave up on; carried to the catch that announces it. */
+class TurnFailure extends Error {
+  constructor(readonly failure: StepFailure) {
+    super(failure.message);
+  }
 }

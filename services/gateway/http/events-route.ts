@@ -2,13 +2,11 @@ import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { ErrorCode, StrandError } from '../../../contracts/errors';
 import { eventsAfterSchema } from '../../../contracts/http-api';
-import type { StoreClient } from '../../../contracts/session-store/client';
-import type { AgentEventReader } from '../events/agent-event-reader';
+import type { SessionService } from '../sessions/session-service';
 import { toHttpEvent } from '../mapping/http-events';
 
 export interface EventsDeps {
-  store: StoreClient;
-  reader: AgentEventReader;
+  sessions: SessionService;
   keepaliveMs: number;
 }
 
@@ -31,10 +29,7 @@ export function eventsRoute(deps: EventsDeps): Hono {
   app.get('/:id/events', async (c) => {
     const sessionId = c.req.param('id');
     const after = resumeAfter(c.req.header('Last-Event-ID'), c.req.query('after'));
-    if (!(await deps.store.get({ session_id: sessionId }))) {
-      throw new StrandError(ErrorCode.SESSION_NOT_FOUND, `no session ${sessionId}`);
-    }
-    const subscription = await deps.reader.open(sessionId, after);
+    const subscription = await deps.sessions.events(sessionId, after);
     c.header('Cache-Control', 'no-cache');
     c.header('X-Accel-Buffering', 'no');
     return streamSSE(c, async (stream) => {

@@ -5,7 +5,7 @@ const env = (event: AgentEventEnvelope['event']): AgentEventEnvelope => ({ v: 1,
 
 describe('canonical → HTTP SSE events', () => {
   test('session state becomes agent.state', () => {
-    expect(toHttpEvent(env({ type: 'session.state', phase: 'thinking', model: 'scripted/echo', thinking_level: 'off', queue_length: 0 }))).toEqual({
+    expect(toHttpEvent(env({ type: 'session.state', phase: 'thinking', model: 'scripted/echo', thinking_level: 'off', queue_length: 0, turn_id: 't1', streaming: true, retry_attempt: 0 }))).toEqual({
       event: 'agent.state',
       data: { type: 'agent.state', state: 'thinking' },
     });
@@ -21,7 +21,7 @@ describe('canonical → HTTP SSE events', () => {
   test('the final assistant message becomes message.done', () => {
     const usage = { input: 1, output: 2, cache_read: 0, cache_write: 0, cost_usd: 0 };
     expect(
-      toHttpEvent(env({ type: 'assistant.message', turn_id: 't1', step: 0, entry_id: 't1:s0:assistant', text: 'Hi', stop_reason: 'end', usage })),
+      toHttpEvent(env({ type: 'assistant.message', turn_id: 't1', step: 0, entry_id: 't1:s0:assistant', text: 'Hi', content: [{ type: 'text', text: 'Hi' }], stop_reason: 'end', usage })),
     ).toEqual({ event: 'message.done', data: { type: 'message.done', entry_id: 't1:s0:assistant', content: 'Hi', stop_reason: 'end', usage } });
   });
 
@@ -32,6 +32,12 @@ describe('canonical → HTTP SSE events', () => {
 
   test('events the HTTP contract has no frame for are not sent', () => {
     expect(toHttpEvent(env({ type: 'turn.started', turn_id: 't1', prompt: 'x' }))).toBeUndefined();
-    expect(toHttpEvent(env({ type: 'turn.finished', turn_id: 't1', outcome: 'done' }))).toBeUndefined();
+  });
+
+  test('turn.finished is sent: it is the last event of every turn', () => {
+    expect(toHttpEvent(env({ type: 'turn.finished', turn_id: 't1', outcome: 'aborted', steps: 2 }))).toEqual({
+      event: 'turn.finished',
+      data: { type: 'turn.finished', turn_id: 't1', outcome: 'aborted' },
+    });
   });
 });

@@ -8,7 +8,7 @@ export interface HttpEvent {
 
 /**
  * Maps a canonical agent event onto the HTTP+SSE vocabulary. Events the HTTP contract has no frame
- * for (turn.started, turn.finished, …) return undefined and are not sent; their sequence numbers are
+ * for (turn.started, approval.*, …) return undefined and are not sent; their sequence numbers are
  * simply absent from the stream, which Last-Event-ID resumption does not mind.
  */
 export function toHttpEvent(envelope: AgentEventEnvelope): HttpEvent | undefined {
@@ -30,7 +30,8 @@ export function toHttpEvent(envelope: AgentEventEnvelope): HttpEvent | undefined
     case 'tool.output':
       return { event: 'tool.output', data: { type: 'tool.output', tool_call_id: e.tool_call_id, content: e.content } };
     case 'tool.result':
-      return { event: 'tool.result', data: { type: 'tool.result', tool_call_id: e.tool_call_id, status: e.status, result: e.result } };
+      // HTTP knows success|error|rejected: a call skipped by steering was not run, as a rejected one.
+      return { event: 'tool.result', data: { type: 'tool.result', tool_call_id: e.tool_call_id, status: e.status === 'skipped' ? 'rejected' : e.status, result: e.result } };
     case 'file.changed':
       return { event: 'file.changed', data: { type: 'file.changed', path: e.path, operation: e.operation, timestamp: e.timestamp } };
     case 'retry.scheduled':
@@ -44,6 +45,8 @@ export function toHttpEvent(envelope: AgentEventEnvelope): HttpEvent | undefined
       };
     case 'error':
       return { event: 'error', data: { type: 'error', message: e.message, code: e.code } };
+    case 'turn.finished':
+      return { event: 'turn.finished', data: { type: 'turn.finished', turn_id: e.turn_id, outcome: e.outcome } };
     default:
       return undefined;
   }

@@ -1,44 +1,55 @@
 import { randomUUID } from 'node:crypto';
 import {
+  QueryRejectedError,
   WithStartWorkflowOperation,
   WorkflowUpdateFailedError,
   type Client,
 } from '@temporalio/client';
-import { ApplicationFailure, TypedSearchAttributes, defineSearchAttributeKey } from '@temporalio/common';
+import { ApplicationFailure, TypedSearchAttributes, WorkflowNotFoundError, defineSearchAttributeKey } from '@temporalio/common';
 import { ErrorCode, StrandError } from '../../../contracts/errors';
-import { SEARCH_ATTRIBUTES } from '../../../contracts/task-queues';
+import { FailureType } from '../../../contracts/failures';
 import {
-  WorkflowFailureType,
+  abortUpdate,
+  clearQueueUpdate,
+  freshSessionInput,
   promptUpdate,
   sessionStateQuery,
-  sessionWorkflowId,
+  steerUpdate,
+  type AbortResult,
   type PromptAccepted,
-  type PromptInput,
+  type PromptCommand,
   type SessionSnapshot,
-  type SessionWorkflowInput,
-} from '../../../contracts/workflow-messages';
+  type SteerCommand,
+} from '../../../contracts/session-workflow';
+import { SEARCH_ATTRIBUTES } from '../../../contracts/task-queues';
+import { SESSION_WORKFLOW_TYPE, sessionWorkflowId } from '../../../contracts/workflow-ids';
 import type { TemporalLink } from './temporal-link';
 
-/** The workflow type name; the gateway never imports workflow code, only its registered name. */
-const SESSION_WORKFLOW_TYPE = 'sessionWorkflow';
+/** Reads and commands to a running session answer within this, or the call fails as UNAVAILABLE. */
+const QUERY_DEADLINE_MS = 5_000;
 
 const saSession = defineSearchAttributeKey(SEARCH_ATTRIBUTES.sessionId.name, 'KEYWORD');
 const saProject = defineSearchAttributeKey(SEARCH_ATTRIBUTES.projectPath.name, 'KEYWORD');
 const saModel = defineSearchAttributeKey(SEARCH_ATTRIBUTES.model.name, 'KEYWORD');
 
-/** What the gateway knows about a session when it starts (or re-creates) its workflow. */
+/** What the gateway knows of a session when it may have to (re)start its workflow. */
 export interface SessionStartInfo {
   session_id: string;
   project_path: string;
   model: string;
-  idle_timeout_ms?: number;
 }
 
-/** Sends commands to session workflows and reads their state. */
+/**
+ * Sends commands to session workflows and reads their state. Every command is an update sent with
+ * update-with-start (a session whose workflow idled out comes back on its next command) whose update
+ * id is the client's request id, so a retried command is applied once. The workflow's input is the
+ * session id only: the workflow reads the rest from the store.
+ */
 export class SessionCommands {
   constructor(
     private readonly temporal: TemporalLink,
     private readonly taskQueue: string,
+    private readonly idleTimeoutMs?: number,
   ) {}
 
   private client(): Client {
@@ -47,21 +58,11 @@ export class SessionCommands {
     return client;
   }
 
-  /**
-   * Starts a turn with update-with-start: creates the session workflow if it is not running, then
-   * sends the prompt update. `request_id` becomes the update id, so a retried request starts one turn.
-   */
-  async prompt(info: SessionStartInfo, prompt: PromptInput): Promise<PromptAccepted> {
-    const input: SessionWorkflowInput = {
-      session_id: info.session_id,
-      project_path: info.project_path,
-      model: info.model,
-      ...(info.idle_timeout_ms ? { idle_timeout_ms: info.idle_timeout_ms } : {}),
-    };
-    const start = new WithStartWorkflowOperation(SESSION_WORKFLOW_TYPE, {
+  private startOperation(info: SessionStartInfo) {
+    return new WithStartWorkflowOperation(SESSION_WORKFLOW_TYPE, {
       workflowId: sessionWorkflowId(info.session_id),
       taskQueue: this.taskQueue,
-      args: [input],
+      args: [freshSessionInput(info.session_id, this.idleTimeoutMs)],
       workflowIdConflictPolicy: 'USE_EXISTING',
       staticSummary: `session ${info.session_id} · ${info.project_path}`,
       typedSearchAttributes: new TypedSearchAttributes([
@@ -70,42 +71,75 @@ export class SessionCommands {
         { key: saModel, value: info.model },
       ]),
     });
+  }
+
+  /** Starts a turn (or queues it, or answers a retried request id with its turn). */
+  async prompt(info: SessionStartInfo, prompt: PromptCommand): Promise<PromptAccepted> {
     try {
       return await this.client().workflow.executeUpdateWithStart(promptUpdate, {
         args: [prompt],
         updateId: prompt.request_id ?? randomUUID(),
-        startWorkflowOperation: start,
+        startWorkflowOperation: this.startOperation(info),
       });
     } catch (err) {
-      throw translateUpdateError(err);
+      throw translateFailure(err);
     }
   }
 
-  /** The running workflow's state, or undefined when no workflow runs for the session (it is idle). */
+  /** Stops the running turn, if any (a session whose workflow is not running has none). */
+  async abort(sessionId: string, requestId?: string): Promise<AbortResult> {
+    return this.onRunning(sessionId, { aborted: false, turn_id: null }, (h) => h.executeUpdate(abortUpdate, { args: [], updateId: requestId ?? randomUUID() }));
+  }
+
+  async steer(sessionId: string, cmd: SteerCommand, requestId?: string): Promise<{ delivered: boolean; turn_id: string | null }> {
+    return this.onRunning(sessionId, { delivered: false, turn_id: null }, (h) => h.executeUpdate(steerUpdate, { args: [cmd], updateId: requestId ?? randomUUID() }));
+  }
+
+  async clearQueue(sessionId: string, requestId?: string): Promise<{ cleared: number }> {
+    return this.onRunning(sessionId, { cleared: 0 }, (h) => h.executeUpdate(clearQueueUpdate, { args: [], updateId: requestId ?? randomUUID() }));
+  }
+
+  /**
+   * The running workflow's state, or undefined when no workflow runs for the session (it is idle).
+   * Temporal being unreachable is an error (UNAVAILABLE), never "idle".
+   */
   async state(sessionId: string): Promise<SessionSnapshot | undefined> {
+    return this.onRunning(sessionId, undefined, (h) => h.query(sessionStateQuery));
+  }
+
+  /** Runs `fn` on the session's open workflow; `whenNotRunning` when there is none. */
+  private async onRunning<T>(sessionId: string, whenNotRunning: T, fn: (h: ReturnType<Client['workflow']['getHandle']>) => Promise<T>): Promise<T> {
+    const handle = this.client().workflow.getHandle(sessionWorkflowId(sessionId));
     try {
-      return await this.client().workflow.getHandle(sessionWorkflowId(sessionId)).query(sessionStateQuery);
+      return await this.temporal.withDeadline(QUERY_DEADLINE_MS, () => fn(handle));
     } catch (err) {
-      if (err instanceof StrandError) throw err;
-      const name = (err as Error).name;
-      if (name === 'WorkflowNotFoundError' || name === 'QueryNotRegisteredError') return undefined;
-      if (/workflow execution already completed|not found/i.test((err as Error).message)) return undefined;
-      throw err;
+      if (err instanceof WorkflowNotFoundError || err instanceof QueryRejectedError) return whenNotRunning;
+      if (err instanceof Error && /workflow execution already completed/i.test(err.message)) return whenNotRunning;
+      throw translateFailure(err);
     }
   }
 }
 
-/** Maps the validator's and Temporal's failures onto strand error codes. */
-function translateUpdateError(err: unknown): unknown {
+/** Maps validators' failures and Temporal's own errors onto strand error codes. */
+export function translateFailure(err: unknown): unknown {
   if (err instanceof StrandError) return err;
   const cause = err instanceof WorkflowUpdateFailedError ? err.cause : undefined;
   if (cause instanceof ApplicationFailure) {
-    if (cause.type === WorkflowFailureType.SESSION_BUSY) return new StrandError(ErrorCode.SESSION_BUSY, cause.message);
-    if (cause.type === WorkflowFailureType.INVALID_PROMPT) return new StrandError(ErrorCode.INVALID_REQUEST, cause.message);
+    if (cause.type === FailureType.SESSION_BUSY) return new StrandError(ErrorCode.SESSION_BUSY, cause.message);
+    if (cause.type === FailureType.INVALID_COMMAND) return new StrandError(ErrorCode.INVALID_REQUEST, cause.message);
+    if (cause.type === FailureType.SESSION_NOT_FOUND) return new StrandError(ErrorCode.SESSION_NOT_FOUND, cause.message);
   }
-  const message = (err as Error)?.message ?? String(err);
-  if (/UNAVAILABLE|ECONNREFUSED|deadline/i.test(message)) {
-    return new StrandError(ErrorCode.UNAVAILABLE, `Temporal did not answer: ${message}`, undefined, { cause: err });
-  }
+  const unreachable = causes(err).find((e) => GRPC_UNREACHABLE.has((e as { code?: unknown }).code as number) || /UNAVAILABLE|ECONNREFUSED|DEADLINE_EXCEEDED|deadline/i.test(e.message));
+  if (unreachable) return new StrandError(ErrorCode.UNAVAILABLE, `Temporal did not answer: ${unreachable.message}`, undefined, { cause: err });
   return err;
+}
+
+/** gRPC statuses that mean "the server is not there": DEADLINE_EXCEEDED (4), UNAVAILABLE (14). */
+const GRPC_UNREACHABLE = new Set([4, 14]);
+
+/** The error and its causes, outermost first. */
+function causes(err: unknown): Error[] {
+  const out: Error[] = [];
+  for (let e: unknown = err; e instanceof Error && out.length < 8; e = (e as { cause?: unknown }).cause) out.push(e);
+  return out;
 }

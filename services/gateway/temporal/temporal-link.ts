@@ -22,7 +22,8 @@ export class TemporalLink {
     while (!this.closed && !this.client) {
       try {
         this.connection = await Connection.connect({ address: this.address, connectTimeout: 2_000 });
-        this.client = new Client({ connection: this.connection, namespace: this.namespace });
+        // A query of a closed run is rejected at once instead of replaying its history: closed means idle.
+        this.client = new Client({ connection: this.connection, namespace: this.namespace, workflow: { queryRejectCondition: 'NOT_OPEN' } });
       } catch (err) {
         this.lastError = (err as Error).message;
         await new Promise((r) => setTimeout(r, 500));
@@ -44,6 +45,13 @@ export class TemporalLink {
     const connection = this.connection;
     if (!connection) throw new Error(this.unavailableReason);
     await connection.withDeadline(Date.now() + timeoutMs, () => connection.workflowService.getSystemInfo({}));
+  }
+
+  /** Runs a Temporal call that must answer within `timeoutMs` (an outage then fails fast, not after ~20 s). */
+  async withDeadline<T>(timeoutMs: number, fn: () => Promise<T>): Promise<T> {
+    const connection = this.connection;
+    if (!connection) throw new Error(this.unavailableReason);
+    return connection.withDeadline(Date.now() + timeoutMs, fn);
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,44 @@
+/**
+ * `ApplicationFailure` types that cross Temporal: raised by activities and workflows, matched by the
+ * turn's retry decision and by the gateway. Activities fail fast with one of these (their own retry
+ * policies do not retry provider steps); the workflow decides what happens next.
+ */
+export const FailureType = {
+  /** A prompt (or command) the session cannot take now. */
+  SESSION_BUSY: 'SESSION_BUSY',
+  INVALID_COMMAND: 'INVALID_COMMAND',
+  /** The session is not in the store (deleted, or never created). */
+  SESSION_NOT_FOUND: 'SESSION_NOT_FOUND',
+  /** The store rejected a request as malformed or conflicting: retrying cannot help. */
+  STORE_INVALID: 'store.invalid',
+  /** The store did not answer or could not write: worth retrying. */
+  STORE_UNAVAILABLE: 'store.unavailable',
+} as const;
+
+/** Provider failure classes (`provider.<kind>`), as activities raise them. */
+export const providerFailureKinds = ['rate_limited', 'overloaded', 'transient', 'auth', 'context_overflow', 'permanent'] as const;
+export type ProviderFailureKind = (typeof providerFailureKinds)[number];
+
+export function providerFailureType(kind: ProviderFailureKind): string {
+  return `provider.${kind}`;
+}
+
+/** The kind of a `provider.<kind>` failure type, or undefined for any other type. */
+export function providerKindOf(type: string | undefined | null): ProviderFailureKind | undefined {
+  if (!type?.startsWith('provider.')) return undefined;
+  const kind = type.slice('provider.'.length);
+  return (providerFailureKinds as readonly string[]).includes(kind) ? (kind as ProviderFailureKind) : undefined;
+}
+
+/**
+ * Details every provider failure carries (ApplicationFailure `details[0]`), so the workflow can honour
+ * the provider's requested wait and name who failed.
+ */
+export interface ProviderFailureDetails {
+  provider?: string;
+  status?: number;
+  retry_after_ms?: number;
+}
+
+/** Store failure types never worth a retry (the activities' retry policies list these). */
+export const NON_RETRYABLE_STORE_FAILURES = [FailureType.SESSION_NOT_FOUND, FailureType.STORE_INVALID];

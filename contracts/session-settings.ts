@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { modelIdSchema } from './models';
+
+/**
+ * A session's settings and the runtime record the session workflow persists in the store's session
+ * metadata (under `strand.*` keys, written with `metadata_patch` so no other writer's keys are
+ * touched). The workflow owns these facts; the store keeps them across idle completion and restarts.
+ */
+
+export const thinkingLevelSchema = z.enum(['off', 'minimal', 'low', 'medium', 'high', 'xhigh']);
+export type ThinkingLevel = z.infer<typeof thinkingLevelSchema>;
+
+/** Which tool calls need a person's yes, and what happens when nobody answers. */
+export const approvalPolicySchema = z.object({
+  /** read_file, list_files, search_files, git_status, git_diff run without asking. */
+  auto_approve_readonly: z.boolean().default(true),
+  /** Tools a person answered "always" for. */
+  always_allow: z.array(z.string()).default([]),
+  timeout_s: z.number().int().positive().default(600),
+  /** The decision taken when the timeout passes. */
+  default_decision: z.enum(['reject', 'approve']).default('reject'),
+});
+export type ApprovalPolicy = z.infer<typeof approvalPolicySchema>;
+
+export const sessionSettingsSchema = z.object({
+  model: modelIdSchema,
+  thinking_level: thinkingLevelSchema.default('off'),
+  /** Off: a retryable provider error ends the turn with the error instead of retrying. */
+  auto_retry: z.boolean().default(true),
+  auto_compaction: z.boolean().default(true),
+  approval: approvalPolicySchema.default(approvalPolicySchema.parse({})),
+  name: z.string().optional(),
+});
+export type SessionSettings = z.infer<typeof sessionSettingsSchema>;
+
+/** A prompt already accepted, remembered so a retried request starts nothing new. */
+export const seenRequestSchema = z.object({ request_id: z.string(), turn_id: z.string(), turn_number: z.number().int().positive() });
+export type SeenRequest = z.infer<typeof seenRequestSchema>;
+
+/** How many request ids a session remembers (oldest forgotten first). */
+export const MAX_SEEN_REQUESTS = 256;
+
+/** Metadata keys of the runtime record; the workflow is their only writer. */
+export const RUNTIME_KEYS = {
+  settings: 'strand.settings',
+  lastTurn: 'strand.last_turn',
+  requests: 'strand.requests',
+} as const;
+
+/** Metadata keys the gateway writes when it creates a session. */
+export const SESSION_METADATA_KEYS = {
+  projectPath: 'project_path',
+  model: 'model',
+  config: 'config',
+  owner: 'owner',
+} as const;
+
+/** What the session workflow reads from the store when a run starts fresh. */
+export const sessionRecordSchema = z.object({
+  project_path: z.string(),
+  settings: sessionSettingsSchema,
+  last_turn: z.number().int().nonnegative(),
+  requests: z.array(seenRequestSchema),
+});
+export type SessionRecord = z.infer<typeof sessionRecordSchema>;
+
+/** Keeps the newest `MAX_SEEN_REQUESTS` entries. */
+export function boundSeenRequests(requests: SeenRequest[]): SeenRequest[] {
+  return requests.length > MAX_SEEN_REQUESTS ? requests.slice(requests.length - MAX_SEEN_REQUESTS) : requests;
+}

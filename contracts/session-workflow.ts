@@ -1,0 +1,107 @@
+import { z } from 'zod';
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { agentPhaseSchema } from './agent-events';
+import { sessionRecordSchema, sessionSettingsSchema } from './session-settings';
+
+/**
+ * The session workflow's contract: how it starts, the commands it takes (updates with validators, so
+ * a rejected command never reaches history; the client's request id is the update id) and what its
+ * query answers. Clients address sessions only; the session routes what concerns a turn to it.
+ */
+
+/** A prompt waiting for its turn. Turn numbers are handed out when a prompt is accepted. */
+export const queuedPromptSchema = z.object({
+  turn_number: z.number().int().positive(),
+  text: z.string(),
+  request_id: z.string().optional(),
+});
+export type QueuedPrompt = z.infer<typeof queuedPromptSchema>;
+
+export const DEFAULT_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
+
+/**
+ * How a session workflow run starts. A fresh run (first command, or after idling out) carries only
+ * the id and reads everything else from the store; a run continued-as-new carries its whole state.
+ */
+export const sessionWorkflowInputSchema = z.object({
+  session_id: z.string().min(1),
+  /** Completes the run after this long without a command; the store keeps the session. */
+  idle_timeout_ms: z.number().int().positive().default(DEFAULT_IDLE_TIMEOUT_MS),
+  carried: z.object({ record: sessionRecordSchema, queue: z.array(queuedPromptSchema) }).optional(),
+});
+export type SessionWorkflowInput = z.input<typeof sessionWorkflowInputSchema>;
+
+/** The input the gateway (or anyone) starts a session's workflow with: the id, nothing else to build. */
+export function freshSessionInput(sessionId: string, idleTimeoutMs?: number): SessionWorkflowInput {
+  return { session_id: sessionId, ...(idleTimeoutMs ? { idle_timeout_ms: idleTimeoutMs } : {}) };
+}
+
+/** Why a session workflow run ended (it never fails on purpose). */
+export type SessionWorkflowResult = { reason: 'idle'; last_turn: number };
+
+/**
+ * `prompt`. `behavior` says what to do while a turn runs: `reject` (default: SESSION_BUSY), `queue`
+ * (run it after the current turn and any earlier queued ones).
+ */
+export const promptCommandSchema = z.object({
+  text: z.string().min(1, 'prompt text must not be empty'),
+  request_id: z.string().min(1).max(200).optional(),
+  behavior: z.enum(['reject', 'queue']).default('reject'),
+});
+export type PromptCommand = z.input<typeof promptCommandSchema>;
+
+export const promptAcceptedSchema = z.object({
+  turn_id: z.string(),
+  turn_number: z.number().int().positive(),
+  agent_state: agentPhaseSchema,
+  /** True when the prompt waits behind a running turn. */
+  queued: z.boolean(),
+  /** 1-based place in the queue when queued. */
+  queue_position: z.number().int().positive().optional(),
+  /** True when this request id was seen before: nothing new was started. */
+  duplicate: z.boolean(),
+});
+export type PromptAccepted = z.infer<typeof promptAcceptedSchema>;
+
+export const abortResultSchema = z.object({ aborted: z.boolean(), turn_id: z.string().nullable() });
+export type AbortResult = z.infer<typeof abortResultSchema>;
+
+export const steerCommandSchema = z.object({ text: z.string().min(1, 'steering text must not be empty') });
+export type SteerCommand = z.infer<typeof steerCommandSchema>;
+
+export const approvalCommandSchema = z.object({
+  tool_call_id: z.string().min(1),
+  decision: z.enum(['approve', 'reject', 'always']),
+  reason: z.string().optional(),
+});
+export type ApprovalCommand = z.infer<typeof approvalCommandSchema>;
+
+/** What a query of the session returns: small runtime state, never the transcript. */
+export const sessionSnapshotSchema = z.object({
+  session_id: z.string(),
+  project_path: z.string(),
+  phase: agentPhaseSchema,
+  /** Null for the few milliseconds before a fresh run has read its record. */
+  settings: sessionSettingsSchema.nullable(),
+  active_turn: z.string().nullable(),
+  step: z.number().int().nonnegative().nullable(),
+  streaming: z.boolean(),
+  retry_attempt: z.number().int().nonnegative(),
+  last_turn: z.number().int().nonnegative(),
+  queue: z.array(queuedPromptSchema),
+  details: z.string().optional(),
+});
+export type SessionSnapshot = z.infer<typeof sessionSnapshotSchema>;
+
+/** Starts a turn, or queues it (`behavior: queue`); SESSION_BUSY while a turn runs otherwise. */
+export const promptUpdate = defineUpdate<PromptAccepted, [PromptCommand]>('prompt');
+/** Stops the running turn (the turn records what it had and ends `aborted`). */
+export const abortUpdate = defineUpdate<AbortResult, []>('abort');
+/** A message for the running turn, delivered after its current tool batch. */
+export const steerUpdate = defineUpdate<{ delivered: boolean; turn_id: string | null }, [SteerCommand]>('steer');
+/** A person's answer to a pending tool approval. */
+export const approvalUpdate = defineUpdate<{ resolved: boolean }, [ApprovalCommand]>('approval');
+/** Drops queued prompts that have not started. */
+export const clearQueueUpdate = defineUpdate<{ cleared: number }, []>('clearQueue');
+/** Reads the session's runtime state. */
+export const sessionStateQuery = defineQuery<SessionSnapshot>('sessionState');

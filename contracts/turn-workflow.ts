@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { defineSignal } from '@temporalio/workflow';
+import { agentPhaseSchema } from './agent-events';
+import { seenRequestSchema, sessionSettingsSchema } from './session-settings';
+
+/**
+ * The turn workflow's contract. A turn is a child of its session workflow; it hears from clients only
+ * through the session (the routing rule: steer, approvals and abort go to the running turn as
+ * signals), and it reports its progress back so the session, the owner of the phase, can publish it.
+ */
+
+export const turnWorkflowInputSchema = z.object({
+  session_id: z.string(),
+  project_path: z.string(),
+  turn_number: z.number().int().positive(),
+  text: z.string(),
+  settings: sessionSettingsSchema,
+  /** Bounds the model ↔ tools loop. */
+  max_steps: z.number().int().positive().default(50),
+  /** Persisted by the turn's first store write, before any of its entries exist. */
+  record: z.object({ last_turn: z.number().int().nonnegative(), requests: z.array(seenRequestSchema) }),
+});
+export type TurnWorkflowInput = z.input<typeof turnWorkflowInputSchema>;
+
+export const turnOutcomeSchema = z.enum(['done', 'error', 'aborted']);
+export type TurnOutcome = z.infer<typeof turnOutcomeSchema>;
+
+/** How a turn ended, reported to the session workflow (which publishes `turn.finished`). */
+export interface TurnWorkflowResult {
+  turn_id: string;
+  outcome: TurnOutcome;
+  steps: number;
+}
+
+/** A turn's report of where it is, so the session can publish `session.state`. */
+export const turnProgressSchema = z.object({
+  turn_id: z.string(),
+  phase: agentPhaseSchema,
+  step: z.number().int().nonnegative(),
+  streaming: z.boolean().default(false),
+  retry_attempt: z.number().int().nonnegative().default(0),
+  details: z.string().optional(),
+});
+export type TurnProgress = z.input<typeof turnProgressSchema>;
+
+/** Session → turn. */
+export const turnAbortSignal = defineSignal<[]>('turnAbort');
+export const turnSteerSignal = defineSignal<[{ text: string }]>('turnSteer');
+export const turnApprovalSignal = defineSignal<[{ tool_call_id: string; decision: 'approve' | 'reject' | 'always'; reason?: string }]>('turnApproval');
+/** Turn → session. */
+export const turnProgressSignal = defineSignal<[TurnProgress]>('turnProgress');

@@ -1,0 +1,145 @@
+import { basename } from 'node:path';
+import { ErrorCode, StrandError } from '../../../contracts/errors';
+import type { StoreClient } from '../../../contracts/session-store/client';
+import type { SessionMeta } from '../../../contracts/session-store/schemas';
+import { RUNTIME_KEYS, SESSION_METADATA_KEYS as KEYS, sessionSettingsSchema } from '../../../contracts/session-settings';
+import type { AbortResult, PromptAccepted, PromptCommand, SessionSnapshot } from '../../../contracts/session-workflow';
+import type { AgentEventReader, EventSubscription } from '../events/agent-event-reader';
+import type { SessionCommands } from '../temporal/session-commands';
+
+/** A session as every protocol describes it: store facts plus the workflow's live state. */
+export interface SessionView {
+  session_id: string;
+  /** `active` while the session's workflow runs, `dormant` once it idled out (it comes back on the next command). */
+  status: 'active' | 'dormant';
+  agent_state: SessionSnapshot['phase'];
+  project_path: string;
+  model: string;
+  thinking_level: string;
+  queue_length: number;
+  active_turn: string | null;
+  message_count: number;
+  started_at: number;
+  updated_at: number;
+  title: string;
+}
+
+export interface CreateSessionInput {
+  project_path: string;
+  model?: string;
+  title?: string;
+  config?: Record<string, unknown>;
+  owner?: string;
+}
+
+export interface SessionServiceDeps {
+  store: StoreClient;
+  commands: SessionCommands;
+  reader: AgentEventReader;
+  defaultModel: string;
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/**
+ * The protocol-neutral face of sessions: lookup (with the owner check every transport needs),
+ * commands, state and the event subscription with a cursor. HTTP, WebSocket and EDN adapters call
+ * this and only translate; none of them builds workflow inputs or reads Temporal itself.
+ */
+export class SessionService {
+  constructor(private readonly deps: SessionServiceDeps) {}
+
+  async create(input: CreateSessionInput): Promise<{ session_id: string; meta: SessionMeta }> {
+    return this.deps.store.create({
+      title: input.title ?? basename(input.project_path),
+      metadata: {
+        [KEYS.projectPath]: input.project_path,
+        [KEYS.model]: input.model ?? this.deps.defaultModel,
+        ...(input.config ? { [KEYS.config]: input.config } : {}),
+        ...(input.owner ? { [KEYS.owner]: input.owner } : {}),
+      },
+    });
+  }
+
+  /**
+   * The session's store record. A session owned by another principal answers exactly as an unknown
+   * one: same code, same message.
+   */
+  async require(sessionId: string, principal?: string): Promise<SessionMeta> {
+    const got = await this.deps.store.get({ session_id: sessionId });
+    const owner = str(got?.meta.metadata?.[KEYS.owner]);
+    if (!got || (principal !== undefined && owner !== undefined && owner !== principal)) {
+      throw new StrandError(ErrorCode.SESSION_NOT_FOUND, `no session ${sessionId}`);
+    }
+    return got.meta;
+  }
+
+  async describe(sessionId: string, principal?: string): Promise<SessionView> {
+    const meta = await this.require(sessionId, principal);
+    return this.view(meta, await this.deps.commands.state(meta.session_id));
+  }
+
+  /** A page of sessions with their live state; Temporal being unreachable fails the call (503). */
+  async list(query: { limit?: number; cursor?: string; status?: SessionMeta['status'] }, principal?: string) {
+    const page = await this.deps.store.list({ ...query, ...(principal !== undefined ? { metadata: { [KEYS.owner]: principal } } : {}) });
+    const states = await Promise.all(page.sessions.map((m) => this.deps.commands.state(m.session_id)));
+    return { sessions: page.sessions.map((m, i) => this.view(m, states[i])), ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) };
+  }
+
+  async prompt(sessionId: string, prompt: PromptCommand, principal?: string): Promise<PromptAccepted> {
+    const meta = await this.require(sessionId, principal);
+    const md = meta.metadata ?? {};
+    return this.deps.commands.prompt(
+      { session_id: meta.session_id, project_path: str(md[KEYS.projectPath]) ?? '', model: str(md[KEYS.model]) ?? this.deps.defaultModel },
+      prompt,
+    );
+  }
+
+  async abort(sessionId: string, principal?: string, requestId?: string): Promise<AbortResult> {
+    await this.require(sessionId, principal);
+    return this.deps.commands.abort(sessionId, requestId);
+  }
+
+  async steer(sessionId: string, text: string, principal?: string, requestId?: string) {
+    await this.require(sessionId, principal);
+    return this.deps.commands.steer(sessionId, { text }, requestId);
+  }
+
+  async clearQueue(sessionId: string, principal?: string, requestId?: string) {
+    await this.require(sessionId, principal);
+    return this.deps.commands.clearQueue(sessionId, requestId);
+  }
+
+  async messages(sessionId: string, query: { limit?: number; cursor?: string; from_entry_id?: string }, principal?: string) {
+    await this.require(sessionId, principal);
+    const page = await this.deps.store.messages({ session_id: sessionId, ...query });
+    if (!page) throw new StrandError(ErrorCode.SESSION_NOT_FOUND, `no session ${sessionId}`);
+    return page;
+  }
+
+  /** Events after `afterSeq` then live ones; without a cursor, live ones only. */
+  async events(sessionId: string, afterSeq: number | undefined, principal?: string): Promise<EventSubscription> {
+    await this.require(sessionId, principal);
+    return this.deps.reader.open(sessionId, afterSeq);
+  }
+
+  private view(meta: SessionMeta, state: SessionSnapshot | undefined): SessionView {
+    const md = meta.metadata ?? {};
+    const stored = sessionSettingsSchema.safeParse(md[RUNTIME_KEYS.settings]);
+    const settings = state?.settings ?? (stored.success ? stored.data : undefined);
+    return {
+      session_id: meta.session_id,
+      status: state ? 'active' : 'dormant',
+      agent_state: state?.phase ?? 'idle',
+      project_path: str(md[KEYS.projectPath]) ?? '',
+      model: settings?.model ?? str(md[KEYS.model]) ?? this.deps.defaultModel,
+      thinking_level: settings?.thinking_level ?? 'off',
+      queue_length: state?.queue.length ?? 0,
+      active_turn: state?.active_turn ?? null,
+      message_count: meta.message_count,
+      started_at: meta.created_at,
+      updated_at: meta.updated_at,
+      title: meta.title,
+    };
+  }
+}

@@ -1,0 +1,126 @@
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { createStreamModelStep } from '../../activities/providers/stream-model-step';
+import { ProviderRegistry } from '../../activities/providers/registry';
+import { ProviderError, type ModelProvider, type ProviderChunk } from '../../activities/providers/types';
+import { memoryStorePort, recordingPublisher } from '../harness/memory-store-port';
+
+/**
+ * The model-step activity against the store's real domain logic and a provider scripted in the test:
+ * streaming, storing content blocks, retries' stream.reset, idempotency, typed failures, the stall
+ * watchdog and cancellation (partial answer recorded as `aborted`).
+ */
+const usage = { input: 10, output: 5, cache_read: 2, cache_write: 0 };
+
+function provider(script: (signal: AbortSignal) => AsyncIterable<ProviderChunk>): ModelProvider & { calls: number } {
+  const p = {
+    id: 'test',
+    calls: 0,
+    stream: (req: { signal: AbortSignal }) => {
+      p.calls += 1;
+      return script(req.signal);
+    },
+  };
+  return p as ModelProvider & { calls: number };
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(t);
+      reject(signal.reason);
+    });
+  });
+
+async function setup(p: ModelProvider, opts: { stallMs?: number } = {}) {
+  const { port, store } = await memoryStorePort();
+  const { session_id } = await store.create({ metadata: {} });
+  await store.append({ session_id, entry_id: 't1:user', message: { role: 'user', content: [{ type: 'text', text: 'hi' }], timestamp: 1 } });
+  const events = recordingPublisher();
+  const step = createStreamModelStep({ store: port, events, providers: new ProviderRegistry([p]), price: () => 0.25, heartbeatMs: 20, stallMs: opts.stallMs ?? 5_000 });
+  const input = { session_id, project_path: '/p', turn_id: 't1', step: 0, attempt: 1, model: 'test/m', thinking_level: 'off' as const };
+  return { store, events, step, input, session_id };
+}
+
+test('streams deltas, stores the content blocks, announces message and priced usage, returns ids only', async () => {
+  const p = provider(async function* () {
+    yield { type: 'thinking_delta', text: 'hmm' };
+    yield { type: 'thinking_signature', signature: 'sig' };
+    yield { type: 'text_delta', text: 'Hel' };
+    yield { type: 'text_delta', text: 'lo' };
+    yield { type: 'tool_call_start', id: 'c1', name: 'read_file' };
+    yield { type: 'tool_call_delta', id: 'c1', arguments_delta: '{"path":' };
+    yield { type: 'tool_call_end', id: 'c1', arguments: { path: 'a.ts' } };
+    yield { type: 'done', stop_reason: 'function_call', usage };
+  });
+  const { store, events, step, input, session_id } = await setup(p);
+  const result = await new MockActivityEnvironment().run(step, input);
+  expect(result).toEqual({ entry_id: 't1:s0:assistant', stop_reason: 'function_call', tool_calls: [{ id: 'c1', name: 'read_file' }] });
+  const stored = store.getMessage({ session_id, entry_id: 't1:s0:assistant' })!.entry as any;
+  expect(stored.message.content).toEqual([
+    { type: 'thinking', text: 'hmm', signature: 'sig' },
+    { type: 'text', text: 'Hello' },
+    { type: 'function_call', id: 'c1', function_id: 'read_file', arguments: { path: 'a.ts' } },
+  ]);
+  expect(stored.message).toMatchObject({ provider: 'test', model: 'm', stop_reason: 'function_call', usage: { input: 10, output: 5, cache_read: 2, cost_usd: 0.25 } });
+  expect(events.events.map((e) => e.event.type)).toEqual(['assistant.thinking_delta', 'assistant.delta', 'assistant.delta', 'assistant.message', 'usage']);
+  expect(events.events[3]!.event).toMatchObject({ type: 'assistant.message', text: 'Hello', stop_reason: 'function_call' });
+});
+
+test('a retried attempt resets the stream first; a step already stored is announced, not asked again', async () => {
+  const p = provider(async function* () {
+    yield { type: 'text_delta', text: 'ok' };
+    yield { type: 'done', stop_reason: 'end', usage };
+  });
+  const { events, step, input } = await setup(p);
+  await new MockActivityEnvironment().run(step, { ...input, attempt: 2 });
+  expect(events.events[0]!.event).toEqual({ type: 'stream.reset', turn_id: 't1', step: 0 });
+  await new MockActivityEnvironment().run(step, { ...input, attempt: 3 });
+  expect(p.calls).toBe(1);
+});
+
+test('provider failures leave typed and non-retryable, with the requested wait', async () => {
+  const p = provider(async function* () {
+    yield { type: 'text_delta', text: 'x' };
+    throw new ProviderError('rate_limited', 'test: 429 slow down', { provider: 'test', status: 429, retryAfterMs: 1500 });
+  });
+  const { step, input } = await setup(p);
+  const err = await new MockActivityEnvironment().run(step, input).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(ApplicationFailure);
+  expect(err).toMatchObject({ type: 'provider.rate_limited', nonRetryable: true, details: [{ provider: 'test', status: 429, retry_after_ms: 1500 }] });
+});
+
+test('a stream that stalls is abandoned as transient by the watchdog', async () => {
+  const p = provider(async function* (signal) {
+    yield { type: 'text_delta', text: 'x' };
+    await sleep(60_000, signal);
+  });
+  const { step, input } = await setup(p, { stallMs: 200 });
+  const started = Date.now();
+  const err = await new MockActivityEnvironment().run(step, input).catch((e: unknown) => e);
+  expect(err).toMatchObject({ type: 'provider.transient' });
+  expect((err as Error).message).toMatch(/stalled/);
+  expect(Date.now() - started).toBeLessThan(3_000);
+});
+
+test('cancellation records exactly what was streamed, as aborted, then propagates', async () => {
+  const p = provider(async function* (signal) {
+    yield { type: 'text_delta', text: 'partial ' };
+    yield { type: 'text_delta', text: 'answer' };
+    await sleep(60_000, signal);
+  });
+  const { store, events, step, input, session_id } = await setup(p);
+  const env = new MockActivityEnvironment();
+  let beats = 0;
+  env.on('heartbeat', () => void beats++);
+  const run = env.run(step, input);
+  await sleep(200);
+  env.cancel();
+  const err = await run.catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(CancelledFailure);
+  expect(beats).toBeGreaterThan(2);
+  const stored = store.getMessage({ session_id, entry_id: 't1:s0:assistant' })!.entry as any;
+  expect(stored.message).toMatchObject({ stop_reason: 'aborted', content: [{ type: 'text', text: 'partial answer' }] });
+  expect(events.events[events.events.length - 1]!.event).toMatchObject({ type: 'assistant.message', stop_reason: 'aborted', text: 'partial answer' });
+});

@@ -1,0 +1,28 @@
+import { DEFAULT_RETRY_OPTIONS, decideRetry } from './retry-decision';
+
+const opts = { ...DEFAULT_RETRY_OPTIONS, autoRetry: true };
+
+describe('decideRetry', () => {
+  test('transient failures back off exponentially up to the cap', () => {
+    const delays = [1, 2, 3, 4, 5].map((a) => decideRetry({ kind: 'transient' }, a, { ...opts, maxDelayMs: 10_000 }));
+    expect(delays).toEqual([1_000, 2_000, 4_000, 8_000, 10_000].map((delayMs) => ({ action: 'retry', delayMs })));
+  });
+
+  test('attempts are capped', () => {
+    expect(decideRetry({ kind: 'overloaded' }, 6, opts)).toEqual({ action: 'fail', reason: 'gave up after 6 attempts' });
+  });
+
+  test('retry-after is honoured, and a wait beyond the cap fails with a clear reason', () => {
+    expect(decideRetry({ kind: 'rate_limited', retryAfterMs: 7_000 }, 1, opts)).toEqual({ action: 'retry', delayMs: 7_000 });
+    expect(decideRetry({ kind: 'rate_limited', retryAfterMs: 0 }, 3, opts)).toEqual({ action: 'retry', delayMs: 1_000 });
+    const long = decideRetry({ kind: 'rate_limited', retryAfterMs: 120_000 }, 1, opts);
+    expect(long).toEqual({ action: 'fail', reason: 'the provider asked to wait 120 s, more than the 60 s this session waits' });
+  });
+
+  test('auto-retry off ends the turn; auth and permanent never retry; overflow compacts', () => {
+    expect(decideRetry({ kind: 'transient' }, 1, { ...opts, autoRetry: false })).toMatchObject({ action: 'fail' });
+    expect(decideRetry({ kind: 'auth' }, 1, opts)).toMatchObject({ action: 'fail' });
+    expect(decideRetry({ kind: 'permanent' }, 1, opts)).toMatchObject({ action: 'fail' });
+    expect(decideRetry({ kind: 'context_overflow' }, 1, opts)).toEqual({ action: 'compact' });
+  });
+});

@@ -1,0 +1,57 @@
+import type { ProviderFailureKind } from '../../contracts/failures';
+
+/**
+ * What the turn does after a model step failed. Pure, so every rule is unit-tested:
+ * - rate_limited, overloaded, transient (incl. a stalled or crashed stream): retry with capped
+ *   exponential backoff and jitter-free delays (workflows must be deterministic), honouring the
+ *   provider's retry-after; a requested wait beyond `maxRetryAfterMs` fails the turn with a clear
+ *   message instead of hanging; attempts are capped; auto-retry off ends the turn with the error;
+ * - context_overflow: compact, then retry once (the caller tracks the once);
+ * - auth, permanent: end the turn.
+ */
+export interface RetryOptions {
+  autoRetry: boolean;
+  /** Retries after the first attempt. */
+  maxRetries: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** Longest provider-requested wait we honour. */
+  maxRetryAfterMs: number;
+}
+
+export const DEFAULT_RETRY_OPTIONS: Omit<RetryOptions, 'autoRetry'> = {
+  maxRetries: 5,
+  baseDelayMs: 1_000,
+  maxDelayMs: 30_000,
+  maxRetryAfterMs: 60_000,
+};
+
+export type RetryDecision =
+  | { action: 'retry'; delayMs: number }
+  | { action: 'compact' }
+  | { action: 'fail'; reason: string };
+
+const RETRYABLE: ReadonlySet<ProviderFailureKind> = new Set(['rate_limited', 'overloaded', 'transient']);
+
+/**
+ * @param failedAttempt the 1-based attempt that just failed
+ */
+export function decideRetry(
+  failure: { kind: ProviderFailureKind; retryAfterMs?: number },
+  failedAttempt: number,
+  opts: RetryOptions,
+): RetryDecision {
+  if (failure.kind === 'context_overflow') return { action: 'compact' };
+  if (!RETRYABLE.has(failure.kind)) return { action: 'fail', reason: `${failure.kind} errors are not retried` };
+  if (!opts.autoRetry) return { action: 'fail', reason: 'auto-retry is off for this session' };
+  if (failedAttempt > opts.maxRetries) return { action: 'fail', reason: `gave up after ${failedAttempt} attempts` };
+  if (failure.retryAfterMs !== undefined && failure.retryAfterMs > opts.maxRetryAfterMs) {
+    return {
+      action: 'fail',
+      reason: `the provider asked to wait ${Math.ceil(failure.retryAfterMs / 1000)} s, more than the ${Math.round(opts.maxRetryAfterMs / 1000)} s this session waits`,
+    };
+  }
+  const backoff = Math.min(opts.maxDelayMs, opts.baseDelayMs * 2 ** (failedAttempt - 1));
+  const delayMs = failure.retryAfterMs !== undefined ? Math.max(failure.retryAfterMs, Math.min(backoff, opts.baseDelayMs)) : backoff;
+  return { action: 'retry', delayMs };
+}
