@@ -18,7 +18,7 @@ export interface ActivityDeps extends Pick<StreamModelStepDeps, 'price' | 'syste
  */
 export function createActivities(deps: ActivityDeps) {
   return {
-    ...createSessionStoreActivities(deps.store, deps.events, deps.now),
+    ...createSessionStoreActivities(deps.store, deps.now),
     streamModelStep: createStreamModelStep(deps),
     /** Publishes workflow-level events (state changes, turn start/finish) with deterministic ids. */
     async publishEvents(sessionId: string, events: OutgoingEvent[]): Promise<void> {

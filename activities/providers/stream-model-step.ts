@@ -1,11 +1,13 @@
 import { Context } from '@temporalio/activity';
 import { CancelledFailure } from '@temporalio/common';
 import type { EventUsage } from '../../contracts/agent-events';
+import type { SeenRequest } from '../../contracts/session-settings';
 import type { ContentBlock, StopReason } from '../../contracts/session-store/messages';
 import { entryIds } from '../../contracts/workflow-ids';
 import type { AgentEventPublisher, OutgoingEvent } from '../events/publisher';
 import { StreamPublisher } from '../events/stream-publisher';
 import type { StorePort } from '../store/store-port';
+import { beginTurn } from '../store/session-activities';
 import { storeCall } from '../store/store-failures';
 import { MessageAssembler } from './assemble';
 import { buildProviderContext } from './context';
@@ -22,6 +24,8 @@ export interface StreamModelStepInput {
   attempt: number;
   model: string;
   thinking_level: ThinkingLevel;
+  /** Step 0 of a turn carries the turn's first writes (see beginTurn): no separate task before the model. */
+  begin?: { text: string; last_turn: number; requests: SeenRequest[] };
 }
 
 /** Entry ids and call ids only: the message itself lives in the store, never in workflow history. */
@@ -68,6 +72,7 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
     const provider = input.model.slice(0, slash);
     const modelName = input.model.slice(slash + 1);
 
+    if (input.begin) await beginTurn(deps.store, deps.events, { session_id: input.session_id, turn_id: input.turn_id, ...input.begin }, now);
     const existing = await storeCall('reading an earlier attempt', () => deps.store.getMessage({ session_id: input.session_id, entry_id: entryId }));
     if (existing && existing.entry.kind === 'message' && existing.entry.message.role === 'assistant') {
       const m = existing.entry.message;

@@ -18,7 +18,6 @@ import { storeCall } from './store-failures';
 export interface BeginTurnInput {
   session_id: string;
   turn_id: string;
-  turn_number: number;
   text: string;
   /** The session's counter and seen request ids, persisted before the turn's first entry exists. */
   last_turn: number;
@@ -33,8 +32,37 @@ export interface RecordSteeringInput {
   text: string;
 }
 
+/**
+ * A turn's first act, done by its first model step (so the turn's first workflow task schedules the
+ * model at once): persist the turn counter and the request ids (so a re-created workflow never hands
+ * the number out again nor starts a retried prompt twice), record the prompt as the user message
+ * (idempotent on its entry id), and announce the turn. Independent writes, so they go out together;
+ * the step streams only once all three are durable, and a retry repeats them harmlessly.
+ */
+export async function beginTurn(store: StorePort, events: AgentEventPublisher, input: BeginTurnInput, now: () => number = Date.now): Promise<void> {
+  await Promise.all([
+    storeCall(`starting turn ${input.turn_id}`, () =>
+      store.setMeta({
+        session_id: input.session_id,
+        metadata_patch: { [RUNTIME_KEYS.lastTurn]: input.last_turn, [RUNTIME_KEYS.requests]: boundSeenRequests(input.requests) },
+      }),
+    ),
+    storeCall(`recording the prompt of ${input.turn_id}`, () =>
+      store.append({
+        session_id: input.session_id,
+        entry_id: entryIds.user(input.turn_id),
+        message: { role: 'user', content: [{ type: 'text', text: input.text }], timestamp: now() },
+        origin: { turn: input.turn_id },
+      }),
+    ),
+    events.publish(input.session_id, [
+      { id: `${input.turn_id}:started`, turn_id: input.turn_id, event: { type: 'turn.started', turn_id: input.turn_id, prompt: input.text } },
+    ]),
+  ]);
+}
+
 /** Store-backed activities of the session and turn workflows (all idempotent). */
-export function createSessionStoreActivities(store: StorePort, events: AgentEventPublisher, now: () => number = Date.now) {
+export function createSessionStoreActivities(store: StorePort, now: () => number = Date.now) {
   async function requireMeta(sessionId: string) {
     const got = await storeCall(`reading session ${sessionId}`, () => store.get({ session_id: sessionId }));
     if (!got) throw ApplicationFailure.nonRetryable(`session ${sessionId} does not exist in the store`, FailureType.SESSION_NOT_FOUND);
@@ -77,37 +105,6 @@ export function createSessionStoreActivities(store: StorePort, events: AgentEven
           metadata_patch: { [RUNTIME_KEYS.lastTurn]: input.last_turn, [RUNTIME_KEYS.requests]: boundSeenRequests(input.requests) },
         }),
       );
-    },
-
-    /**
-     * A turn's first act: persist the turn counter and the request ids (so a re-created workflow
-     * never hands the number out again nor starts a retried prompt twice), record the prompt as the
-     * user message (idempotent on its entry id), and announce the turn. The activity completes only
-     * once all three are durable; a failure retries all three, each idempotent.
-     */
-    async beginTurn(input: BeginTurnInput): Promise<{ entry_id: string }> {
-      const entry_id = entryIds.user(input.turn_id);
-      // Independent writes, so they go out together (the turn's first delta waits for them).
-      await Promise.all([
-        storeCall(`starting turn ${input.turn_id}`, () =>
-          store.setMeta({
-            session_id: input.session_id,
-            metadata_patch: { [RUNTIME_KEYS.lastTurn]: input.last_turn, [RUNTIME_KEYS.requests]: boundSeenRequests(input.requests) },
-          }),
-        ),
-        storeCall(`recording the prompt of ${input.turn_id}`, () =>
-          store.append({
-            session_id: input.session_id,
-            entry_id,
-            message: { role: 'user', content: [{ type: 'text', text: input.text }], timestamp: now() },
-            origin: { turn: input.turn_id },
-          }),
-        ),
-        events.publish(input.session_id, [
-          { id: `${input.turn_id}:started`, turn_id: input.turn_id, event: { type: 'turn.started', turn_id: input.turn_id, prompt: input.text } },
-        ]),
-      ]);
-      return { entry_id };
     },
 
     /** Records a steering message as a user message the next model step sees. */

@@ -24,18 +24,17 @@ export function createRecordingActivities(opts: { lastTurn?: number; requests?: 
       stored.last_turn = input.last_turn;
       stored.requests = [...input.requests];
     },
-    async beginTurn(input) {
-      stored.last_turn = Math.max(stored.last_turn, input.last_turn);
-      stored.requests = [...input.requests];
-      if (!userMessages.some((m) => m.entry_id === `${input.turn_id}:user`)) userMessages.push({ entry_id: `${input.turn_id}:user`, text: input.text });
-      published.push({ sessionId: input.session_id, event: { id: `${input.turn_id}:started`, event: { type: 'turn.started', turn_id: input.turn_id, prompt: input.text } } });
-      return { entry_id: `${input.turn_id}:user` };
-    },
     async recordSteering(input) {
       userMessages.push({ entry_id: `${input.turn_id}:s${input.step}:steer:${input.index}`, text: input.text });
       return { entry_id: `${input.turn_id}:s${input.step}:steer:${input.index}` };
     },
     async streamModelStep(input) {
+      if (input.begin) {
+        stored.last_turn = Math.max(stored.last_turn, input.begin.last_turn);
+        stored.requests = [...input.begin.requests];
+        if (!userMessages.some((m) => m.entry_id === `${input.turn_id}:user`)) userMessages.push({ entry_id: `${input.turn_id}:user`, text: input.begin.text });
+        published.push({ sessionId: input.session_id, event: { id: `${input.turn_id}:started`, event: { type: 'turn.started', turn_id: input.turn_id, prompt: input.begin.text } } });
+      }
       modelSteps.push({ turn_id: input.turn_id, step: input.step, attempt: input.attempt });
       await gate;
       return { entry_id: `${input.turn_id}:s${input.step}:assistant`, stop_reason: 'end', tool_calls: [] };

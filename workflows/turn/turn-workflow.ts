@@ -32,7 +32,8 @@ const model = wf.proxyActivities<Activities>({
 });
 
 /**
- * One prompt turn (`session:<id>:turn:<n>`): records the user message, streams model steps until the
+ * One prompt turn (`session:<id>:turn:<n>`): its first model step records the user message (so the
+ * turn's first workflow task schedules the model at once), then model steps stream until the
  * model ends, the step limit, an abort or a terminal error, and returns how it went. The session
  * workflow publishes `turn.finished` and the next state once it has released the session.
  */
@@ -50,8 +51,6 @@ export async function turnWorkflow(raw: TurnWorkflowInput): Promise<TurnWorkflow
     const parent = wf.workflowInfo().parent;
     if (parent) void wf.getExternalWorkflowHandle(parent.workflowId).signal(turnProgressSignal, { turn_id, ...p }).catch(() => undefined);
   };
-
-  await local.beginTurn({ session_id: sid, turn_id, turn_number: input.turn_number, text: input.text, ...input.record });
 
   let steps = 0;
   let outcome: TurnOutcome = 'done';
@@ -102,6 +101,7 @@ export async function turnWorkflow(raw: TurnWorkflowInput): Promise<TurnWorkflow
           attempt,
           model: input.settings.model,
           thinking_level: input.settings.thinking_level,
+          ...(step === 0 ? { begin: { text: input.text, ...input.record } } : {}),
         });
         if (attempt > 1) report({ phase: 'thinking', step, streaming: false });
         return result;
