@@ -10,7 +10,8 @@ let base: string;
 
 beforeAll(async () => {
   // Slow deltas so the stream is still running when the client drops and reconnects.
-  stack = await startTestStack({ STRAND_SCRIPTED_DELTA_DELAY_MS: '40' });
+  // Sessions idle out after 3 s, so the tests also cover a workflow coming back from the store.
+  stack = await startTestStack({ STRAND_SCRIPTED_DELTA_DELAY_MS: '40', STRAND_SESSION_IDLE_TIMEOUT_MS: '3000' });
   base = stack.urls.gateway;
 }, 180_000);
 
@@ -176,6 +177,31 @@ describe('HTTP + SSE flow', () => {
     const seen = await readUntil(events, (e) => e.event === 'turn.finished' && JSON.parse(e.data).turn_id === 't2');
     events.close();
     expect(seen.filter((e) => e.event === 'turn.finished').map((e) => JSON.parse(e.data).turn_id)).toEqual(['t1', 't2']);
+    const messages = await http(base, 'GET', `/api/sessions/${sid}/messages`);
+    expect(messages.body.messages.map((m: any) => m.entry_id)).toEqual(['t1:user', 't1:s0:assistant', 't2:user', 't2:s0:assistant']);
+  }, 60_000);
+
+  test('a session whose workflow idled out comes back with its turn counter and answered request ids', async () => {
+    const created = await http(base, 'POST', '/api/sessions', { project_path: '/tmp/strand-e2e-dormant' });
+    const sid = created.body.session_id as string;
+    const first = await http(base, 'POST', `/api/sessions/${sid}/prompt`, { text: 'one', request_id: 'dormant-1' });
+    expect(first.body.turn_id).toBe('t1');
+    const deadline = Date.now() + 30_000;
+    let view = await http(base, 'GET', `/api/sessions/${sid}`);
+    while (view.body.status !== 'dormant' && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 250));
+      view = await http(base, 'GET', `/api/sessions/${sid}`);
+    }
+    expect(view.body).toMatchObject({ status: 'dormant', agent_state: 'idle', message_count: 2 });
+    // The client never saw its 202 and retries: the same turn, nothing new started.
+    const retried = await http(base, 'POST', `/api/sessions/${sid}/prompt`, { text: 'one', request_id: 'dormant-1' });
+    expect(retried.status).toBe(202);
+    expect(retried.body.turn_id).toBe('t1');
+    const next = await http(base, 'POST', `/api/sessions/${sid}/prompt`, { text: 'two' });
+    expect(next.body.turn_id).toBe('t2');
+    const events = await openSse(`${base}/api/sessions/${sid}/events?after=0`);
+    await readUntil(events, (e) => e.event === 'turn.finished' && JSON.parse(e.data).turn_id === 't2');
+    events.close();
     const messages = await http(base, 'GET', `/api/sessions/${sid}/messages`);
     expect(messages.body.messages.map((m: any) => m.entry_id)).toEqual(['t1:user', 't1:s0:assistant', 't2:user', 't2:s0:assistant']);
   }, 60_000);
