@@ -3,12 +3,19 @@ import { createStreamModelStep, type StreamModelStepDeps } from './providers/str
 import type { ProviderRegistry } from './providers/registry';
 import { createSessionStoreActivities } from './store/session-activities';
 import type { StorePort } from './store/store-port';
+import type { ToolLedger } from './tool-calls/ledger';
+import { createRecordToolResults } from './tool-calls/record-results';
+import { createRunTool, type ToolExecutorPort } from './tool-calls/run-tool';
 
 /** Everything activities touch, injected so tests pass fakes and the worker passes real clients. */
-export interface ActivityDeps extends Pick<StreamModelStepDeps, 'price' | 'systemPrompt' | 'tools' | 'heartbeatMs' | 'stallMs'> {
+export interface ActivityDeps extends Pick<StreamModelStepDeps, 'price' | 'systemPrompt' | 'tools' | 'isReadOnly' | 'heartbeatMs' | 'stallMs'> {
   store: StorePort;
   events: AgentEventPublisher;
   providers: ProviderRegistry;
+  /** Runs the workspace tools (activities/tools); without it the model is offered no tools. */
+  toolExecutor?: ToolExecutorPort;
+  /** Where tool outcomes are recorded by call before their activity completes. */
+  ledger: ToolLedger;
   now?: () => number;
 }
 
@@ -20,6 +27,8 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createSessionStoreActivities(deps.store, deps.now),
     streamModelStep: createStreamModelStep(deps),
+    runTool: createRunTool({ ...deps, tools: deps.toolExecutor ?? noTools }),
+    recordToolResults: createRecordToolResults(deps),
     /** Publishes workflow-level events (state changes, turn start/finish) with deterministic ids. */
     async publishEvents(sessionId: string, events: OutgoingEvent[]): Promise<void> {
       await deps.events.publish(sessionId, events);
@@ -28,3 +37,10 @@ export function createActivities(deps: ActivityDeps) {
 }
 
 export type Activities = ReturnType<typeof createActivities>;
+
+/** A worker built without tools offers none to the model; a call that still names one is told so. */
+const noTools: ToolExecutorPort = {
+  async execute(name) {
+    return { content: `unknown tool ${name}: this worker runs no tools`, is_error: true };
+  },
+};

@@ -7,6 +7,8 @@ export const FailureType = {
   /** A prompt (or command) the session cannot take now. */
   SESSION_BUSY: 'SESSION_BUSY',
   INVALID_COMMAND: 'INVALID_COMMAND',
+  /** An approval for a tool call that is not waiting for one. */
+  UNKNOWN_TOOL_CALL: 'UNKNOWN_TOOL_CALL',
   /** The session is not in the store (deleted, or never created). */
   SESSION_NOT_FOUND: 'SESSION_NOT_FOUND',
   /** The store rejected a request as malformed or conflicting: retrying cannot help. */

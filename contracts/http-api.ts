@@ -58,3 +58,13 @@ export const listSessionsQuerySchema = z.object({
 
 /** Where an SSE read starts: `Last-Event-ID` header or `?after=`. */
 export const eventsAfterSchema = nonNegativeInt;
+
+/** `POST /api/sessions/{id}/approve`. */
+export const approveBodySchema = z.object({
+  tool_call_id: z.string().min(1, 'tool_call_id is required'),
+  /** Also approve every later call of the same tool in this session. */
+  always: z.boolean().optional(),
+});
+
+/** `POST /api/sessions/{id}/reject`. */
+export const rejectBodySchema = z.object({ tool_call_id: z.string().min(1, 'tool_call_id is required'), reason: z.string().max(2000).optional() });

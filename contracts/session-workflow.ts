@@ -89,6 +89,8 @@ export const sessionSnapshotSchema = z.object({
   retry_attempt: z.number().int().nonnegative(),
   last_turn: z.number().int().nonnegative(),
   queue: z.array(queuedPromptSchema),
+  /** Tool calls waiting for a person's answer (so a reconnecting client can show them). */
+  pending_approvals: z.array(z.object({ tool_call_id: z.string(), tool: z.string() })),
   details: z.string().optional(),
 });
 export type SessionSnapshot = z.infer<typeof sessionSnapshotSchema>;

@@ -40,6 +40,8 @@ export const turnProgressSchema = z.object({
   streaming: z.boolean().default(false),
   retry_attempt: z.number().int().nonnegative().default(0),
   details: z.string().optional(),
+  /** Tool calls waiting for a person's answer (phase waiting_approval). */
+  pending_approvals: z.array(z.object({ tool_call_id: z.string(), tool: z.string() })).default([]),
 });
 export type TurnProgress = z.input<typeof turnProgressSchema>;
 

@@ -1,7 +1,8 @@
 import { Context } from '@temporalio/activity';
 import { CancelledFailure } from '@temporalio/common';
 import type { EventUsage } from '../../contracts/agent-events';
-import type { SeenRequest } from '../../contracts/session-settings';
+import type { ApprovalPolicy, SeenRequest } from '../../contracts/session-settings';
+import { requiresApproval } from '../../contracts/approval-policy';
 import type { ContentBlock, StopReason } from '../../contracts/session-store/messages';
 import { entryIds } from '../../contracts/workflow-ids';
 import type { AgentEventPublisher, OutgoingEvent } from '../events/publisher';
@@ -24,6 +25,8 @@ export interface StreamModelStepInput {
   attempt: number;
   model: string;
   thinking_level: ThinkingLevel;
+  /** Decides which of the step's tool calls wait for a person (announced with the calls). */
+  approval: ApprovalPolicy;
   /** Step 0 of a turn carries the turn's first writes (see beginTurn): no separate task before the model. */
   begin?: { text: string; last_turn: number; requests: SeenRequest[] };
 }
@@ -32,7 +35,7 @@ export interface StreamModelStepInput {
 export interface StreamModelStepResult {
   entry_id: string;
   stop_reason: StopReason;
-  tool_calls: Array<{ id: string; name: string }>;
+  tool_calls: Array<{ id: string; name: string; requires_approval: boolean }>;
 }
 
 export interface StreamModelStepDeps {
@@ -44,6 +47,8 @@ export interface StreamModelStepDeps {
   price?: (model: string, usage: ProviderUsage) => number;
   systemPrompt?: (input: { project_path: string; model: string }) => Promise<string> | string;
   tools?: ProviderTool[];
+  /** Whether a tool only reads (for the approval policy); unknown tools count as writing. */
+  isReadOnly?: (tool: string) => boolean;
   /** How often the activity heartbeats (carries cancellation; proves the stream alive). */
   heartbeatMs?: number;
   /** A stream with no chunk for this long is abandoned as transient (and retried by the turn). */
@@ -68,6 +73,7 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
     const tag = `${input.turn_id}:s${input.step}:a${input.attempt}`;
     const base = { turn_id: input.turn_id, attempt: input.attempt };
     const stream = new StreamPublisher(deps.events, input.session_id);
+    const needsApproval = (tool: string) => requiresApproval(input.approval, { name: tool, readOnly: deps.isReadOnly?.(tool) ?? false });
     const slash = input.model.indexOf('/');
     const provider = input.model.slice(0, slash);
     const modelName = input.model.slice(slash + 1);
@@ -77,7 +83,7 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
     if (existing && existing.entry.kind === 'message' && existing.entry.message.role === 'assistant') {
       const m = existing.entry.message;
       await announce(m.content, m.stop_reason, m.usage ? usageOf(m.usage) : undefined);
-      return result(entryId, m.content, m.stop_reason);
+      return result(entryId, m.content, m.stop_reason, needsApproval);
     }
     if (input.attempt > 1) await stream.push({ id: `${tag}:reset`, ...base, event: { type: 'stream.reset', turn_id: input.turn_id, step: input.step } });
 
@@ -145,7 +151,7 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
       }),
     );
     await announce(assembler.blocks, done.stop_reason, usage);
-    return result(entryId, assembler.blocks, done.stop_reason);
+    return result(entryId, assembler.blocks, done.stop_reason, needsApproval);
 
     async function announce(content: ContentBlock[], stop: StopReason, usage: EventUsage | undefined) {
       const text = content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
@@ -157,6 +163,15 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
         },
       ];
       if (usage) events.push({ id: `${input.turn_id}:s${input.step}:usage`, ...base, event: { type: 'usage', ...usage } });
+      for (const b of content) {
+        if (b.type !== 'function_call') continue;
+        const ask = needsApproval(b.function_id);
+        const id = `${input.turn_id}:s${input.step}:call:${b.id}`;
+        events.push({ id, ...base, event: { type: 'tool.call', turn_id: input.turn_id, step: input.step, tool_call_id: b.id, tool: b.function_id, params: b.arguments ?? {}, requires_approval: ask } });
+        if (ask) {
+          events.push({ id: `${id}:approval`, ...base, event: { type: 'approval.requested', tool_call_id: b.id, tool: b.function_id, params: b.arguments ?? {}, timeout_s: input.approval.timeout_s } });
+        }
+      }
       await deps.events.publish(input.session_id, events);
     }
 
@@ -177,8 +192,8 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
   };
 }
 
-function result(entry_id: string, content: ContentBlock[], stop: StopReason): StreamModelStepResult {
-  const tool_calls = content.flatMap((b) => (b.type === 'function_call' ? [{ id: b.id, name: b.function_id }] : []));
+function result(entry_id: string, content: ContentBlock[], stop: StopReason, needsApproval: (tool: string) => boolean): StreamModelStepResult {
+  const tool_calls = content.flatMap((b) => (b.type === 'function_call' ? [{ id: b.id, name: b.function_id, requires_approval: needsApproval(b.function_id) }] : []));
   return { entry_id, stop_reason: stop, tool_calls };
 }
 

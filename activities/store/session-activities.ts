@@ -9,6 +9,7 @@ import {
   sessionSettingsSchema,
   type SeenRequest,
   type SessionRecord,
+  type SessionSettings,
 } from '../../contracts/session-settings';
 import { entryIds } from '../../contracts/workflow-ids';
 import type { AgentEventPublisher } from '../events/publisher';
@@ -97,12 +98,19 @@ export function createSessionStoreActivities(store: StorePort, now: () => number
       };
     },
 
-    /** Persists the counter and seen request ids (when a run idles out; turns persist them as they start). */
-    async persistSessionRecord(input: { session_id: string; last_turn: number; requests: SeenRequest[] }): Promise<void> {
+    /**
+     * Persists the counter and seen request ids (when a run idles out; turns persist them as they
+     * start), and the settings when they changed.
+     */
+    async persistSessionRecord(input: { session_id: string; last_turn: number; requests: SeenRequest[]; settings?: SessionSettings }): Promise<void> {
       await storeCall(`saving session ${input.session_id}`, () =>
         store.setMeta({
           session_id: input.session_id,
-          metadata_patch: { [RUNTIME_KEYS.lastTurn]: input.last_turn, [RUNTIME_KEYS.requests]: boundSeenRequests(input.requests) },
+          metadata_patch: {
+            [RUNTIME_KEYS.lastTurn]: input.last_turn,
+            [RUNTIME_KEYS.requests]: boundSeenRequests(input.requests),
+            ...(input.settings ? { [RUNTIME_KEYS.settings]: input.settings } : {}),
+          },
         }),
       );
     },

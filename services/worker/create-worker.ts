@@ -2,6 +2,7 @@ import { Worker, type NativeConnection, type WorkflowBundleWithSourceMap } from 
 import type { NatsConnection } from 'nats';
 import { createActivities } from '../../activities';
 import { createJetStreamEventPublisher } from '../../activities/events/publisher';
+import { createKvToolLedger } from '../../activities/tool-calls/ledger';
 import { ProviderRegistry } from '../../activities/providers/registry';
 import { createScriptedProvider } from '../../activities/providers/scripted';
 import { ensureAgentEventsStream } from '../../contracts/agent-event-stream';
@@ -29,6 +30,7 @@ export async function createStrandWorker(opts: WorkerOptions): Promise<Worker> {
     store: new StoreClient(opts.nc),
     events: createJetStreamEventPublisher(opts.nc.jetstream()),
     providers: createProviderRegistry(opts.scriptedDeltaDelayMs),
+    ledger: await createKvToolLedger(opts.nc),
   });
   return Worker.create({
     connection: opts.connection,

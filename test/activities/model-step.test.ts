@@ -3,6 +3,7 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { createStreamModelStep } from '../../activities/providers/stream-model-step';
 import { ProviderRegistry } from '../../activities/providers/registry';
 import { ProviderError, type ModelProvider, type ProviderChunk } from '../../activities/providers/types';
+import { approvalPolicySchema } from '../../contracts/session-settings';
 import { memoryStorePort, recordingPublisher } from '../harness/memory-store-port';
 
 /**
@@ -39,7 +40,7 @@ async function setup(p: ModelProvider, opts: { stallMs?: number } = {}) {
   await store.append({ session_id, entry_id: 't1:user', message: { role: 'user', content: [{ type: 'text', text: 'hi' }], timestamp: 1 } });
   const events = recordingPublisher();
   const step = createStreamModelStep({ store: port, events, providers: new ProviderRegistry([p]), price: () => 0.25, heartbeatMs: 20, stallMs: opts.stallMs ?? 5_000 });
-  const input = { session_id, project_path: '/p', turn_id: 't1', step: 0, attempt: 1, model: 'test/m', thinking_level: 'off' as const };
+  const input = { session_id, project_path: '/p', turn_id: 't1', step: 0, attempt: 1, model: 'test/m', thinking_level: 'off' as const, approval: approvalPolicySchema.parse({}) };
   return { store, events, step, input, session_id };
 }
 
@@ -56,7 +57,7 @@ test('streams deltas, stores the content blocks, announces message and priced us
   });
   const { store, events, step, input, session_id } = await setup(p);
   const result = await new MockActivityEnvironment().run(step, input);
-  expect(result).toEqual({ entry_id: 't1:s0:assistant', stop_reason: 'function_call', tool_calls: [{ id: 'c1', name: 'read_file' }] });
+  expect(result).toEqual({ entry_id: 't1:s0:assistant', stop_reason: 'function_call', tool_calls: [{ id: 'c1', name: 'read_file', requires_approval: true }] });
   const stored = store.getMessage({ session_id, entry_id: 't1:s0:assistant' })!.entry as any;
   expect(stored.message.content).toEqual([
     { type: 'thinking', text: 'hmm', signature: 'sig' },
@@ -64,7 +65,9 @@ test('streams deltas, stores the content blocks, announces message and priced us
     { type: 'function_call', id: 'c1', function_id: 'read_file', arguments: { path: 'a.ts' } },
   ]);
   expect(stored.message).toMatchObject({ provider: 'test', model: 'm', stop_reason: 'function_call', usage: { input: 10, output: 5, cache_read: 2, cost_usd: 0.25 } });
-  expect(events.events.map((e) => e.event.type)).toEqual(['assistant.thinking_delta', 'assistant.delta', 'assistant.delta', 'assistant.message', 'usage']);
+  expect(events.events.map((e) => e.event.type)).toEqual(['assistant.thinking_delta', 'assistant.delta', 'assistant.delta', 'assistant.message', 'usage', 'tool.call', 'approval.requested']);
+  expect(events.events[5]!.event).toMatchObject({ type: 'tool.call', tool_call_id: 'c1', tool: 'read_file', params: { path: 'a.ts' }, requires_approval: true });
+  expect(events.events[6]!.event).toMatchObject({ type: 'approval.requested', tool_call_id: 'c1', timeout_s: 600 });
   expect(events.events[3]!.event).toMatchObject({ type: 'assistant.message', text: 'Hello', stop_reason: 'function_call' });
 });
 

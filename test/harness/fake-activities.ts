@@ -8,7 +8,10 @@ import { sessionSettingsSchema, type SeenRequest, type SessionRecord } from '../
  * test hold a model step open (to keep a session busy) until it releases it. Only workflow logic is
  * under test here; the real activities have their own tests against a real store.
  */
-export function createRecordingActivities(opts: { lastTurn?: number; requests?: SeenRequest[] } = {}) {
+export function createRecordingActivities(opts: { lastTurn?: number; requests?: SeenRequest[]; steps?: Array<Array<{ id: string; name: string; requires_approval: boolean }>> } = {}) {
+  const toolRuns: string[] = [];
+  const toolResults: Array<{ step: number; calls: Array<{ id: string; disposition: string; reason?: string }> }> = [];
+  const scriptedSteps = [...(opts.steps ?? [])];
   const published: { sessionId: string; event: OutgoingEvent }[] = [];
   const userMessages: { entry_id: string; text: string }[] = [];
   const modelSteps: { turn_id: string; step: number; attempt: number }[] = [];
@@ -37,7 +40,16 @@ export function createRecordingActivities(opts: { lastTurn?: number; requests?: 
       }
       modelSteps.push({ turn_id: input.turn_id, step: input.step, attempt: input.attempt });
       await gate;
-      return { entry_id: `${input.turn_id}:s${input.step}:assistant`, stop_reason: 'end', tool_calls: [] };
+      const calls = scriptedSteps.shift() ?? [];
+      return { entry_id: `${input.turn_id}:s${input.step}:assistant`, stop_reason: calls.length ? 'function_call' : 'end', tool_calls: calls };
+    },
+    async runTool(input) {
+      toolRuns.push(input.call_id);
+      return { is_error: false };
+    },
+    async recordToolResults(input) {
+      toolResults.push({ step: input.step, calls: input.calls.map((c) => ({ id: c.id, disposition: c.disposition, ...(c.reason ? { reason: c.reason } : {}) })) });
+      return { entry_ids: input.calls.map((c) => `${input.turn_id}:s${input.step}:tool:${c.id}`) };
     },
     async publishEvents(sessionId, events) {
       for (const event of events) published.push({ sessionId, event });
@@ -49,6 +61,8 @@ export function createRecordingActivities(opts: { lastTurn?: number; requests?: 
     published,
     userMessages,
     modelSteps,
+    toolRuns,
+    toolResults,
     stored,
     /** Makes model steps wait until `release()` is called. */
     hold() {

@@ -6,7 +6,7 @@ import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import { binaryPaths } from '../../infra/bootstrap/paths';
 import { buildWorkflowBundle } from '../../services/worker/workflow-bundle';
-import { freshSessionInput, promptUpdate, sessionStateQuery, type SessionSnapshot } from '../../contracts/session-workflow';
+import { approvalUpdate, freshSessionInput, promptUpdate, sessionStateQuery, type SessionSnapshot } from '../../contracts/session-workflow';
 import { createRecordingActivities } from '../harness/fake-activities';
 
 /**
@@ -115,6 +115,42 @@ test('request ids are answered once, across continue-as-new', async () => {
     expect(again).toMatchObject({ turn_id: 't1', duplicate: true });
     expect(fakes.userMessages).toHaveLength(8);
     expect((await handle.query(sessionStateQuery)).last_turn).toBe(8);
+    await handle.terminate('test done');
+  });
+});
+
+test('approvals: pending calls are in the state; approve, reject with a reason, and always (kept in the settings)', async () => {
+  const taskQueue = `tq-${randomUUID()}`;
+  const workflowId = `session:${randomUUID()}`;
+  const fakes = createRecordingActivities({
+    steps: [
+      [
+        { id: 'a', name: 'write_file', requires_approval: true },
+        { id: 'b', name: 'shell_exec', requires_approval: true },
+      ],
+      [{ id: 'c', name: 'delete_file', requires_approval: true }],
+    ],
+  });
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: fakes.activities });
+  await worker.runUntil(async () => {
+    await env.client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'do it' }], startWorkflowOperation: start(workflowId, taskQueue) });
+    const handle = env.client.workflow.getHandle(workflowId);
+    const waiting = await waitFor(() => handle.query(sessionStateQuery), (s) => s.pending_approvals.length === 2);
+    expect(waiting).toMatchObject({ phase: 'waiting_approval', pending_approvals: [{ tool_call_id: 'a', tool: 'write_file' }, { tool_call_id: 'b', tool: 'shell_exec' }] });
+    // Only a call that waits can be answered.
+    await expect(handle.executeUpdate(approvalUpdate, { args: [{ tool_call_id: 'zzz', decision: 'approve' }] })).rejects.toThrow(WorkflowUpdateFailedError);
+    await handle.executeUpdate(approvalUpdate, { args: [{ tool_call_id: 'a', decision: 'always' }] });
+    await handle.executeUpdate(approvalUpdate, { args: [{ tool_call_id: 'b', decision: 'reject', reason: 'not now' }] });
+    const next = await waitFor(() => handle.query(sessionStateQuery), (s) => s.pending_approvals.length === 1);
+    expect(next.pending_approvals).toEqual([{ tool_call_id: 'c', tool: 'delete_file' }]);
+    expect(next.settings?.approval.always_allow).toEqual(['write_file']);
+    await handle.executeUpdate(approvalUpdate, { args: [{ tool_call_id: 'c', decision: 'approve' }] });
+    await waitFor(() => handle.query(sessionStateQuery), (s) => s.phase === 'idle');
+    expect(fakes.toolRuns).toEqual(['a', 'c']);
+    expect(fakes.toolResults).toEqual([
+      { step: 0, calls: [{ id: 'a', disposition: 'ran' }, { id: 'b', disposition: 'rejected', reason: 'not now' }] },
+      { step: 1, calls: [{ id: 'c', disposition: 'ran' }] },
+    ]);
     await handle.terminate('test done');
   });
 });

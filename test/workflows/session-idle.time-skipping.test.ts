@@ -72,3 +72,20 @@ test('a retried prompt after idle completion answers its turn and starts nothing
     expect(fakes.userMessages.map((m) => m.entry_id)).toEqual(['t3:user', 't4:user']);
   });
 });
+
+test('an approval nobody answers takes the policy default (reject) after its timeout; the turn goes on', async () => {
+  const taskQueue = `tq-${randomUUID()}`;
+  const fakes = createRecordingActivities({ steps: [[{ id: 'c1', name: 'edit_file', requires_approval: true }, { id: 'c2', name: 'read_file', requires_approval: false }]] });
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: fakes.activities });
+  await worker.runUntil(async () => {
+    const handle = await env.client.workflow.start('sessionWorkflow', { taskQueue, workflowId: `session:${randomUUID()}`, args: [{ session_id: 's3', idle_timeout_ms: HOUR }] });
+    await handle.executeUpdate(promptUpdate, { args: [{ text: 'edit it' }] });
+    // Waiting on result() lets the server skip time: through the 10-minute approval timer, then the idle timeout.
+    expect((await handle.result()) as SessionWorkflowResult).toEqual({ reason: 'idle', last_turn: 1 });
+    expect(fakes.toolRuns).toEqual(['c2']);
+    expect(fakes.toolResults).toEqual([{ step: 0, calls: [{ id: 'c1', disposition: 'rejected', reason: 'no answer within 600 s' }, { id: 'c2', disposition: 'ran' }] }]);
+    expect(fakes.modelSteps.map((m) => m.step)).toEqual([0, 1]);
+    const resolved = fakes.published.map((p) => p.event.event).filter((e) => e.type === 'approval.resolved');
+    expect(resolved).toEqual([{ type: 'approval.resolved', tool_call_id: 'c1', decision: 'timed_out' }]);
+  });
+});

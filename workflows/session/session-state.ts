@@ -7,7 +7,9 @@ import {
   type SessionSettings,
 } from '../../contracts/session-settings';
 import {
+  approvalCommandSchema,
   promptCommandSchema,
+  type ApprovalCommand,
   type PromptAccepted,
   type PromptCommand,
   type QueuedPrompt,
@@ -31,6 +33,8 @@ export class SessionState {
   streaming = false;
   retryAttempt = 0;
   details: string | undefined;
+  /** Tool calls of the running turn waiting for a person's answer. */
+  pendingApprovals: Array<{ tool_call_id: string; tool: string }> = [];
   readonly queue: QueuedPrompt[];
   /** Prompts accepted by a fresh run before its record was loaded (they claim the session). */
   private unloadedPrompts = 0;
@@ -127,6 +131,7 @@ export class SessionState {
     this.streaming = false;
     this.retryAttempt = 0;
     this.details = undefined;
+    this.pendingApprovals = [];
     this.phase = this.queue.length > 0 ? 'thinking' : 'idle';
   }
 
@@ -137,7 +142,27 @@ export class SessionState {
     this.streaming = p.streaming ?? false;
     this.retryAttempt = p.retry_attempt ?? 0;
     this.details = p.details;
+    this.pendingApprovals = p.pending_approvals ?? [];
     return true;
+  }
+
+  /** The approval validator: only a call that waits for an answer can be answered. */
+  validateApproval(cmd: ApprovalCommand): void {
+    const parsed = approvalCommandSchema.safeParse(cmd);
+    if (!parsed.success) throw ApplicationFailure.nonRetryable(parsed.error.issues.map((i) => i.message).join('; '), FailureType.INVALID_COMMAND);
+    if (!this.pendingApprovals.some((p) => p.tool_call_id === cmd.tool_call_id)) {
+      throw ApplicationFailure.nonRetryable(`no tool call ${cmd.tool_call_id} is waiting for approval`, FailureType.UNKNOWN_TOOL_CALL);
+    }
+  }
+
+  /** Records an answer; `always` also allows the tool from now on (a settings change). */
+  applyApproval(cmd: ApprovalCommand): { settingsChanged: boolean } {
+    const call = this.pendingApprovals.find((p) => p.tool_call_id === cmd.tool_call_id);
+    this.pendingApprovals = this.pendingApprovals.filter((p) => p.tool_call_id !== cmd.tool_call_id);
+    const approval = this.requireRecord().settings.approval;
+    if (cmd.decision !== 'always' || !call || approval.always_allow.includes(call.tool)) return { settingsChanged: false };
+    approval.always_allow = [...approval.always_allow, call.tool];
+    return { settingsChanged: true };
   }
 
   clearQueue(): number {
@@ -164,6 +189,7 @@ export class SessionState {
       retry_attempt: this.retryAttempt,
       last_turn: record?.last_turn ?? 0,
       queue: [...this.queue],
+      pending_approvals: [...this.pendingApprovals],
       ...(this.details ? { details: this.details } : {}),
     };
   }

@@ -32,6 +32,8 @@ export async function sessionWorkflow(raw: SessionWorkflowInput): Promise<Sessio
   const state = new SessionState(input.session_id, input.carried);
   const events = new SessionEventQueue(input.session_id);
   let child: wf.ChildWorkflowHandle<typeof turnWorkflow> | undefined;
+  const persistSettings = () =>
+    local.persistSessionRecord({ session_id: input.session_id, last_turn: state.record!.last_turn, requests: state.record!.requests, settings: state.record!.settings });
   const publishState = () => events.publish([{ event: stateEvent(state), ...(state.activeTurn ? { turn_id: state.activeTurn } : {}) }]);
 
   wf.setHandler(sessionStateQuery, () => state.snapshot());
@@ -61,11 +63,17 @@ export async function sessionWorkflow(raw: SessionWorkflowInput): Promise<Sessio
     await child.signal(turnSteerSignal, { text: cmd.text });
     return { delivered: true, turn_id: turn };
   });
-  wf.setHandler(approvalUpdate, async (cmd) => {
-    if (!state.activeTurn || !child) return { resolved: false };
-    await child.signal(turnApprovalSignal, cmd);
-    return { resolved: true };
-  });
+  wf.setHandler(
+    approvalUpdate,
+    async (cmd) => {
+      const { settingsChanged } = state.applyApproval(cmd);
+      if (child) await child.signal(turnApprovalSignal, cmd);
+      if (settingsChanged) await persistSettings();
+      await publishState();
+      return { resolved: true };
+    },
+    { validator: (cmd) => state.validateApproval(cmd) },
+  );
   wf.setHandler(clearQueueUpdate, async () => {
     const cleared = state.clearQueue();
     if (cleared > 0) await publishState();

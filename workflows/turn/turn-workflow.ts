@@ -3,6 +3,7 @@ import type { Activities } from '../../activities';
 import type { AgentEvent } from '../../contracts/agent-events';
 import {
   turnAbortSignal,
+  turnApprovalSignal,
   turnProgressSignal,
   turnSteerSignal,
   turnWorkflowInputSchema,
@@ -15,6 +16,7 @@ import { turnId as turnIdOf } from '../../contracts/workflow-ids';
 import { noRetry, storeRetry } from '../retry-policies';
 import { DEFAULT_RETRY_OPTIONS, decideRetry } from './retry-decision';
 import { stepFailureOf, type StepFailure } from './step-failure';
+import { ToolBatch } from './tool-batch';
 
 const local = wf.proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: storeRetry });
 
@@ -45,6 +47,14 @@ export async function turnWorkflow(raw: TurnWorkflowInput): Promise<TurnWorkflow
   const scope = new wf.CancellationScope();
   wf.setHandler(turnAbortSignal, () => scope.cancel());
   wf.setHandler(turnSteerSignal, ({ text }) => void steering.push(text));
+  let batch: ToolBatch | undefined;
+  // `always` applies to the rest of this turn too (the session keeps it for later turns).
+  const policy = { ...input.settings.approval, always_allow: [...input.settings.approval.always_allow] };
+  wf.setHandler(turnApprovalSignal, ({ tool_call_id, decision, reason }) => {
+    const call = batch?.calls.find((c) => c.id === tool_call_id);
+    if (!batch?.decide(tool_call_id, decision, reason) || !call) return;
+    if (decision === 'always' && !policy.always_allow.includes(call.name)) policy.always_allow.push(call.name);
+  });
   const publish = (events: AgentEvent[]) =>
     local.publishEvents(sid, events.map((event) => ({ id: `${turn_id}:${wf.uuid4()}`, turn_id, event })));
   const report = (p: Omit<TurnProgress, 'turn_id'>) => {
@@ -59,16 +69,27 @@ export async function turnWorkflow(raw: TurnWorkflowInput): Promise<TurnWorkflow
       for (let step = 0; step < input.max_steps; step++) {
         steps = step + 1;
         const result = await modelStepWithRetries(step);
+        if (result.tool_calls.length > 0) {
+          batch = new ToolBatch({ session_id: sid, project_path: input.project_path, turn_id, step, policy, publish, report }, result.tool_calls);
+          await batch.run();
+          const done = batch;
+          batch = undefined;
+          await local.recordToolResults({ session_id: sid, turn_id, step, calls: done.dispositions(undefined) });
+          report({ phase: 'thinking', step: step + 1, streaming: false });
+        }
         let steered = 0;
         for (const text of steering.splice(0)) {
           await local.recordSteering({ session_id: sid, turn_id, step, index: steered++, text });
         }
-        if (result.stop_reason !== 'function_call' && steered === 0) break;
+        if (result.tool_calls.length === 0 && steered === 0) break;
       }
     });
   } catch (err) {
     if (wf.isCancellation(err)) {
       outcome = 'aborted';
+      // Every tool call the model made gets a result, or the next request to the provider fails.
+      const cut = batch;
+      if (cut) await wf.CancellationScope.nonCancellable(() => local.recordToolResults({ session_id: sid, turn_id, step: cut.step, calls: cut.dispositions('aborted') }));
     } else {
       outcome = 'error';
       const failure = err instanceof TurnFailure ? err.failure : stepFailureOf(err);
@@ -101,6 +122,7 @@ export async function turnWorkflow(raw: TurnWorkflowInput): Promise<TurnWorkflow
           attempt,
           model: input.settings.model,
           thinking_level: input.settings.thinking_level,
+          approval: policy,
           ...(step === 0 ? { begin: { text: input.text, ...input.record } } : {}),
         });
         if (attempt > 1) report({ phase: 'thinking', step, streaming: false });

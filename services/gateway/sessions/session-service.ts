@@ -3,7 +3,8 @@ import { ErrorCode, StrandError } from '../../../contracts/errors';
 import type { StoreClient } from '../../../contracts/session-store/client';
 import type { SessionMeta } from '../../../contracts/session-store/schemas';
 import { RUNTIME_KEYS, SESSION_METADATA_KEYS as KEYS, sessionSettingsSchema } from '../../../contracts/session-settings';
-import type { AbortResult, PromptAccepted, PromptCommand, SessionSnapshot } from '../../../contracts/session-workflow';
+import type { AbortResult, ApprovalCommand, PromptAccepted, PromptCommand, SessionSnapshot } from '../../../contracts/session-workflow';
+import { entryIds } from '../../../contracts/workflow-ids';
 import type { AgentEventReader, EventSubscription } from '../events/agent-event-reader';
 import type { SessionCommands } from '../temporal/session-commands';
 
@@ -103,6 +104,25 @@ export class SessionService {
   async steer(sessionId: string, text: string, principal?: string, requestId?: string) {
     await this.require(sessionId, principal);
     return this.deps.commands.steer(sessionId, { text }, requestId);
+  }
+
+  async answerApproval(sessionId: string, cmd: ApprovalCommand, principal?: string, requestId?: string) {
+    await this.require(sessionId, principal);
+    return this.deps.commands.approval(sessionId, cmd, requestId);
+  }
+
+  /** Tool calls waiting for an answer, with their arguments (read from the stored assistant message). */
+  async pendingApprovals(sessionId: string, principal?: string): Promise<Array<{ tool_call_id: string; tool: string; params: unknown; turn_id: string | null }>> {
+    await this.require(sessionId, principal);
+    const state = await this.deps.commands.state(sessionId);
+    if (!state || state.pending_approvals.length === 0 || !state.active_turn || state.step === null) return [];
+    const got = await this.deps.store.getMessage({ session_id: sessionId, entry_id: entryIds.assistant(state.active_turn, state.step) });
+    const message = got?.entry.kind === 'message' ? got.entry.message : undefined;
+    const content = message?.role === 'assistant' ? message.content : [];
+    return state.pending_approvals.map((p) => {
+      const call = content.find((b) => b.type === 'function_call' && b.id === p.tool_call_id);
+      return { ...p, params: call && call.type === 'function_call' ? (call.arguments ?? {}) : {}, turn_id: state.active_turn };
+    });
   }
 
   async clearQueue(sessionId: string, principal?: string, requestId?: string) {

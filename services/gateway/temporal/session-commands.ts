@@ -10,6 +10,8 @@ import { ErrorCode, StrandError } from '../../../contracts/errors';
 import { FailureType } from '../../../contracts/failures';
 import {
   abortUpdate,
+  approvalUpdate,
+  type ApprovalCommand,
   clearQueueUpdate,
   freshSessionInput,
   promptUpdate,
@@ -95,6 +97,13 @@ export class SessionCommands {
     return this.onRunning(sessionId, { delivered: false, turn_id: null }, (h) => h.executeUpdate(steerUpdate, { args: [cmd], updateId: requestId ?? randomUUID() }));
   }
 
+  /** Answers a pending tool approval; an unknown or already answered call is INVALID_TOOL_CALL. */
+  async approval(sessionId: string, cmd: ApprovalCommand, requestId?: string): Promise<{ resolved: boolean }> {
+    const result = await this.onRunning(sessionId, undefined, (h) => h.executeUpdate(approvalUpdate, { args: [cmd], updateId: requestId ?? randomUUID() }));
+    if (!result) throw new StrandError(ErrorCode.INVALID_TOOL_CALL, `no tool call ${cmd.tool_call_id} is waiting for approval`);
+    return result;
+  }
+
   async clearQueue(sessionId: string, requestId?: string): Promise<{ cleared: number }> {
     return this.onRunning(sessionId, { cleared: 0 }, (h) => h.executeUpdate(clearQueueUpdate, { args: [], updateId: requestId ?? randomUUID() }));
   }
@@ -128,6 +137,7 @@ export function translateFailure(err: unknown): unknown {
     if (cause.type === FailureType.SESSION_BUSY) return new StrandError(ErrorCode.SESSION_BUSY, cause.message);
     if (cause.type === FailureType.INVALID_COMMAND) return new StrandError(ErrorCode.INVALID_REQUEST, cause.message);
     if (cause.type === FailureType.SESSION_NOT_FOUND) return new StrandError(ErrorCode.SESSION_NOT_FOUND, cause.message);
+    if (cause.type === FailureType.UNKNOWN_TOOL_CALL) return new StrandError(ErrorCode.INVALID_TOOL_CALL, cause.message);
   }
   const unreachable = causes(err).find((e) => GRPC_UNREACHABLE.has((e as { code?: unknown }).code as number) || /UNAVAILABLE|ECONNREFUSED|DEADLINE_EXCEEDED|deadline/i.test(e.message));
   if (unreachable) return new StrandError(ErrorCode.UNAVAILABLE, `Temporal did not answer: ${unreachable.message}`, undefined, { cause: err });

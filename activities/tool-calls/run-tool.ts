@@ -1,0 +1,141 @@
+import { Context } from '@temporalio/activity';
+import { CancelledFailure } from '@temporalio/common';
+import type { AgentEvent } from '../../contracts/agent-events';
+import { entryIds } from '../../contracts/workflow-ids';
+import type { AgentEventPublisher } from '../events/publisher';
+import { StreamPublisher } from '../events/stream-publisher';
+import type { StorePort } from '../store/store-port';
+import { storeCall } from '../store/store-failures';
+import type { ToolLedger, ToolOutcome } from './ledger';
+
+/** What the tool activity needs from the tools module (activities/tools). */
+export interface ToolExecutorPort {
+  execute(
+    name: string,
+    params: unknown,
+    ctx: { workspace: string; signal: AbortSignal; onOutput?: (chunk: string) => void },
+  ): Promise<ToolOutcome>;
+}
+
+export interface RunToolInput {
+  session_id: string;
+  project_path: string;
+  turn_id: string;
+  step: number;
+  call_id: string;
+  name: string;
+}
+
+export interface RunToolDeps {
+  store: StorePort;
+  events: AgentEventPublisher;
+  ledger: ToolLedger;
+  tools: ToolExecutorPort;
+  now?: () => number;
+  heartbeatMs?: number;
+}
+
+/** Tools that change the world in ways a second run could double (a command may append, push, deploy…). */
+const NOT_REPEATABLE = new Set(['shell_exec']);
+
+/**
+ * Runs one tool call the model asked for, in the session's workspace. The arguments are read from the
+ * stored assistant message (they never pass through workflow history); output streams as
+ * `tool.output`; the outcome is recorded in the ledger by call id before the activity completes, so
+ * a retry after a crash returns it instead of acting twice. A retry that finds no outcome for a tool
+ * that must not run twice (shell) reports it as interrupted; edits recognise themselves as applied.
+ * Tool failures are outcomes the model reads, never activity failures; cancellation (abort) kills the
+ * tool, records "aborted" and propagates.
+ */
+export function createRunTool(deps: RunToolDeps) {
+  const now = deps.now ?? Date.now;
+  const heartbeatMs = deps.heartbeatMs ?? 1_000;
+  return async function runTool(input: RunToolInput): Promise<{ is_error: boolean }> {
+    const ctx = Context.current();
+    const key = { session_id: input.session_id, turn_id: input.turn_id, step: input.step, call_id: input.call_id };
+    const tag = `${input.turn_id}:s${input.step}:tool:${input.call_id}`;
+    const base = { turn_id: input.turn_id };
+    const stream = new StreamPublisher(deps.events, input.session_id);
+
+    const recorded = await deps.ledger.get(key);
+    if (recorded) {
+      await announce(recorded);
+      return { is_error: recorded.is_error };
+    }
+    if (ctx.info.attempt > 1 && NOT_REPEATABLE.has(input.name)) {
+      const outcome: ToolOutcome = {
+        content: `${input.name} was interrupted: the worker running it stopped before it finished, so it was not run again. Check the workspace state before running it again.`,
+        is_error: true,
+        details: { interrupted: true },
+      };
+      await deps.ledger.put(key, outcome);
+      await announce(outcome);
+      return { is_error: true };
+    }
+
+    const params = await argumentsOf(input);
+    await stream.push({ id: `${tag}:executing`, ...base, event: { type: 'tool.executing', tool_call_id: input.call_id } });
+    let chunks = 0;
+    const ticker = setInterval(() => ctx.heartbeat({ chunks }), heartbeatMs);
+    ctx.heartbeat({ chunks });
+    let outcome: ToolOutcome;
+    try {
+      outcome = await deps.tools.execute(input.name, params, {
+        workspace: input.project_path,
+        signal: ctx.cancellationSignal,
+        onOutput: (content) => {
+          chunks += 1;
+          void stream.push({ id: `${tag}:o${chunks}`, ...base, event: { type: 'tool.output', tool_call_id: input.call_id, content } }).catch(() => undefined);
+        },
+      });
+    } catch (err) {
+      if (!ctx.cancellationSignal.aborted) throw err;
+      const aborted: ToolOutcome = { content: `${input.name} was stopped: the user aborted the turn.`, is_error: true, details: { aborted: true } };
+      await deps.ledger.put(key, aborted);
+      await stream.flush().catch(() => undefined);
+      await announce(aborted);
+      throw ctx.cancellationSignal.reason instanceof CancelledFailure ? ctx.cancellationSignal.reason : new CancelledFailure('tool cancelled');
+    } finally {
+      clearInterval(ticker);
+    }
+    await stream.flush();
+    await deps.ledger.put(key, outcome);
+    await announce(outcome);
+    return { is_error: outcome.is_error };
+
+    async function announce(outcome: ToolOutcome) {
+      const events: Array<{ id: string; event: AgentEvent }> = (outcome.file_changes ?? []).map((c, i) => ({
+        id: `${tag}:file${i}`,
+        event: { type: 'file.changed', path: c.path, operation: c.operation, timestamp: now() },
+      }));
+      events.push({
+        id: `${tag}:result`,
+        event: {
+          type: 'tool.result',
+          tool_call_id: input.call_id,
+          status: outcome.is_error ? 'error' : 'success',
+          is_error: outcome.is_error,
+          summary: summaryOf(input.name, outcome),
+          result: outcome.content,
+        },
+      });
+      await deps.events.publish(input.session_id, events.map((e) => ({ ...e, ...base })));
+    }
+  };
+
+  async function argumentsOf(input: RunToolInput): Promise<unknown> {
+    const got = await storeCall(`reading the tool call ${input.call_id}`, () =>
+      deps.store.getMessage({ session_id: input.session_id, entry_id: entryIds.assistant(input.turn_id, input.step) }),
+    );
+    const message = got?.entry.kind === 'message' ? got.entry.message : undefined;
+    const call = message?.role === 'assistant' ? message.content.find((b) => b.type === 'function_call' && b.id === input.call_id) : undefined;
+    return call && call.type === 'function_call' ? (call.arguments ?? {}) : {};
+  }
+}
+
+/** One line for a tool row: the tool, and the first line of its outcome. */
+export function summaryOf(name: string, outcome: ToolOutcome): string {
+  const first = outcome.content.split('\n').find((l) => l.trim() !== '') ?? '';
+  const line = first.length > 120 ? `${first.slice(0, 119)}…` : first;
+  return `${name}${outcome.is_error ? ' failed' : ''}${line ? `: ${line}` : ''}`;
+}

@@ -1,0 +1,105 @@
+import * as wf from '@temporalio/workflow';
+import type { Activities } from '../../activities';
+import type { AgentEvent } from '../../contracts/agent-events';
+import type { ApprovalPolicy } from '../../contracts/session-settings';
+import type { TurnProgress } from '../../contracts/turn-workflow';
+
+/** Tools run as long as their own timeout allows (shell_exec caps at 30 min); heartbeats prove them alive. */
+const tools = wf.proxyActivities<Activities>({
+  startToCloseTimeout: '35 minutes',
+  heartbeatTimeout: '20 seconds',
+  // A retried tool finds its recorded outcome or knows it was interrupted (run-tool.ts).
+  retry: { initialInterval: '1 second', maximumAttempts: 3 },
+  cancellationType: wf.ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+});
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  requires_approval: boolean;
+}
+
+export interface Decision {
+  approved: boolean;
+  reason?: string;
+  timed_out?: boolean;
+}
+
+/**
+ * One step's tool calls: the approvals they need (durable timer; the policy's default decision when
+ * nobody answers), then the approved calls run concurrently as activities. Decisions arrive through
+ * `decide` (the turn's approval signal). The caller records the results in call order afterwards,
+ * also when the batch is cut short by an abort.
+ */
+export class ToolBatch {
+  readonly decisions = new Map<string, Decision>();
+
+  constructor(
+    private readonly ctx: {
+      session_id: string;
+      project_path: string;
+      turn_id: string;
+      step: number;
+      policy: ApprovalPolicy;
+      publish: (events: AgentEvent[]) => Promise<void>;
+      report: (p: Omit<TurnProgress, 'turn_id'>) => void;
+    },
+    readonly calls: ToolCall[],
+  ) {}
+
+  get step(): number {
+    return this.ctx.step;
+  }
+
+  get pending(): ToolCall[] {
+    return this.calls.filter((c) => c.requires_approval && !this.decisions.has(c.id));
+  }
+
+  /** A person's answer; false when the call is not waiting for one. */
+  decide(callId: string, decision: 'approve' | 'reject' | 'always', reason?: string): boolean {
+    if (!this.pending.some((c) => c.id === callId)) return false;
+    this.decisions.set(callId, { approved: decision !== 'reject', ...(reason ? { reason } : {}) });
+    return true;
+  }
+
+  async run(): Promise<void> {
+    const waiting = this.pending;
+    if (waiting.length > 0) {
+      this.ctx.report({ phase: 'waiting_approval', step: this.ctx.step, details: waiting.map((c) => c.name).join(', '), pending_approvals: waiting.map((c) => ({ tool_call_id: c.id, tool: c.name })) });
+      const answered = await wf.condition(() => this.pending.length === 0, this.ctx.policy.timeout_s * 1000);
+      if (!answered) {
+        for (const c of this.pending) {
+          this.decisions.set(c.id, { approved: this.ctx.policy.default_decision === 'approve', timed_out: true, reason: `no answer within ${this.ctx.policy.timeout_s} s` });
+        }
+      }
+      await this.ctx.publish(
+        waiting.map((c) => {
+          const d = this.decisions.get(c.id)!;
+          return { type: 'approval.resolved', tool_call_id: c.id, decision: d.timed_out ? 'timed_out' : d.approved ? 'approved' : 'rejected' };
+        }),
+      );
+    }
+    const approved = this.calls.filter((c) => this.approved(c));
+    if (approved.length === 0) return;
+    this.ctx.report({ phase: 'tool_execution', step: this.ctx.step, details: approved.map((c) => c.name).join(', ') });
+    await Promise.all(
+      approved.map((c) =>
+        tools.runTool({ session_id: this.ctx.session_id, project_path: this.ctx.project_path, turn_id: this.ctx.turn_id, step: this.ctx.step, call_id: c.id, name: c.name }),
+      ),
+    );
+  }
+
+  approved(call: ToolCall): boolean {
+    return !call.requires_approval || this.decisions.get(call.id)?.approved === true;
+  }
+
+  /** What became of each call, for the store; calls never decided or run count as cut off by `cut`. */
+  dispositions(cut: 'aborted' | 'skipped' | undefined) {
+    return this.calls.map((c) => {
+      const d = this.decisions.get(c.id);
+      if (c.requires_approval && d && !d.approved) return { id: c.id, name: c.name, disposition: 'rejected' as const, ...(d.reason ? { reason: d.reason } : {}) };
+      if (c.requires_approval && !d) return { id: c.id, name: c.name, disposition: cut ?? ('aborted' as const) };
+      return { id: c.id, name: c.name, disposition: cut === 'aborted' ? ('aborted' as const) : ('ran' as const) };
+    });
+  }
+}
