@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { lineSplitter } from './log-render';
+import { LINK_FD } from './parent-link';
 
 export interface ProcessSpec {
   name: string;
@@ -9,18 +10,32 @@ export interface ProcessSpec {
   cwd?: string;
 }
 
+/** How a run of the process ended. */
+export interface ProcessExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Whether stop() or kill() asked for it; any other exit is a crash. */
+  intended: boolean;
+  uptimeMs: number;
+}
+
 /** How many recent output lines are kept to explain a failed start. */
 const TAIL_LINES = 30;
 
 /**
  * A child process in its own process group, so stopping it also stops whatever it started (tsx's
  * node, java under a wrapper). Output is handed over line by line; recent lines are kept for errors.
+ * Fd 3 of the child is our end of a link pipe (parent-link.ts): children that watch it stop by
+ * themselves if this process dies without stopping them.
  */
 export class ManagedProcess {
   private child: ChildProcess | undefined;
   private readonly tail: string[] = [];
   private readonly lineListeners = new Set<(line: string) => void>();
+  private readonly exitListeners = new Set<(exit: ProcessExit) => void>();
   private exited: Promise<number | null> = Promise.resolve(null);
+  private stopRequested = false;
+  private startedAt = 0;
   exitCode: number | null | undefined;
 
   constructor(
@@ -36,15 +51,30 @@ export class ManagedProcess {
     return this.child !== undefined && this.exitCode === undefined;
   }
 
+  /** Calls `listener` after every exit of the process, with why it ended. */
+  onExit(listener: (exit: ProcessExit) => void): () => void {
+    this.exitListeners.add(listener);
+    return () => this.exitListeners.delete(listener);
+  }
+
   start(): void {
     this.exitCode = undefined;
+    this.stopRequested = false;
+    // A new run: an earlier run's `ready` line must not count as this one's.
+    this.tail.length = 0;
+    this.startedAt = Date.now();
+    const stdio: ('ignore' | 'pipe')[] = ['ignore', 'pipe', 'pipe'];
+    stdio[LINK_FD] = 'pipe';
     const child = spawn(this.spec.command, this.spec.args, {
       cwd: this.spec.cwd,
       env: { ...process.env, ...this.spec.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio,
       detached: true,
     });
     this.child = child;
+    // Never written to and never closed while the child runs: only our death closes it.
+    const link = child.stdio[LINK_FD];
+    link?.on('error', () => undefined);
     const handle = (line: string) => {
       this.tail.push(line);
       if (this.tail.length > TAIL_LINES) this.tail.shift();
@@ -64,8 +94,11 @@ export class ManagedProcess {
       child.once('exit', (code, signal) => {
         out.flush();
         err.flush();
+        link?.destroy();
         this.exitCode = code ?? (signal ? -1 : null);
         resolve(this.exitCode);
+        const exit: ProcessExit = { code, signal, intended: this.stopRequested, uptimeMs: Date.now() - this.startedAt };
+        for (const l of this.exitListeners) l(exit);
       });
     });
   }
@@ -120,6 +153,7 @@ export class ManagedProcess {
   /** SIGTERM, then SIGKILL after `graceMs`; resolves once the process has exited. */
   async stop(graceMs = 8_000): Promise<void> {
     if (!this.running) return;
+    this.stopRequested = true;
     this.signal('SIGTERM');
     const timer = setTimeout(() => this.signal('SIGKILL'), graceMs);
     await this.exited;
@@ -135,9 +169,10 @@ export class ManagedProcess {
     }
   }
 
-  /** Kills the group at once (simulating a crash). */
+  /** Kills the group at once (tests simulate a crash this way; being asked for, supervision leaves it down). */
   async kill(): Promise<void> {
     if (!this.running) return;
+    this.stopRequested = true;
     this.signal('SIGKILL');
     await this.exited;
   }

@@ -1,12 +1,14 @@
 import fs from 'node:fs';
-import path from 'node:path';
-import { SEARCH_ATTRIBUTES } from '../../contracts/task-queues';
-import { binaryPaths } from '../bootstrap/paths';
+import { writeChildRecords, type ChildRecord } from './child-records';
 import { freePort, waitForTcp } from './free-port';
-import { ManagedProcess, type ProcessSpec } from './managed-process';
-import { REPO_ROOT, type StackConfig } from './stack-config';
+import { ManagedProcess } from './managed-process';
+import { readProc } from './proc-table';
+import { type RestartPolicy } from './restart-policy';
+import { type StackConfig } from './stack-config';
+import { serviceSpecs, type ServiceName } from './stack-specs';
+import { createSupervisor, type Supervisor } from './supervision';
 
-export type ServiceName = 'nats' | 'temporal' | 'store' | 'worker' | 'gateway';
+export type { ServiceName } from './stack-specs';
 
 /** A running local stack. */
 export interface Stack {
@@ -15,12 +17,35 @@ export interface Stack {
   process(name: ServiceName): ManagedProcess;
   /** Starts one service again after it was stopped or killed, and waits until it is ready. */
   restart(name: ServiceName): Promise<void>;
+  /** Stops every service (in dependency order, independent ones in parallel). Safe to call twice. */
   stop(): Promise<void>;
+}
+
+export interface StackOptions {
+  /**
+   * Restart a service that dies on its own, with backoff. `strand up` turns it on; tests leave it
+   * off, since they kill services on purpose and restart them when they choose.
+   */
+  supervise?: boolean;
+  /** Overrides the restart backoff (tests). */
+  restartPolicy?: RestartPolicy;
+  /** Aborting it while the stack starts stops whatever has started; startStack then rejects. */
+  signal?: AbortSignal;
 }
 
 /** Each of our services prints `[<name>] ready …` once it serves, whatever its log level. */
 const READY_LINE = /^\[(store|worker|gateway)\] ready\b/;
 const START_TIMEOUT_MS = 90_000;
+
+/**
+ * Stop order: the services that use the others first, then the store, then the servers. Graces
+ * are short so that a whole stop stays well under 15 s even when every phase needs its SIGKILL.
+ */
+const STOP_PHASES: { names: ServiceName[]; graceMs: number }[] = [
+  { names: ['gateway', 'worker'], graceMs: 4_000 },
+  { names: ['store'], graceMs: 2_000 },
+  { names: ['temporal', 'nats'], graceMs: 3_000 },
+];
 
 /**
  * Picks free ports for the servers started first. The gateway's is picked only after Temporal is up,
@@ -30,48 +55,6 @@ async function resolvePorts(config: StackConfig): Promise<StackConfig> {
   const pick = async (p: number) => (p === 0 ? freePort() : p);
   const p = config.ports;
   return { ...config, ports: { ...p, temporal: await pick(p.temporal), temporalUi: await pick(p.temporalUi), nats: await pick(p.nats) } };
-}
-
-/** Starts a service written in TypeScript with node's tsx loader (no wrapper process in between). */
-function tsService(name: string, entry: string, env: NodeJS.ProcessEnv): ProcessSpec {
-  return { name, command: process.execPath, args: ['--import', 'tsx', path.join(REPO_ROOT, entry)], env, cwd: REPO_ROOT };
-}
-
-async function specs(config: StackConfig): Promise<Record<ServiceName, ProcessSpec>> {
-  const bins = binaryPaths();
-  const { host, ports, dataDir } = config;
-  for (const dir of ['nats', 'store']) fs.mkdirSync(path.join(dataDir, dir), { recursive: true });
-  const temporalArgs = [
-    'server', 'start-dev',
-    '--ip', host,
-    '--port', String(ports.temporal),
-    '--http-port', String(await freePort()),
-    '--metrics-port', String(await freePort()),
-    '--db-filename', path.join(dataDir, 'temporal.db'),
-    '--namespace', 'default',
-    '--log-level', 'warn',
-    // Nothing may call outside this machine: the server's version check is off.
-    '--dynamic-config-value', 'frontend.enableServerVersionCheck=false',
-    '--sqlite-pragma', 'journal_mode=wal',
-    '--sqlite-pragma', 'synchronous=normal',
-    ...Object.values(SEARCH_ATTRIBUTES).flatMap((sa) => ['--search-attribute', `${sa.name}=${sa.type}`]),
-    ...(config.ui ? ['--ui-ip', host, '--ui-port', String(ports.temporalUi)] : ['--headless']),
-  ];
-  const serviceEnv: NodeJS.ProcessEnv = {
-    STRAND_NATS_URL: `nats://${host}:${ports.nats}`,
-    STRAND_TEMPORAL_ADDRESS: `${host}:${ports.temporal}`,
-    STRAND_GATEWAY_HOST: host,
-    STRAND_GATEWAY_PORT: String(ports.gateway),
-    STRAND_STORE_DATA_DIR: path.join(dataDir, 'store'),
-    ...config.serviceEnv,
-  };
-  return {
-    nats: { name: 'nats', command: bins.natsServer, args: ['-a', host, '-p', String(ports.nats), '-js', '-sd', path.join(dataDir, 'nats'), '-n', 'strand-local'] },
-    temporal: { name: 'temporal', command: bins.temporal, args: temporalArgs, env: { TEMPORAL_VERSION_CHECK_DISABLED: '1' } },
-    store: tsService('store', 'services/session-store/main.ts', serviceEnv),
-    worker: tsService('worker', 'services/worker/main.ts', serviceEnv),
-    gateway: tsService('gateway', 'services/gateway/main.ts', serviceEnv),
-  };
 }
 
 async function waitForHealth(url: string, proc: ManagedProcess, timeoutMs: number): Promise<void> {
@@ -95,9 +78,14 @@ async function waitForHealth(url: string, proc: ManagedProcess, timeoutMs: numbe
 /**
  * Starts nats-server, the Temporal dev server, the session store, the worker and the gateway, each in
  * its own process group, and waits until each is ready (the gateway's /healthz answers 200). On any
- * failure everything already started is stopped before the error propagates.
+ * failure everything already started is stopped before the error propagates. The children's pids
+ * are kept in `<data dir>/stack.children`; each child stops by itself if this process dies.
  */
-export async function startStack(input: StackConfig, onLine: (name: string, line: string) => void): Promise<Stack> {
+export async function startStack(
+  input: StackConfig,
+  onLine: (name: string, line: string) => void,
+  options: StackOptions = {},
+): Promise<Stack> {
   const config = await resolvePorts(input);
   fs.mkdirSync(config.dataDir, { recursive: true });
   const procs = new Map<ServiceName, ManagedProcess>();
@@ -108,6 +96,8 @@ export async function startStack(input: StackConfig, onLine: (name: string, line
     nats: `nats://${host}:${ports.nats}`,
     ...(config.ui ? { temporalUi: `http://${host}:${ports.temporalUi}` } : {}),
   };
+  let supervisor: Supervisor | undefined;
+  let stopping: Promise<void> | undefined;
 
   const readiness: Record<ServiceName, (p: ManagedProcess) => Promise<void>> = {
     nats: (p) => waitForTcp(host, ports.nats, START_TIMEOUT_MS, () => p.deathReason()),
@@ -117,27 +107,62 @@ export async function startStack(input: StackConfig, onLine: (name: string, line
     gateway: (p) => waitForHealth(`${urls.gateway}/healthz`, p, START_TIMEOUT_MS),
   };
 
+  const recordChildren = () => {
+    const children: ChildRecord[] = [];
+    for (const [name, p] of procs) {
+      const pid = p.pid;
+      const startTime = p.running && pid !== undefined ? readProc(pid)?.startTime : undefined;
+      if (pid !== undefined && startTime !== undefined) children.push({ name, pid, startTime });
+    }
+    writeChildRecords(config.dataDir, children);
+  };
+
+  const create = async (name: ServiceName) => {
+    const proc = new ManagedProcess((await serviceSpecs(config))[name], onLine);
+    proc.onExit((exit) => {
+      recordChildren();
+      supervisor?.exited(name, exit);
+    });
+    procs.set(name, proc);
+    return proc;
+  };
+
   const launch = async (name: ServiceName) => {
     if (name === 'gateway' && ports.gateway === 0) ports.gateway = await freePort();
     urls.gateway = `http://${host}:${ports.gateway}`;
-    const proc = procs.get(name) ?? new ManagedProcess((await specs(config))[name], onLine);
-    procs.set(name, proc);
+    const proc = procs.get(name) ?? (await create(name));
+    // A stop requested meanwhile wins: nothing new may start after it.
+    if (stopping) throw new Error(`not starting ${name}: the stack is stopping`);
     proc.start();
+    recordChildren();
     await readiness[name](proc);
   };
 
-  const stopAll = async () => {
-    for (const name of ['gateway', 'worker', 'store', 'temporal', 'nats'] as const) await procs.get(name)?.stop();
-  };
+  const stopAll = () =>
+    (stopping ??= (async () => {
+      supervisor?.close();
+      for (const phase of STOP_PHASES) {
+        await Promise.all(phase.names.map((name) => procs.get(name)?.stop(phase.graceMs)));
+      }
+      recordChildren();
+    })());
 
+  const onAbort = () => void stopAll();
+  options.signal?.addEventListener('abort', onAbort, { once: true });
   try {
+    if (options.signal?.aborted) throw new Error('the stack was stopped before it started');
     await Promise.all([launch('nats'), launch('temporal')]);
     await launch('store');
     await Promise.all([launch('worker'), launch('gateway')]);
+    // A service may still have come up after the stop began (the worker finishing its bundle).
+    if (stopping) throw new Error('the stack was stopped while it was starting');
   } catch (err) {
     await stopAll();
-    throw err;
+    throw options.signal?.aborted ? new Error('the stack was stopped while it was starting') : err;
+  } finally {
+    options.signal?.removeEventListener('abort', onAbort);
   }
+  if (options.supervise) supervisor = createSupervisor((name) => launch(name as ServiceName), onLine, options.restartPolicy);
 
   return {
     config,
@@ -148,6 +173,7 @@ export async function startStack(input: StackConfig, onLine: (name: string, line
       return p;
     },
     restart: async (name) => {
+      supervisor?.cancel(name);
       await procs.get(name)?.stop();
       await launch(name);
     },

@@ -1,27 +1,38 @@
+import { guardOutput, sayError } from './safe-output';
 import { down, status, upDetached, upForeground } from './stack-commands';
+import { supervise } from './supervise';
 
 const USAGE = `usage: strand <command>
-  up        start the local stack in the foreground (Ctrl-C stops it)
-  up -d     start it in the background (logs in <data dir>/stack.log)
-  down      stop a running stack
-  status    show whether a stack runs and whether its gateway is healthy`;
+  up          start the local stack in the foreground (Ctrl-C stops it)
+  up -d       start it in the background (logs in <data dir>/stack.log; \`npm stop\` stops it)
+  down        stop a running stack, and whatever an earlier, crashed one left running
+  status      show whether a stack runs and whether its gateway is healthy
+  supervise   (internal) the stack runner that \`up\` starts; add --detached for \`up -d\``;
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
+  const detach = rest.includes('-d') || rest.includes('--detach') || rest.includes('--detached');
   switch (command) {
     case 'up':
-      return rest.includes('-d') || rest.includes('--detach') ? upDetached() : upForeground();
+      return detach ? upDetached() : upForeground();
+    case 'supervise':
+      return supervise({ detached: detach });
     case 'down':
       return down();
     case 'status':
       return status();
     default:
-      console.error(USAGE);
+      sayError(USAGE);
       process.exitCode = 2;
   }
 }
 
-main(process.argv.slice(2)).catch((err: unknown) => {
-  console.error(`[strand] ${err instanceof Error ? err.message : String(err)}`);
-  process.exit(1);
-});
+guardOutput();
+main(process.argv.slice(2)).then(
+  // Exit explicitly: the runner's stdin watch and the launcher's pipe would keep the loop alive.
+  () => process.exit(),
+  (err: unknown) => {
+    sayError(`[strand] ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  },
+);

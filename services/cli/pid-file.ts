@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { readProc } from '../../infra/stack/proc-table';
 
 /** Where a running stack records its runner's pid, so `strand down` finds it from anywhere. */
 export function pidFilePath(dataDir: string): string {
@@ -15,18 +16,33 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-/** The pid of a live stack runner, or undefined (a stale file is removed). */
-export function readLivePid(dataDir: string): number | undefined {
-  const file = pidFilePath(dataDir);
-  let raw: string;
+const HAS_PROC = fs.existsSync('/proc/self/stat');
+
+/**
+ * Whether `pid` is a live strand stack runner. After a crash the pid in the file may have been
+ * reused by anything; where /proc exists its command line must be ours.
+ */
+export function isStackRunner(pid: number): boolean {
+  if (!HAS_PROC) return isAlive(pid);
+  const info = readProc(pid);
+  return info !== undefined && !info.zombie && info.command.includes('services/cli/main.ts');
+}
+
+/** The pid recorded in the file, whatever it refers to now. */
+export function readRecordedPid(dataDir: string): number | undefined {
   try {
-    raw = fs.readFileSync(file, 'utf8').trim();
+    const pid = Number(fs.readFileSync(pidFilePath(dataDir), 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
   } catch {
     return undefined;
   }
-  const pid = Number(raw);
-  if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) return pid;
-  fs.rmSync(file, { force: true });
+}
+
+/** The pid of a live stack runner, or undefined (a stale file is removed). */
+export function readLivePid(dataDir: string): number | undefined {
+  const pid = readRecordedPid(dataDir);
+  if (pid !== undefined && isStackRunner(pid)) return pid;
+  fs.rmSync(pidFilePath(dataDir), { force: true });
   return undefined;
 }
 

@@ -1,99 +1,90 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { bootstrapAll } from '../../infra/bootstrap/main';
-import { renderLogLine } from '../../infra/stack/log-render';
-import { startStack } from '../../infra/stack/stack';
-import { REPO_ROOT, stackConfigFromEnv, type StackConfig } from '../../infra/stack/stack-config';
-import { isAlive, readLivePid, removePid, writePid } from './pid-file';
+import { readChildRecords } from '../../infra/stack/child-records';
+import { describeProc, findStackProcesses } from '../../infra/stack/leftovers';
+import { REPO_ROOT, stackConfigFromEnv } from '../../infra/stack/stack-config';
+import { CLI_MAIN } from './launcher';
+import { isStackRunner, readLivePid, readRecordedPid } from './pid-file';
+import { say, sayError } from './safe-output';
+import { stopLeftovers } from './stale-stack';
 
-const COLORS: Record<string, string> = { nats: '36', temporal: '35', store: '33', worker: '32', gateway: '34' };
+export { upForeground } from './launcher';
 
-function prefixed(name: string, line: string): void {
-  const tag = `[${name}]`.padEnd(11);
-  const colored = process.stdout.isTTY ? `\x1b[${COLORS[name] ?? '0'}m${tag}\x1b[0m` : tag;
-  // Services announce readiness as `[name] ready …`; the prefix is already there.
-  const own = `[${name}] `;
-  const text = line.startsWith(own) ? line.slice(own.length) : line;
-  process.stdout.write(`${colored} ${renderLogLine(text)}\n`);
-}
+/** How long `strand down` waits for the runner before killing it (its own stop takes at most ~10 s). */
+const STOP_WAIT_MS = 15_000;
+const START_WAIT_MS = 300_000;
 
-function portFree(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.once('error', () => resolve(false));
-    server.listen({ host, port }, () => server.close(() => resolve(true)));
-  });
-}
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function checkPorts(config: StackConfig): Promise<void> {
-  const named = [
-    ['STRAND_TEMPORAL_PORT', config.ports.temporal],
-    ['STRAND_TEMPORAL_UI_PORT', config.ports.temporalUi],
-    ['STRAND_NATS_PORT', config.ports.nats],
-    ['STRAND_GATEWAY_PORT', config.ports.gateway],
-  ] as const;
-  for (const [name, port] of named) {
-    if (port !== 0 && !(await portFree(config.host, port))) {
-      throw new Error(`port ${port} is already in use (set ${name} to use another one)`);
-    }
+async function waitUntilGone(pid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (isStackRunner(pid)) {
+    if (Date.now() > deadline) return false;
+    await sleep(100);
   }
+  return true;
 }
 
-/** `strand up`: runs the stack in the foreground until Ctrl-C, then stops everything it started. */
-export async function upForeground(): Promise<void> {
-  const config = stackConfigFromEnv();
-  const running = readLivePid(config.dataDir);
-  if (running) throw new Error(`a stack is already running (pid ${running}, data dir ${config.dataDir}); stop it with \`npm stop\``);
-  await checkPorts(config);
-  await bootstrapAll();
-  writePid(config.dataDir, process.pid);
-  console.log(`[strand] starting the stack (data dir ${config.dataDir})`);
-  let stack: Awaited<ReturnType<typeof startStack>>;
+function signal(pid: number | undefined, sig: NodeJS.Signals): void {
   try {
-    stack = await startStack(config, prefixed);
-  } catch (err) {
-    removePid(config.dataDir, process.pid);
-    throw err;
+    if (pid !== undefined) process.kill(pid, sig);
+  } catch {
+    // Already gone.
   }
-  console.log(`[strand] ready — gateway ${stack.urls.gateway}  ·  Temporal UI ${stack.urls.temporalUi ?? '(off)'}  ·  Ctrl-C stops`);
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
-  console.log('[strand] stopping…');
-  await stack.stop();
-  removePid(config.dataDir, process.pid);
-  console.log('[strand] stopped');
 }
 
 /** `strand up -d`: starts the runner detached, logs to <data dir>/stack.log, returns once ready. */
 export async function upDetached(): Promise<void> {
   const config = stackConfigFromEnv();
-  const running = readLivePid(config.dataDir);
-  if (running) throw new Error(`a stack is already running (pid ${running}); stop it with \`npm stop\``);
+  // Only a quick check; the runner itself reports and clears what a crashed run left behind.
+  const recorded = readRecordedPid(config.dataDir);
+  if (recorded !== undefined && isStackRunner(recorded)) {
+    throw new Error(`a stack is already running (pid ${recorded}); stop it with \`npm stop\``);
+  }
+  await bootstrapAll();
   fs.mkdirSync(config.dataDir, { recursive: true });
   const logFile = path.join(config.dataDir, 'stack.log');
   const out = fs.openSync(logFile, 'a');
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'services/cli/main.ts'), 'up'], {
+  const from = fs.statSync(logFile).size;
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI_MAIN, 'supervise', '--detached'], {
+    cwd: REPO_ROOT,
     detached: true,
     stdio: ['ignore', out, out],
     env: { ...process.env, FORCE_COLOR: '0' },
   });
+  fs.closeSync(out);
   child.unref();
-  console.log(`[strand] starting in the background (pid ${child.pid}); logs: ${logFile}`);
-  const deadline = Date.now() + 300_000;
-  const start = fs.statSync(logFile).size;
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  say(`[strand] starting in the background (pid ${child.pid}); logs: ${logFile}`);
+  // The runner has its own session, so a Ctrl-C while we wait does not reach it: pass it on.
+  let interrupted = false;
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.on(sig, () => {
+      interrupted = true;
+      signal(child.pid, 'SIGTERM');
+    });
+  }
+  const deadline = Date.now() + START_WAIT_MS;
   for (;;) {
-    await new Promise((r) => setTimeout(r, 500));
-    const text = fs.readFileSync(logFile, 'utf8').slice(start);
+    await sleep(300);
+    const text = fs.readFileSync(logFile).subarray(from).toString('utf8');
     const ready = text.split('\n').find((l) => l.startsWith('[strand] ready'));
-    if (ready) {
-      console.log(ready);
+    if (ready && !interrupted) {
+      say(ready);
       return;
     }
-    if (child.pid === undefined || !isAlive(child.pid) || Date.now() > deadline) {
+    if (interrupted) {
+      say('[strand] interrupted: stopping the background stack…');
+      if (child.pid !== undefined) await waitUntilGone(child.pid, STOP_WAIT_MS);
+      process.exitCode = 130;
+      return;
+    }
+    const timedOut = Date.now() > deadline;
+    if (exited || timedOut) {
+      if (timedOut) signal(child.pid, 'SIGTERM');
       throw new Error(`the stack did not come up; see ${logFile}:\n${text.split('\n').slice(-25).join('\n')}`);
     }
   }
@@ -103,17 +94,22 @@ export async function upDetached(): Promise<void> {
 export async function down(): Promise<void> {
   const config = stackConfigFromEnv();
   const pid = readLivePid(config.dataDir);
-  if (!pid) {
-    console.log(`[strand] no stack is running (data dir ${config.dataDir})`);
+  if (pid) {
+    say(`[strand] stopping the stack (runner pid ${pid})…`);
+    signal(pid, 'SIGTERM');
+    if (!(await waitUntilGone(pid, STOP_WAIT_MS))) {
+      sayError(`[strand] the runner did not stop within ${STOP_WAIT_MS / 1000} s; killing it`);
+      signal(pid, 'SIGKILL');
+      await waitUntilGone(pid, 2_000);
+    }
+  }
+  // Whatever a runner that died (or was just killed) left behind.
+  const leftovers = await stopLeftovers(config.dataDir);
+  if (!pid && leftovers === 0) {
+    say(`[strand] no stack is running (data dir ${config.dataDir})`);
     return;
   }
-  process.kill(pid, 'SIGTERM');
-  const deadline = Date.now() + 60_000;
-  while (isAlive(pid)) {
-    if (Date.now() > deadline) throw new Error(`stack runner ${pid} did not stop within 60 s`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  console.log('[strand] stopped');
+  say('[strand] stopped');
 }
 
 /** `strand status`: is a stack running, and is its gateway healthy? */
@@ -121,15 +117,21 @@ export async function status(): Promise<void> {
   const config = stackConfigFromEnv();
   const pid = readLivePid(config.dataDir);
   if (!pid) {
-    console.log('[strand] not running');
+    const leftovers = findStackProcesses(config.dataDir);
+    say('[strand] not running');
+    if (leftovers.length > 0) {
+      say(`[strand] but ${leftovers.length} process(es) of an earlier run are left (\`npm stop\` stops them): ${leftovers.map(describeProc).join('; ')}`);
+    }
     process.exitCode = 1;
     return;
   }
   const url = `http://${config.host}:${config.ports.gateway}/healthz`;
   try {
     const res = await fetch(url, { signal: AbortSignal.timeout(3_000) });
-    console.log(`[strand] running (pid ${pid}); ${url} → ${res.status} ${await res.text()}`);
+    say(`[strand] running (pid ${pid}); ${url} → ${res.status} ${await res.text()}`);
   } catch (err) {
-    console.log(`[strand] running (pid ${pid}); ${url} unreachable: ${(err as Error).message}`);
+    say(`[strand] running (pid ${pid}); ${url} unreachable: ${(err as Error).message}`);
   }
+  const children = readChildRecords(config.dataDir)?.children ?? [];
+  if (children.length > 0) say(`[strand] processes: ${children.map((c) => `${c.name} ${c.pid}`).join(', ')}`);
 }

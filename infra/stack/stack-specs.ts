@@ -1,0 +1,77 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { SEARCH_ATTRIBUTES } from '../../contracts/task-queues';
+import { binaryPaths } from '../bootstrap/paths';
+import { freePort } from './free-port';
+import { stackMarkerEnv } from './leftovers';
+import { type ProcessSpec } from './managed-process';
+import { LINK_ENV, LINK_FD } from './parent-link';
+import { REPO_ROOT, type StackConfig } from './stack-config';
+
+export type ServiceName = 'nats' | 'temporal' | 'store' | 'worker' | 'gateway';
+
+const SERVICE_ENTRY = path.join(REPO_ROOT, 'infra/stack/service-entry.ts');
+const WATCHDOG = path.join(REPO_ROOT, 'infra/stack/watchdog.ts');
+
+/**
+ * A service written in TypeScript, run by node with tsx's loader (no wrapper process in between).
+ * service-entry.ts makes it stop by itself if the runner dies, then loads it in the same process.
+ */
+function tsService(name: string, entry: string, env: NodeJS.ProcessEnv): ProcessSpec {
+  return {
+    name,
+    command: process.execPath,
+    args: ['--import', 'tsx', SERVICE_ENTRY, path.join(REPO_ROOT, entry)],
+    env: { ...env, [LINK_ENV]: String(LINK_FD) },
+    cwd: REPO_ROOT,
+  };
+}
+
+/** A server binary, run under the watchdog that stops it if the runner dies (a Go binary cannot watch fd 3). */
+function binaryService(name: string, command: string, args: string[], env: NodeJS.ProcessEnv): ProcessSpec {
+  return { name, command: process.execPath, args: ['--import', 'tsx', WATCHDOG, command, ...args], env, cwd: REPO_ROOT };
+}
+
+/** How to start each service of the stack described by `config` (ports already resolved). */
+export async function serviceSpecs(config: StackConfig): Promise<Record<ServiceName, ProcessSpec>> {
+  const bins = binaryPaths();
+  const { host, ports, dataDir } = config;
+  for (const dir of ['nats', 'store']) fs.mkdirSync(path.join(dataDir, dir), { recursive: true });
+  const temporalArgs = [
+    'server', 'start-dev',
+    '--ip', host,
+    '--port', String(ports.temporal),
+    '--http-port', String(await freePort()),
+    '--metrics-port', String(await freePort()),
+    '--db-filename', path.join(dataDir, 'temporal.db'),
+    '--namespace', 'default',
+    '--log-level', 'warn',
+    // Nothing may call outside this machine: the server's version check is off.
+    '--dynamic-config-value', 'frontend.enableServerVersionCheck=false',
+    // The activity a workflow task schedules comes back in that task's reply: one hop less per step.
+    '--dynamic-config-value', 'system.enableActivityEagerExecution=true',
+    '--sqlite-pragma', 'journal_mode=wal',
+    '--sqlite-pragma', 'synchronous=normal',
+    ...Object.values(SEARCH_ATTRIBUTES).flatMap((sa) => ['--search-attribute', `${sa.name}=${sa.type}`]),
+    ...(config.ui ? ['--ui-ip', host, '--ui-port', String(ports.temporalUi)] : ['--headless']),
+  ];
+  // Every process of the stack, and what it starts, carries the marker that identifies leftovers.
+  const marker = stackMarkerEnv(dataDir);
+  const serviceEnv: NodeJS.ProcessEnv = {
+    STRAND_NATS_URL: `nats://${host}:${ports.nats}`,
+    STRAND_TEMPORAL_ADDRESS: `${host}:${ports.temporal}`,
+    STRAND_GATEWAY_HOST: host,
+    STRAND_GATEWAY_PORT: String(ports.gateway),
+    STRAND_STORE_DATA_DIR: path.join(dataDir, 'store'),
+    ...config.serviceEnv,
+    ...marker,
+  };
+  const natsArgs = ['-a', host, '-p', String(ports.nats), '-js', '-sd', path.join(dataDir, 'nats'), '-n', 'strand-local'];
+  return {
+    nats: binaryService('nats', bins.natsServer, natsArgs, marker),
+    temporal: binaryService('temporal', bins.temporal, temporalArgs, { TEMPORAL_VERSION_CHECK_DISABLED: '1', ...marker }),
+    store: tsService('store', 'services/session-store/main.ts', serviceEnv),
+    worker: tsService('worker', 'services/worker/main.ts', serviceEnv),
+    gateway: tsService('gateway', 'services/gateway/main.ts', serviceEnv),
+  };
+}
