@@ -8,7 +8,7 @@ import { createRecordToolResults } from './tool-calls/record-results';
 import { createRunTool, type ToolExecutorPort } from './tool-calls/run-tool';
 
 /** Everything activities touch, injected so tests pass fakes and the worker passes real clients. */
-export interface ActivityDeps extends Pick<StreamModelStepDeps, 'price' | 'systemPrompt' | 'tools' | 'isReadOnly' | 'heartbeatMs' | 'stallMs'> {
+export interface ActivityDeps extends Pick<StreamModelStepDeps, 'price' | 'systemPrompt' | 'tools' | 'isReadOnly' | 'heartbeatMs' | 'stallMs' | 'cancels'> {
   store: StorePort;
   events: AgentEventPublisher;
   providers: ProviderRegistry;
@@ -29,6 +29,10 @@ export function createActivities(deps: ActivityDeps) {
     streamModelStep: createStreamModelStep(deps),
     runTool: createRunTool({ ...deps, tools: deps.toolExecutor ?? noTools }),
     recordToolResults: createRecordToolResults(deps),
+    /** The fast path of an abort: tells the turn's running activities to stop now. */
+    async announceTurnCancel(input: { session_id: string; turn_id: string }): Promise<void> {
+      await deps.cancels?.announce(input.session_id, input.turn_id);
+    },
     /** Publishes workflow-level events (state changes, turn start/finish) with deterministic ids. */
     async publishEvents(sessionId: string, events: OutgoingEvent[]): Promise<void> {
       await deps.events.publish(sessionId, events);

@@ -7,6 +7,7 @@ import type { ContentBlock, StopReason } from '../../contracts/session-store/mes
 import { entryIds } from '../../contracts/workflow-ids';
 import type { AgentEventPublisher, OutgoingEvent } from '../events/publisher';
 import { StreamPublisher } from '../events/stream-publisher';
+import type { TurnCancelChannel } from '../events/turn-cancel';
 import type { StorePort } from '../store/store-port';
 import { beginTurn } from '../store/session-activities';
 import { storeCall } from '../store/store-failures';
@@ -53,6 +54,8 @@ export interface StreamModelStepDeps {
   heartbeatMs?: number;
   /** A stream with no chunk for this long is abandoned as transient (and retried by the turn). */
   stallMs?: number;
+  /** The fast path of an abort (NATS); Temporal's cancellation is the durable one. */
+  cancels?: TurnCancelChannel;
 }
 
 /**
@@ -89,8 +92,14 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
 
     const assembler = new MessageAssembler();
     const controller = new AbortController();
+    let userAborted = false;
     const onCancel = () => controller.abort(ctx.cancellationSignal.reason);
     ctx.cancellationSignal.addEventListener('abort', onCancel, { once: true });
+    const unwatch = deps.cancels?.watch(input.session_id, input.turn_id, () => {
+      userAborted = true;
+      controller.abort(new CancelledFailure('the user aborted the turn'));
+    });
+    const cancelled = () => userAborted || ctx.cancellationSignal.aborted;
     let lastChunkAt = now();
     let chunks = 0;
     const ticker = setInterval(() => {
@@ -121,13 +130,14 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
       await stream.flush();
       if (!done) throw new ProviderError('transient', `${provider} ended the stream without finishing the message`, { provider });
     } catch (err) {
-      if (ctx.cancellationSignal.aborted) {
+      if (cancelled()) {
         await recordAborted(assembler.blocks);
-        throw ctx.cancellationSignal.reason instanceof CancelledFailure ? ctx.cancellationSignal.reason : new CancelledFailure('model step cancelled');
+        throw ctx.cancellationSignal.reason instanceof CancelledFailure ? ctx.cancellationSignal.reason : new CancelledFailure('the user aborted the turn');
       }
       throw toProviderFailure(controller.signal.reason instanceof ProviderError ? controller.signal.reason : err);
     } finally {
       clearInterval(ticker);
+      unwatch?.();
       ctx.cancellationSignal.removeEventListener('abort', onCancel);
     }
 

@@ -4,6 +4,7 @@ import type { AgentEvent } from '../../contracts/agent-events';
 import { entryIds } from '../../contracts/workflow-ids';
 import type { AgentEventPublisher } from '../events/publisher';
 import { StreamPublisher } from '../events/stream-publisher';
+import type { TurnCancelChannel } from '../events/turn-cancel';
 import type { StorePort } from '../store/store-port';
 import { storeCall } from '../store/store-failures';
 import type { ToolLedger, ToolOutcome } from './ledger';
@@ -33,6 +34,8 @@ export interface RunToolDeps {
   tools: ToolExecutorPort;
   now?: () => number;
   heartbeatMs?: number;
+  /** The fast path of an abort (NATS); Temporal's cancellation is the durable one. */
+  cancels?: TurnCancelChannel;
 }
 
 /** Tools that change the world in ways a second run could double (a command may append, push, deploy…). */
@@ -79,17 +82,21 @@ export function createRunTool(deps: RunToolDeps) {
     const ticker = setInterval(() => ctx.heartbeat({ chunks }), heartbeatMs);
     ctx.heartbeat({ chunks });
     let outcome: ToolOutcome;
+    const controller = new AbortController();
+    const onCancel = () => controller.abort(ctx.cancellationSignal.reason);
+    ctx.cancellationSignal.addEventListener('abort', onCancel, { once: true });
+    const unwatch = deps.cancels?.watch(input.session_id, input.turn_id, () => controller.abort(new CancelledFailure('the user aborted the turn')));
     try {
       outcome = await deps.tools.execute(input.name, params, {
         workspace: input.project_path,
-        signal: ctx.cancellationSignal,
+        signal: controller.signal,
         onOutput: (content) => {
           chunks += 1;
           void stream.push({ id: `${tag}:o${chunks}`, ...base, event: { type: 'tool.output', tool_call_id: input.call_id, content } }).catch(() => undefined);
         },
       });
     } catch (err) {
-      if (!ctx.cancellationSignal.aborted) throw err;
+      if (!controller.signal.aborted) throw err;
       const aborted: ToolOutcome = { content: `${input.name} was stopped: the user aborted the turn.`, is_error: true, details: { aborted: true } };
       await deps.ledger.put(key, aborted);
       await stream.flush().catch(() => undefined);
@@ -97,6 +104,8 @@ export function createRunTool(deps: RunToolDeps) {
       throw ctx.cancellationSignal.reason instanceof CancelledFailure ? ctx.cancellationSignal.reason : new CancelledFailure('tool cancelled');
     } finally {
       clearInterval(ticker);
+      unwatch?.();
+      ctx.cancellationSignal.removeEventListener('abort', onCancel);
     }
     await stream.flush();
     await deps.ledger.put(key, outcome);

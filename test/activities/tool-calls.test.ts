@@ -93,9 +93,9 @@ test('results are written in call order, with reasons for rejected and notes for
     turn_id: 't1',
     step: 0,
     calls: [
-      { id: 'a', name: 'write_file', disposition: 'rejected', reason: 'not that file' },
-      { id: 'b', name: 'shell_exec', disposition: 'aborted' },
-      { id: 'c', name: 'delete_file', disposition: 'ran' },
+      { id: 'a', name: 'write_file', disposition: 'rejected' as const, reason: 'not that file' },
+      { id: 'b', name: 'shell_exec', disposition: 'aborted' as const },
+      { id: 'c', name: 'delete_file', disposition: 'ran' as const },
     ],
   });
   const page = store.messages({ session_id })!;

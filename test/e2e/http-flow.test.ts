@@ -206,6 +206,37 @@ describe('HTTP + SSE flow', () => {
     expect(messages.body.messages.map((m: any) => m.entry_id)).toEqual(['t1:user', 't1:s0:assistant', 't2:user', 't2:s0:assistant']);
   }, 60_000);
 
+  test('interrupt stops a streaming turn within a second and keeps exactly what was streamed', async () => {
+    const created = await http(base, 'POST', '/api/sessions', { project_path: '/tmp/strand-e2e-abort' });
+    const sid = created.body.session_id as string;
+    const events = await openSse(`${base}/api/sessions/${sid}/events`);
+    const long = Array.from({ length: 300 }, (_, i) => `w${i}`).join(' ');
+    await http(base, 'POST', `/api/sessions/${sid}/prompt`, { text: long });
+    let deltas = 0;
+    const before = await readUntil(events, (e) => e.event === 'message.delta' && ++deltas === 5);
+    const t0 = Date.now();
+    const res = await http(base, 'POST', `/api/sessions/${sid}/interrupt`);
+    const replied = Date.now() - t0;
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'interrupted', turn_id: 't1', agent_state: 'idle' });
+    const after = await readUntil(events, (e) => e.event === 'turn.finished');
+    const finished = Date.now() - t0;
+    events.close();
+    expect(JSON.parse(after[after.length - 1]!.data)).toEqual({ type: 'turn.finished', turn_id: 't1', outcome: 'aborted' });
+    expect(replied).toBeLessThan(1_000);
+    expect(finished).toBeLessThan(1_000);
+    const streamed = [...before, ...after].filter((e) => e.event === 'message.delta').map((e) => JSON.parse(e.data).content).join('');
+    const done = after.find((e) => e.event === 'message.done');
+    expect(JSON.parse(done!.data)).toMatchObject({ stop_reason: 'aborted', content: streamed });
+    const messages = await http(base, 'GET', `/api/sessions/${sid}/messages`);
+    const stored = messages.body.messages[1].message;
+    expect(stored).toMatchObject({ role: 'assistant', stop_reason: 'aborted', content: [{ type: 'text', text: streamed }] });
+    expect(streamed.length).toBeLessThan(`You said: ${long}`.length);
+    // Not running any more: a second interrupt says so, and the session takes the next prompt.
+    expect((await http(base, 'POST', `/api/sessions/${sid}/interrupt`)).body.status).toBe('not_running');
+    expect((await http(base, 'POST', `/api/sessions/${sid}/prompt`, { text: 'next' })).status).toBe(202);
+  }, 60_000);
+
   test('with Temporal down, session state reads as an error (503), never as idle', async () => {
     await stack.process('temporal').kill();
     const list = await http(base, 'GET', '/api/sessions');

@@ -43,6 +43,7 @@ export function createRecordingActivities(opts: { lastTurn?: number; requests?: 
       const calls = scriptedSteps.shift() ?? [];
       return { entry_id: `${input.turn_id}:s${input.step}:assistant`, stop_reason: calls.length ? 'function_call' : 'end', tool_calls: calls };
     },
+    async announceTurnCancel() {},
     async runTool(input) {
       toolRuns.push(input.call_id);
       return { is_error: false };

@@ -51,10 +51,12 @@ export async function sessionWorkflow(raw: SessionWorkflowInput): Promise<Sessio
     },
     { validator: (prompt) => state.validatePrompt(prompt) },
   );
+  // Answers once the turn has ended and its end was announced, so "aborted" is true when told.
   wf.setHandler(abortUpdate, async () => {
     const turn = state.activeTurn;
     if (!turn || !child) return { aborted: false, turn_id: null };
     await child.signal(turnAbortSignal);
+    await wf.condition(() => state.activeTurn !== turn);
     return { aborted: true, turn_id: turn };
   });
   wf.setHandler(steerUpdate, async (cmd) => {

@@ -45,7 +45,11 @@ export async function turnWorkflow(raw: TurnWorkflowInput): Promise<TurnWorkflow
   const sid = input.session_id;
   const steering: string[] = [];
   const scope = new wf.CancellationScope();
-  wf.setHandler(turnAbortSignal, () => scope.cancel());
+  wf.setHandler(turnAbortSignal, async () => {
+    scope.cancel();
+    // The fast path: running activities hear this within milliseconds (heartbeats take up to a second).
+    await local.announceTurnCancel({ session_id: sid, turn_id }).catch(() => undefined);
+  });
   wf.setHandler(turnSteerSignal, ({ text }) => void steering.push(text));
   let batch: ToolBatch | undefined;
   // `always` applies to the rest of this turn too (the session keeps it for later turns).
@@ -85,7 +89,8 @@ export async function turnWorkflow(raw: TurnWorkflowInput): Promise<TurnWorkflow
       }
     });
   } catch (err) {
-    if (wf.isCancellation(err)) {
+    // An activity that heard the abort on the fast path fails before Temporal's cancel reaches it.
+    if (wf.isCancellation(err) || scope.consideredCancelled) {
       outcome = 'aborted';
       // Every tool call the model made gets a result, or the next request to the provider fails.
       const cut = batch;
@@ -128,7 +133,7 @@ export async function turnWorkflow(raw: TurnWorkflowInput): Promise<TurnWorkflow
         if (attempt > 1) report({ phase: 'thinking', step, streaming: false });
         return result;
       } catch (err) {
-        if (wf.isCancellation(err)) throw err;
+        if (wf.isCancellation(err) || scope.consideredCancelled) throw err;
         const failure = stepFailureOf(err);
         const decision = decideRetry(failure, attempt, { ...DEFAULT_RETRY_OPTIONS, autoRetry: input.settings.auto_retry });
         if (decision.action !== 'retry') {

@@ -45,6 +45,14 @@ export function sessionsRoutes(deps: SessionsDeps): Hono {
     );
   });
 
+  // Answers once the turn has ended (its partial answer recorded as `aborted`), with the state after it.
+  app.post('/:id/interrupt', async (c) => {
+    const id = c.req.param('id');
+    const result = await sessions.abort(id);
+    const view = await sessions.describe(id);
+    return c.json({ status: result.aborted ? 'interrupted' : 'not_running', turn_id: result.turn_id, agent_state: view.agent_state });
+  });
+
   app.get('/:id/messages', async (c) => {
     const q = messagesQuerySchema.safeParse(c.req.query());
     if (!q.success) throw toStrandError(q.error);
