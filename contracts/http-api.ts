@@ -68,3 +68,9 @@ export const approveBodySchema = z.object({
 
 /** `POST /api/sessions/{id}/reject`. */
 export const rejectBodySchema = z.object({ tool_call_id: z.string().min(1, 'tool_call_id is required'), reason: z.string().max(2000).optional() });
+
+/** `POST /api/sessions/{id}/steer`. */
+export const steerBodySchema = z.object({ text: z.string().min(1, 'text must not be empty'), request_id: z.string().min(1).max(200).optional() });
+
+/** `POST /api/sessions/{id}/fork`. */
+export const forkBodySchema = z.object({ entry_id: z.string().min(1, 'entry_id is required') });

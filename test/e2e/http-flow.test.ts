@@ -237,6 +237,31 @@ describe('HTTP + SSE flow', () => {
     expect((await http(base, 'POST', `/api/sessions/${sid}/prompt`, { text: 'next' })).status).toBe(202);
   }, 60_000);
 
+  test('fork at an entry, resume a dormant session, delete a session mid-turn', async () => {
+    const created = await http(base, 'POST', '/api/sessions', { project_path: '/tmp/strand-e2e-fork' });
+    const sid = created.body.session_id as string;
+    await http(base, 'POST', `/api/sessions/${sid}/prompt`, { text: 'first question' });
+    const events = await openSse(`${base}/api/sessions/${sid}/events?after=0`);
+    await readUntil(events, (e) => e.event === 'turn.finished');
+    events.close();
+    const fork = await http(base, 'POST', `/api/sessions/${sid}/fork`, { entry_id: 't1:user' });
+    expect(fork.status).toBe(201);
+    const forked = await http(base, 'GET', `/api/sessions/${fork.body.session_id}/messages`);
+    expect(forked.body.messages.map((m: any) => m.message.content[0].text)).toEqual(['first question']);
+    expect((await http(base, 'POST', `/api/sessions/${sid}/fork`, { entry_id: 'nope' })).status).toBe(400);
+
+    const resumed = await http(base, 'POST', `/api/sessions/${fork.body.session_id}/resume`);
+    expect(resumed.body).toEqual({ status: 'resumed', session_id: fork.body.session_id, message_count: 1 });
+    expect((await http(base, 'GET', `/api/sessions/${fork.body.session_id}`)).body.status).toBe('active');
+
+    const long = Array.from({ length: 300 }, (_, i) => `w${i}`).join(' ');
+    await http(base, 'POST', `/api/sessions/${sid}/prompt`, { text: long });
+    const deleted = await http(base, 'DELETE', `/api/sessions/${sid}`);
+    expect(deleted.body).toEqual({ status: 'closed' });
+    expect((await http(base, 'GET', `/api/sessions/${sid}`)).status).toBe(404);
+    expect((await http(base, 'GET', `/api/sessions/${fork.body.session_id}`)).status).toBe(200);
+  }, 60_000);
+
   test('with Temporal down, session state reads as an error (503), never as idle', async () => {
     await stack.process('temporal').kill();
     const list = await http(base, 'GET', '/api/sessions');

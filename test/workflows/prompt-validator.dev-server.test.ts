@@ -6,7 +6,7 @@ import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import { binaryPaths } from '../../infra/bootstrap/paths';
 import { buildWorkflowBundle } from '../../services/worker/workflow-bundle';
-import { approvalUpdate, freshSessionInput, promptUpdate, sessionStateQuery, type SessionSnapshot } from '../../contracts/session-workflow';
+import { approvalUpdate, freshSessionInput, promptUpdate, sessionStateQuery, steerUpdate, type SessionSnapshot } from '../../contracts/session-workflow';
 import { createRecordingActivities } from '../harness/fake-activities';
 
 /**
@@ -151,6 +151,27 @@ test('approvals: pending calls are in the state; approve, reject with a reason, 
       { step: 0, calls: [{ id: 'a', disposition: 'ran' }, { id: 'b', disposition: 'rejected', reason: 'not now' }] },
       { step: 1, calls: [{ id: 'c', disposition: 'ran' }] },
     ]);
+    await handle.terminate('test done');
+  });
+});
+
+test('steering while calls wait for approval skips them, records the message, and the next step sees it', async () => {
+  const taskQueue = `tq-${randomUUID()}`;
+  const workflowId = `session:${randomUUID()}`;
+  const fakes = createRecordingActivities({ steps: [[{ id: 'a', name: 'write_file', requires_approval: true }, { id: 'b', name: 'read_file', requires_approval: false }]] });
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: fakes.activities });
+  await worker.runUntil(async () => {
+    await env.client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'go' }], startWorkflowOperation: start(workflowId, taskQueue) });
+    const handle = env.client.workflow.getHandle(workflowId);
+    await waitFor(() => handle.query(sessionStateQuery), (s) => s.pending_approvals.length === 1);
+    expect(await handle.executeUpdate(steerUpdate, { args: [{ text: 'use the other file' }] })).toEqual({ delivered: true, turn_id: 't1' });
+    await waitFor(() => handle.query(sessionStateQuery), (s) => s.phase === 'idle');
+    expect(fakes.toolRuns).toEqual(['b']);
+    expect(fakes.toolResults).toEqual([{ step: 0, calls: [{ id: 'a', disposition: 'skipped' }, { id: 'b', disposition: 'ran' }] }]);
+    expect(fakes.userMessages.map((m) => m.entry_id)).toEqual(['t1:user', 't1:s0:steer:0']);
+    expect(fakes.modelSteps.map((m) => m.step)).toEqual([0, 1]);
+    // Idle: nothing to steer.
+    expect(await handle.executeUpdate(steerUpdate, { args: [{ text: 'late' }] })).toEqual({ delivered: false, turn_id: null });
     await handle.terminate('test done');
   });
 });

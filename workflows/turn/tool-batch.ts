@@ -23,6 +23,8 @@ export interface Decision {
   approved: boolean;
   reason?: string;
   timed_out?: boolean;
+  /** Not answered before the person steered the turn elsewhere: not run. */
+  skipped?: boolean;
 }
 
 /**
@@ -43,6 +45,8 @@ export class ToolBatch {
       policy: ApprovalPolicy;
       publish: (events: AgentEvent[]) => Promise<void>;
       report: (p: Omit<TurnProgress, 'turn_id'>) => void;
+      /** True once a steering message waits: calls still waiting for approval are then skipped. */
+      steered: () => boolean;
     },
     readonly calls: ToolCall[],
   ) {}
@@ -66,8 +70,10 @@ export class ToolBatch {
     const waiting = this.pending;
     if (waiting.length > 0) {
       this.ctx.report({ phase: 'waiting_approval', step: this.ctx.step, details: waiting.map((c) => c.name).join(', '), pending_approvals: waiting.map((c) => ({ tool_call_id: c.id, tool: c.name })) });
-      const answered = await wf.condition(() => this.pending.length === 0, this.ctx.policy.timeout_s * 1000);
-      if (!answered) {
+      const answered = await wf.condition(() => this.pending.length === 0 || this.ctx.steered(), this.ctx.policy.timeout_s * 1000);
+      if (answered) {
+        for (const c of this.pending) this.decisions.set(c.id, { approved: false, skipped: true });
+      } else {
         for (const c of this.pending) {
           this.decisions.set(c.id, { approved: this.ctx.policy.default_decision === 'approve', timed_out: true, reason: `no answer within ${this.ctx.policy.timeout_s} s` });
         }
@@ -97,6 +103,7 @@ export class ToolBatch {
   dispositions(cut: 'aborted' | 'skipped' | undefined) {
     return this.calls.map((c) => {
       const d = this.decisions.get(c.id);
+      if (d?.skipped) return { id: c.id, name: c.name, disposition: 'skipped' as const };
       if (c.requires_approval && d && !d.approved) return { id: c.id, name: c.name, disposition: 'rejected' as const, ...(d.reason ? { reason: d.reason } : {}) };
       if (c.requires_approval && !d) return { id: c.id, name: c.name, disposition: cut ?? ('aborted' as const) };
       return { id: c.id, name: c.name, disposition: cut === 'aborted' ? ('aborted' as const) : ('ran' as const) };

@@ -74,7 +74,7 @@ export async function turnWorkflow(raw: TurnWorkflowInput): Promise<TurnWorkflow
         steps = step + 1;
         const result = await modelStepWithRetries(step);
         if (result.tool_calls.length > 0) {
-          batch = new ToolBatch({ session_id: sid, project_path: input.project_path, turn_id, step, policy, publish, report }, result.tool_calls);
+          batch = new ToolBatch({ session_id: sid, project_path: input.project_path, turn_id, step, policy, publish, report, steered: () => steering.length > 0 }, result.tool_calls);
           await batch.run();
           const done = batch;
           batch = undefined;

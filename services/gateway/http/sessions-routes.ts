@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
-import { createSessionBodySchema, listSessionsQuerySchema, messagesQuerySchema, promptBodySchema } from '../../../contracts/http-api';
+import { ErrorCode, StrandError } from '../../../contracts/errors';
+import { createSessionBodySchema, listSessionsQuerySchema, messagesQuerySchema, promptBodySchema, steerBodySchema, forkBodySchema } from '../../../contracts/http-api';
 import type { SessionService } from '../sessions/session-service';
 import { parseJsonBody, toStrandError } from './errors';
 
@@ -45,12 +46,35 @@ export function sessionsRoutes(deps: SessionsDeps): Hono {
     );
   });
 
+  // Delivered to the running turn after its current tool batch; the next model step sees it.
+  app.post('/:id/steer', async (c) => {
+    const body = await parseJsonBody(c, steerBodySchema);
+    const result = await sessions.steer(c.req.param('id'), body.text, undefined, body.request_id);
+    if (!result.delivered) throw new StrandError(ErrorCode.INVALID_REQUEST, 'no turn is running to steer: send a prompt instead');
+    return c.json({ status: 'accepted', turn_id: result.turn_id }, 202);
+  });
+
   // Answers once the turn has ended (its partial answer recorded as `aborted`), with the state after it.
   app.post('/:id/interrupt', async (c) => {
     const id = c.req.param('id');
     const result = await sessions.abort(id);
     const view = await sessions.describe(id);
     return c.json({ status: result.aborted ? 'interrupted' : 'not_running', turn_id: result.turn_id, agent_state: view.agent_state });
+  });
+
+  app.delete('/:id', async (c) => {
+    await sessions.delete(c.req.param('id'));
+    return c.json({ status: 'closed' });
+  });
+
+  app.post('/:id/resume', async (c) => {
+    const resumed = await sessions.resume(c.req.param('id'));
+    return c.json({ status: 'resumed', ...resumed });
+  });
+
+  app.post('/:id/fork', async (c) => {
+    const body = await parseJsonBody(c, forkBodySchema);
+    return c.json(await sessions.fork(c.req.param('id'), body.entry_id), 201);
   });
 
   app.get('/:id/messages', async (c) => {

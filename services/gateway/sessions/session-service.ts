@@ -89,11 +89,12 @@ export class SessionService {
 
   async prompt(sessionId: string, prompt: PromptCommand, principal?: string): Promise<PromptAccepted> {
     const meta = await this.require(sessionId, principal);
+    return this.deps.commands.prompt(this.startInfo(meta), prompt);
+  }
+
+  private startInfo(meta: SessionMeta) {
     const md = meta.metadata ?? {};
-    return this.deps.commands.prompt(
-      { session_id: meta.session_id, project_path: str(md[KEYS.projectPath]) ?? '', model: str(md[KEYS.model]) ?? this.deps.defaultModel },
-      prompt,
-    );
+    return { session_id: meta.session_id, project_path: str(md[KEYS.projectPath]) ?? '', model: str(md[KEYS.model]) ?? this.deps.defaultModel };
   }
 
   async abort(sessionId: string, principal?: string, requestId?: string): Promise<AbortResult> {
@@ -128,6 +129,33 @@ export class SessionService {
   async clearQueue(sessionId: string, principal?: string, requestId?: string) {
     await this.require(sessionId, principal);
     return this.deps.commands.clearQueue(sessionId, requestId);
+  }
+
+  /** Wakes a dormant session (its workflow comes back with its settings); a running one is left alone. */
+  async resume(sessionId: string, principal?: string): Promise<{ session_id: string; message_count: number }> {
+    const meta = await this.require(sessionId, principal);
+    await this.deps.commands.ensureRunning(this.startInfo(meta));
+    return { session_id: meta.session_id, message_count: meta.message_count };
+  }
+
+  /**
+   * A new session holding the conversation up to `entry_id` (the store's fork), with the same project
+   * and settings; request ids answered in the source are not carried over (they name its turns).
+   */
+  async fork(sessionId: string, entryId: string, principal?: string): Promise<{ session_id: string }> {
+    await this.require(sessionId, principal);
+    const forked = await this.deps.store.fork({ session_id: sessionId, entry_id: entryId });
+    await this.deps.store.setMeta({ session_id: forked.session_id, metadata_patch: { [RUNTIME_KEYS.requests]: null } });
+    return { session_id: forked.session_id };
+  }
+
+  /** Deletes a session: its running turn is aborted first, its workflow ended, then the store forgets it. */
+  async delete(sessionId: string, principal?: string): Promise<{ aborted_turn: string | null }> {
+    await this.require(sessionId, principal);
+    const aborted = await this.deps.commands.abort(sessionId);
+    await this.deps.commands.close(sessionId, 'session deleted');
+    await this.deps.store.delete({ session_id: sessionId });
+    return { aborted_turn: aborted.turn_id };
   }
 
   async messages(sessionId: string, query: { limit?: number; cursor?: string; from_entry_id?: string }, principal?: string) {

@@ -108,6 +108,21 @@ export class SessionCommands {
     return this.onRunning(sessionId, { cleared: 0 }, (h) => h.executeUpdate(clearQueueUpdate, { args: [], updateId: requestId ?? randomUUID() }));
   }
 
+  /** Makes sure the session's workflow runs (a dormant session wakes up with its settings). */
+  async ensureRunning(info: SessionStartInfo): Promise<void> {
+    const op = this.startOperation(info);
+    try {
+      await this.temporal.withDeadline(QUERY_DEADLINE_MS, () => this.client().workflow.start(SESSION_WORKFLOW_TYPE, { ...op.options, workflowIdConflictPolicy: 'USE_EXISTING' }));
+    } catch (err) {
+      throw translateFailure(err);
+    }
+  }
+
+  /** Ends the session's workflow (its turn was aborted before): used when the session is deleted. */
+  async close(sessionId: string, reason: string): Promise<void> {
+    await this.onRunning(sessionId, undefined, (h) => h.terminate(reason).then(() => undefined));
+  }
+
   /**
    * The running workflow's state, or undefined when no workflow runs for the session (it is idle).
    * Temporal being unreachable is an error (UNAVAILABLE), never "idle".
