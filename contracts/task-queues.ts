@@ -10,11 +10,15 @@ export function taskQueueFromEnv(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /**
- * Custom search attributes the session workflow sets, so an operator can find a session in the
- * Temporal UI by id, project or model. The dev server registers them at start (`--search-attribute`).
+ * Custom search attributes set on session and turn workflows, so an operator can find them in the
+ * Temporal UI by id, project, model, phase or owner. The dev server registers them at start
+ * (`--search-attribute`); docker-compose's temporal-setup registers the same list.
  */
 export const SEARCH_ATTRIBUTES = {
   sessionId: { name: 'StrandSessionId', type: 'Keyword' },
   projectPath: { name: 'StrandProjectPath', type: 'Keyword' },
   model: { name: 'StrandModel', type: 'Keyword' },
+  /** The session's phase (idle, thinking, tool_execution, waiting_approval, …), kept current. */
+  phase: { name: 'StrandPhase', type: 'Keyword' },
+  owner: { name: 'StrandOwner', type: 'Keyword' },
 } as const;

@@ -36,7 +36,7 @@ export interface StreamModelStepInput {
 export interface StreamModelStepResult {
   entry_id: string;
   stop_reason: StopReason;
-  tool_calls: Array<{ id: string; name: string; requires_approval: boolean }>;
+  tool_calls: Array<{ id: string; name: string; requires_approval: boolean; label?: string }>;
 }
 
 export interface StreamModelStepDeps {
@@ -203,8 +203,20 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
 }
 
 function result(entry_id: string, content: ContentBlock[], stop: StopReason, needsApproval: (tool: string) => boolean): StreamModelStepResult {
-  const tool_calls = content.flatMap((b) => (b.type === 'function_call' ? [{ id: b.id, name: b.function_id, requires_approval: needsApproval(b.function_id) }] : []));
+  const tool_calls = content.flatMap((b) => {
+    if (b.type !== 'function_call') return [];
+    const label = labelOf(b.arguments);
+    return [{ id: b.id, name: b.function_id, requires_approval: needsApproval(b.function_id), ...(label ? { label } : {}) }];
+  });
   return { entry_id, stop_reason: stop, tool_calls };
+}
+
+/** What a tool call is about, in a few words (for the Temporal UI): its path, pattern or command. */
+function labelOf(args: unknown): string | undefined {
+  if (!args || typeof args !== 'object') return undefined;
+  const a = args as Record<string, unknown>;
+  const v = [a.path, a.pattern, a.command].find((x) => typeof x === 'string' && x !== '') as string | undefined;
+  return v === undefined ? undefined : v.length > 60 ? `${v.slice(0, 59)}…` : v;
 }
 
 function deltaEvent(chunk: Parameters<MessageAssembler['add']>[0], input: StreamModelStepInput): OutgoingEvent['event'] | undefined {

@@ -1,3 +1,5 @@
+import { Client, Connection } from '@temporalio/client';
+import { defaultPayloadConverter, defineSearchAttributeKey } from '@temporalio/common';
 import { openSse, type SseEvent } from '../harness/sse-client';
 import { http, startTestStack, type TestStack } from '../harness/stack-fixture';
 
@@ -260,6 +262,42 @@ describe('HTTP + SSE flow', () => {
     expect(deleted.body).toEqual({ status: 'closed' });
     expect((await http(base, 'GET', `/api/sessions/${sid}`)).status).toBe(404);
     expect((await http(base, 'GET', `/api/sessions/${fork.body.session_id}`)).status).toBe(200);
+  }, 60_000);
+
+  test('the Temporal UI tells the story: search attributes, turn summaries and details, activity summaries', async () => {
+    const created = await http(base, 'POST', '/api/sessions', { project_path: '/tmp/strand-e2e-ui' });
+    const sid = created.body.session_id as string;
+    await http(base, 'POST', `/api/sessions/${sid}/prompt`, { text: 'Explain the build\nin detail please' });
+    const events = await openSse(`${base}/api/sessions/${sid}/events?after=0`);
+    await readUntil(events, isIdle);
+    events.close();
+    const connection = await Connection.connect({ address: stack.urls.temporal });
+    try {
+      const client = new Client({ connection });
+      const session = await client.workflow.getHandle(`session:${sid}`).describe();
+      expect(session.typedSearchAttributes.get(defineSearchAttributeKey('StrandPhase', 'KEYWORD'))).toBe('idle');
+      expect(session.typedSearchAttributes.get(defineSearchAttributeKey('StrandProjectPath', 'KEYWORD'))).toBe('/tmp/strand-e2e-ui');
+      const turn = client.workflow.getHandle(`session:${sid}:turn:1`);
+      const described = await turn.describe();
+      expect(await described.staticSummary()).toBe('Explain the build');
+      expect(described.typedSearchAttributes.get(defineSearchAttributeKey('StrandSessionId', 'KEYWORD'))).toBe(sid);
+      const history = await turn.fetchHistory();
+      const scheduled = (history.events ?? []).find((e) => e.activityTaskScheduledEventAttributes);
+      const summary = scheduled?.userMetadata?.summary;
+      expect(summary && defaultPayloadConverter.fromPayload(summary as any)).toBe('model step 0 · scripted/echo');
+      // Visibility is eventually consistent: the list catches up within moments.
+      const deadline = Date.now() + 10_000;
+      let ids: string[] = [];
+      while (Date.now() < deadline) {
+        ids = [];
+        for await (const w of client.workflow.list({ query: `StrandSessionId = '${sid}'` })) ids.push(w.workflowId);
+        if (ids.length >= 2) break;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      expect(ids.sort()).toEqual([`session:${sid}`, `session:${sid}:turn:1`]);
+    } finally {
+      await connection.close();
+    }
   }, 60_000);
 
   test('with Temporal down, session state reads as an error (503), never as idle', async () => {

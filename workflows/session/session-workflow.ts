@@ -18,6 +18,7 @@ import { turnWorkflow } from '../turn/turn-workflow';
 import { SessionEventQueue, local, stateEvent } from './session-events';
 import { SessionState } from './session-state';
 import { summaryOf } from './summary';
+import { inheritedSearchAttributes, sa, upsertIfChanged } from '../search-attributes';
 
 /**
  * One entity workflow per session (`session:<id>`), the owner of the session's phase. Commands arrive
@@ -34,7 +35,14 @@ export async function sessionWorkflow(raw: SessionWorkflowInput): Promise<Sessio
   let child: wf.ChildWorkflowHandle<typeof turnWorkflow> | undefined;
   const persistSettings = () =>
     local.persistSessionRecord({ session_id: input.session_id, last_turn: state.record!.last_turn, requests: state.record!.requests, settings: state.record!.settings });
-  const publishState = () => events.publish([{ event: stateEvent(state), ...(state.activeTurn ? { turn_id: state.activeTurn } : {}) }]);
+  /** The phase and model as search attributes, so the Temporal UI lists sessions by them. */
+  const syncAttributes = () =>
+    upsertIfChanged([{ key: sa.phase, value: state.phase }, ...(state.record ? [{ key: sa.model, value: state.record.settings.model }] : [])]);
+  const publishState = () => {
+    syncAttributes();
+    return publishStateEvent();
+  };
+  const publishStateEvent = () => events.publish([{ event: stateEvent(state), ...(state.activeTurn ? { turn_id: state.activeTurn } : {}) }]);
 
   wf.setHandler(sessionStateQuery, () => state.snapshot());
   wf.setHandler(
@@ -99,6 +107,7 @@ export async function sessionWorkflow(raw: SessionWorkflowInput): Promise<Sessio
       // Released before anything is announced: whoever hears `turn.finished` or `idle` can prompt at once.
       state.finishTurn();
       const failure = 'failure' in outcome ? outcome.failure : undefined;
+      syncAttributes();
       await events.publish([
         ...(failure !== undefined ? [{ turn_id: id, event: { type: 'error' as const, code: 'INTERNAL', message: `turn ${id} failed: ${messageOf(failure)}`, turn_id: id } }] : []),
         { turn_id: id, event: { type: 'turn.finished', turn_id: id, outcome: outcome.outcome, ...('steps' in outcome ? { steps: outcome.steps } : {}) } },
@@ -121,6 +130,7 @@ export async function sessionWorkflow(raw: SessionWorkflowInput): Promise<Sessio
 async function startTurn(state: SessionState, next: QueuedPrompt): Promise<wf.ChildWorkflowHandle<typeof turnWorkflow>> {
   const record = state.record!;
   const info = wf.workflowInfo();
+  const attributes = inheritedSearchAttributes('thinking');
   return wf.startChild(turnWorkflow, {
     workflowId: turnWorkflowId(state.sessionId, next.turn_number),
     taskQueue: info.taskQueue,
@@ -136,6 +146,7 @@ async function startTurn(state: SessionState, next: QueuedPrompt): Promise<wf.Ch
     ],
     staticSummary: summaryOf(next.text),
     parentClosePolicy: 'TERMINATE',
+    ...(attributes ? { typedSearchAttributes: attributes } : {}),
   });
 }
 

@@ -5,18 +5,21 @@ import type { ApprovalPolicy } from '../../contracts/session-settings';
 import type { TurnProgress } from '../../contracts/turn-workflow';
 
 /** Tools run as long as their own timeout allows (shell_exec caps at 30 min); heartbeats prove them alive. */
-const tools = wf.proxyActivities<Activities>({
+const TOOL_OPTIONS: wf.ActivityOptions = {
   startToCloseTimeout: '35 minutes',
   heartbeatTimeout: '20 seconds',
   // A retried tool finds its recorded outcome or knows it was interrupted (run-tool.ts).
   retry: { initialInterval: '1 second', maximumAttempts: 3 },
   cancellationType: wf.ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-});
+};
+const tools = wf.proxyActivities<Activities>(TOOL_OPTIONS);
 
 export interface ToolCall {
   id: string;
   name: string;
   requires_approval: boolean;
+  /** A short label for the UI (the path, pattern or command), when the call has one. */
+  label?: string;
 }
 
 export interface Decision {
@@ -87,10 +90,12 @@ export class ToolBatch {
     }
     const approved = this.calls.filter((c) => this.approved(c));
     if (approved.length === 0) return;
-    this.ctx.report({ phase: 'tool_execution', step: this.ctx.step, details: approved.map((c) => c.name).join(', ') });
+    this.ctx.report({ phase: 'tool_execution', step: this.ctx.step, details: approved.map((c) => `${c.name}${c.label ? ` ${c.label}` : ''}`).join(', ') });
     await Promise.all(
       approved.map((c) =>
-        tools.runTool({ session_id: this.ctx.session_id, project_path: this.ctx.project_path, turn_id: this.ctx.turn_id, step: this.ctx.step, call_id: c.id, name: c.name }),
+        tools.runTool.executeWithOptions({ ...TOOL_OPTIONS, summary: `${c.name}${c.label ? ` ${c.label}` : ''}` }, [
+          { session_id: this.ctx.session_id, project_path: this.ctx.project_path, turn_id: this.ctx.turn_id, step: this.ctx.step, call_id: c.id, name: c.name },
+        ]),
       ),
     );
   }

@@ -17,6 +17,7 @@ import { noRetry, storeRetry } from '../retry-policies';
 import { DEFAULT_RETRY_OPTIONS, decideRetry } from './retry-decision';
 import { stepFailureOf, type StepFailure } from './step-failure';
 import { ToolBatch } from './tool-batch';
+import { sa, upsertIfChanged } from '../search-attributes';
 
 const local = wf.proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: storeRetry });
 
@@ -26,12 +27,13 @@ const local = wf.proxyLocalActivities<Activities>({ startToCloseTimeout: '30 sec
  * timeout. No Temporal retries: the turn decides (retry-decision.ts). Cancellation waits for the
  * activity, which records the partial answer before it ends.
  */
-const model = wf.proxyActivities<Activities>({
+const MODEL_STEP_OPTIONS: wf.ActivityOptions = {
   startToCloseTimeout: '30 minutes',
   heartbeatTimeout: '15 seconds',
   retry: noRetry,
   cancellationType: wf.ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-});
+};
+const model = wf.proxyActivities<Activities>(MODEL_STEP_OPTIONS);
 
 /**
  * One prompt turn (`session:<id>:turn:<n>`): its first model step records the user message (so the
@@ -62,6 +64,8 @@ export async function turnWorkflow(raw: TurnWorkflowInput): Promise<TurnWorkflow
   const publish = (events: AgentEvent[]) =>
     local.publishEvents(sid, events.map((event) => ({ id: `${turn_id}:${wf.uuid4()}`, turn_id, event })));
   const report = (p: Omit<TurnProgress, 'turn_id'>) => {
+    upsertIfChanged([{ key: sa.phase, value: p.phase }]);
+    wf.setCurrentDetails(`step ${p.step} · ${p.phase}${p.details ? ` · ${p.details}` : ''}`);
     const parent = wf.workflowInfo().parent;
     if (parent) void wf.getExternalWorkflowHandle(parent.workflowId).signal(turnProgressSignal, { turn_id, ...p }).catch(() => undefined);
   };
@@ -119,7 +123,8 @@ export async function turnWorkflow(raw: TurnWorkflowInput): Promise<TurnWorkflow
   async function modelStepWithRetries(step: number) {
     for (let attempt = 1; ; attempt++) {
       try {
-        const result = await model.streamModelStep({
+        wf.setCurrentDetails(`step ${step} · model ${input.settings.model}${attempt > 1 ? ` · attempt ${attempt}` : ''}`);
+        const result = await model.streamModelStep.executeWithOptions({ ...MODEL_STEP_OPTIONS, summary: `model step ${step} · ${input.settings.model}` }, [{
           session_id: sid,
           project_path: input.project_path,
           turn_id,
@@ -129,7 +134,7 @@ export async function turnWorkflow(raw: TurnWorkflowInput): Promise<TurnWorkflow
           thinking_level: input.settings.thinking_level,
           approval: policy,
           ...(step === 0 ? { begin: { text: input.text, ...input.record } } : {}),
-        });
+        }]);
         if (attempt > 1) report({ phase: 'thinking', step, streaming: false });
         return result;
       } catch (err) {

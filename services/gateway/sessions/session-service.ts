@@ -94,7 +94,8 @@ export class SessionService {
 
   private startInfo(meta: SessionMeta) {
     const md = meta.metadata ?? {};
-    return { session_id: meta.session_id, project_path: str(md[KEYS.projectPath]) ?? '', model: str(md[KEYS.model]) ?? this.deps.defaultModel };
+    const owner = str(md[KEYS.owner]);
+    return { session_id: meta.session_id, project_path: str(md[KEYS.projectPath]) ?? '', model: str(md[KEYS.model]) ?? this.deps.defaultModel, ...(owner ? { owner } : {}) };
   }
 
   async abort(sessionId: string, principal?: string, requestId?: string): Promise<AbortResult> {

@@ -33,12 +33,15 @@ const QUERY_DEADLINE_MS = 5_000;
 const saSession = defineSearchAttributeKey(SEARCH_ATTRIBUTES.sessionId.name, 'KEYWORD');
 const saProject = defineSearchAttributeKey(SEARCH_ATTRIBUTES.projectPath.name, 'KEYWORD');
 const saModel = defineSearchAttributeKey(SEARCH_ATTRIBUTES.model.name, 'KEYWORD');
+const saPhase = defineSearchAttributeKey(SEARCH_ATTRIBUTES.phase.name, 'KEYWORD');
+const saOwner = defineSearchAttributeKey(SEARCH_ATTRIBUTES.owner.name, 'KEYWORD');
 
 /** What the gateway knows of a session when it may have to (re)start its workflow. */
 export interface SessionStartInfo {
   session_id: string;
   project_path: string;
   model: string;
+  owner?: string;
 }
 
 /**
@@ -71,6 +74,8 @@ export class SessionCommands {
         { key: saSession, value: info.session_id },
         { key: saProject, value: info.project_path },
         { key: saModel, value: info.model },
+        { key: saPhase, value: 'idle' },
+        ...(info.owner ? [{ key: saOwner, value: info.owner }] : []),
       ]),
     });
   }
