@@ -10,7 +10,7 @@ const MAX_INSTRUCTIONS_BYTES = 32 * 1024;
 export interface SystemPromptInput {
   project_path: string;
   model: string;
-  tools: Array<{ name: string; description: string }>;
+  tools: ReadonlyArray<{ name: string; description: string }>;
   now?: Date;
 }
 

@@ -14,7 +14,7 @@ export interface ToolExecutorPort {
   execute(
     name: string,
     params: unknown,
-    ctx: { workspace: string; signal: AbortSignal; onOutput?: (chunk: string) => void },
+    ctx: { workspace: string; signal: AbortSignal; onOutput?: (chunk: string) => void; attempt?: number },
   ): Promise<ToolOutcome>;
 }
 
@@ -90,6 +90,8 @@ export function createRunTool(deps: RunToolDeps) {
       outcome = await deps.tools.execute(input.name, params, {
         workspace: input.project_path,
         signal: controller.signal,
+        // A re-run knows it may find its own earlier edit already applied.
+        attempt: ctx.info.attempt,
         onOutput: (content) => {
           chunks += 1;
           void stream.push({ id: `${tag}:o${chunks}`, ...base, event: { type: 'tool.output', tool_call_id: input.call_id, content } }).catch(() => undefined);

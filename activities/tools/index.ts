@@ -75,8 +75,7 @@ export function createToolExecutor(opts: ToolExecutorOptions): ToolExecutor {
       if (ctx.signal.aborted) throw ctx.signal.reason;
       const def = toolDefinition(name);
       if (!def) return fail(`Unknown tool ${JSON.stringify(name)}. Available tools: ${TOOL_DEFINITIONS.map((d) => d.name).join(', ')}.`);
-      // Models send `null` or nothing for a tool without parameters.
-      const parsed = def.schema.safeParse(params ?? {});
+      const parsed = def.schema.safeParse(withoutNulls(params));
       if (!parsed.success) return fail(`Invalid parameters for ${name}: ${formatIssues(parsed.error)}`, { invalid_params: true });
       try {
         return await (handlers[def.name] as (p: unknown, c: ToolContext) => Promise<ToolResult>)(parsed.data, ctx);
@@ -86,6 +85,17 @@ export function createToolExecutor(opts: ToolExecutorOptions): ToolExecutor {
       }
     },
   };
+}
+
+/**
+ * Models send `null` or nothing for a tool without parameters, and `null` for an optional parameter
+ * they leave out (OpenAI's strict function calling makes every parameter required and nullable):
+ * both mean "absent".
+ */
+function withoutNulls(params: unknown): unknown {
+  if (params === null || params === undefined) return {};
+  if (typeof params !== 'object' || Array.isArray(params)) return params;
+  return Object.fromEntries(Object.entries(params).filter(([, v]) => v !== null));
 }
 
 /** One line per zod issue, each naming the parameter it is about. */

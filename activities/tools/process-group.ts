@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import { errnoCode } from './types';
 
 /**
  * Child processes run in their own process group (spawned detached, so the child is a group leader
@@ -30,14 +29,16 @@ export interface SpawnGroupOptions {
   drainMs?: number;
 }
 
-/** Sends `sig` to every process of group `pgid`; false when the group no longer exists. */
+/**
+ * Sends `sig` to every process of group `pgid`; false when that is impossible: the group is gone
+ * (ESRCH) or, after it vanished, its number now belongs to someone else's processes (EPERM).
+ */
 export function signalGroup(pgid: number, sig: NodeJS.Signals | 0): boolean {
   try {
     process.kill(-pgid, sig);
     return true;
-  } catch (err) {
-    if (errnoCode(err) === 'ESRCH') return false;
-    throw err;
+  } catch {
+    return false;
   }
 }
 
@@ -88,7 +89,8 @@ export function spawnGroup(file: string, args: string[], opts: SpawnGroupOptions
       if (closed && !groupHasLiveMembers(pgid)) return;
     }
     signalGroup(pgid, 'SIGKILL');
-    await sleep(25);
+    // SIGKILL cannot be refused, but the kernel takes a moment to tear processes down.
+    for (let i = 0; i < 40 && groupHasLiveMembers(pgid); i++) await sleep(25);
   }
   function stop(): Promise<void> {
     stopping ??= stopOnce();

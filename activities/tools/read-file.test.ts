@@ -50,6 +50,16 @@ describe('read_file', () => {
     expect(next.content.startsWith(`${String(last).padStart(6)}\tline ${last} `)).toBe(true);
   });
 
+  test('a file too big to count stops reading once the requested lines are shown', async () => {
+    const line = `${'y'.repeat(99)}\n`;
+    const fd = fs.openSync(path.join(sb.ws, 'huge.log'), 'w');
+    for (let i = 0; i < 200; i++) fs.writeSync(fd, line.repeat(1000));
+    fs.closeSync(fd);
+    const res = await read({ path: 'huge.log', offset: 3, limit: 2 });
+    expect(res.content.split('\n')).toEqual([`     3\t${'y'.repeat(99)}`, `     4\t${'y'.repeat(99)}`, '[Truncated: showing lines 3-4 of a longer file (line limit reached). Use offset=5 to read more.]']);
+    expect(res.details).toMatchObject({ total_lines: undefined, truncated: true });
+  });
+
   test('long lines are shortened and say so', async () => {
     sb.write('min.js', `${'a'.repeat(10_000)}\nshort\n`);
     const res = await read({ path: 'min.js' });

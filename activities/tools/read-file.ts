@@ -57,12 +57,13 @@ export async function readFile(params: ReadFileParams, ctx: ToolContext, extraRo
       line = `${line.slice(0, READ_MAX_LINE_CHARS)}… [line shortened: ${length} characters]`;
     }
     const formatted = `${String(lineNo).padStart(6)}\t${line}`;
-    if (outBytes + formatted.length + 1 > READ_MAX_BYTES && out.length > 0) {
+    const bytes = Buffer.byteLength(formatted, 'utf8') + 1;
+    if (outBytes + bytes > READ_MAX_BYTES && out.length > 0) {
       stoppedForBytes = full = true;
       return countAll;
     }
     out.push(formatted);
-    outBytes += formatted.length + 1;
+    outBytes += bytes;
     lastShown = lineNo;
     if (lineNo >= offset + limit - 1) full = true;
     return !full || countAll;

@@ -63,6 +63,7 @@ export async function serviceSpecs(config: StackConfig): Promise<Record<ServiceN
     STRAND_GATEWAY_HOST: host,
     STRAND_GATEWAY_PORT: String(ports.gateway),
     STRAND_STORE_DATA_DIR: path.join(dataDir, 'store'),
+    STRAND_TOOL_OUTPUT_DIR: path.join(dataDir, 'tool-output'),
     ...config.serviceEnv,
     ...marker,
   };

@@ -3,6 +3,7 @@ import type { NatsConnection } from 'nats';
 import { createActivities } from '../../activities';
 import { createJetStreamEventPublisher } from '../../activities/events/publisher';
 import { createKvToolLedger } from '../../activities/tool-calls/ledger';
+import { createToolWiring } from './tool-wiring';
 import { createNatsTurnCancelChannel } from '../../activities/events/turn-cancel';
 import { ProviderRegistry } from '../../activities/providers/registry';
 import { createScriptedProvider } from '../../activities/providers/scripted';
@@ -32,6 +33,7 @@ export async function createStrandWorker(opts: WorkerOptions): Promise<Worker> {
     events: createJetStreamEventPublisher(opts.nc.jetstream()),
     providers: createProviderRegistry(opts.scriptedDeltaDelayMs),
     ledger: await createKvToolLedger(opts.nc),
+    ...createToolWiring(),
     cancels: createNatsTurnCancelChannel(opts.nc),
   });
   return Worker.create({
