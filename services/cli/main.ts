@@ -1,5 +1,6 @@
 import { guardOutput, sayError } from './safe-output';
 import { down, status, upDetached, upForeground } from './stack-commands';
+import { jobs } from './jobs-commands';
 import { supervise } from './supervise';
 
 const USAGE = `usage: strand <command>
@@ -7,6 +8,8 @@ const USAGE = `usage: strand <command>
   up -d       start it in the background (logs in <data dir>/stack.log; \`npm stop\` stops it)
   down        stop a running stack, and whatever an earlier, crashed one left running
   status      show whether a stack runs and whether its gateway is healthy
+  jobs list | show <id> | cancel <id>
+              turns running across sessions (through the gateway; STRAND_GATEWAY_URL to pick one)
   supervise   (internal) the stack runner that \`up\` starts; add --detached for \`up -d\``;
 
 async function main(argv: string[]): Promise<void> {
@@ -21,6 +24,8 @@ async function main(argv: string[]): Promise<void> {
       return down();
     case 'status':
       return status();
+    case 'jobs':
+      return jobs(rest);
     default:
       sayError(USAGE);
       process.exitCode = 2;

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { Client, Connection } from '@temporalio/client';
 import { defaultPayloadConverter, defineSearchAttributeKey } from '@temporalio/common';
 import { openSse, type SseEvent } from '../harness/sse-client';
@@ -298,6 +299,39 @@ describe('HTTP + SSE flow', () => {
     } finally {
       await connection.close();
     }
+  }, 60_000);
+
+  test('jobs: a running turn is listed across sessions (HTTP and `strand jobs`), shown and cancelled', async () => {
+    const created = await http(base, 'POST', '/api/sessions', { project_path: '/tmp/strand-e2e-jobs' });
+    const sid = created.body.session_id as string;
+    const events = await openSse(`${base}/api/sessions/${sid}/events`);
+    await http(base, 'POST', `/api/sessions/${sid}/prompt`, { text: Array.from({ length: 300 }, (_, i) => `w${i}`).join(' ') });
+    await readUntil(events, (e) => e.event === 'message.delta');
+    const jobId = `session:${sid}:turn:1`;
+    const deadline = Date.now() + 10_000;
+    let listed: any;
+    while (!listed && Date.now() < deadline) {
+      listed = (await http(base, 'GET', '/api/jobs')).body.jobs.find((j: any) => j.job_id === jobId);
+      if (!listed) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(listed).toMatchObject({ job_id: jobId, session_id: sid, turn_id: 't1', status: 'running', phase: 'thinking', steps: 1, cost_usd: 0 });
+    const cli = (...args: string[]) =>
+      spawnSync(process.execPath, ['--import', 'tsx', 'services/cli/main.ts', 'jobs', ...args], { encoding: 'utf8', env: { ...process.env, STRAND_GATEWAY_URL: base } });
+    const list = cli('list');
+    expect(list.status).toBe(0);
+    expect(list.stdout).toContain(jobId);
+    expect((await http(base, 'GET', `/api/jobs/${encodeURIComponent(jobId)}`)).body).toMatchObject({ job_id: jobId, status: 'running' });
+    const t0 = Date.now();
+    const cancelled = cli('cancel', jobId);
+    expect(cancelled.stdout.trim()).toBe(`cancelled ${jobId}`);
+    const after = await readUntil(events, (e) => e.event === 'turn.finished');
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    expect(JSON.parse(after[after.length - 1]!.data).outcome).toBe('aborted');
+    events.close();
+    expect((await http(base, 'GET', `/api/jobs/${encodeURIComponent(jobId)}`)).body).toMatchObject({ status: 'completed', phase: 'done' });
+    const unknown = await http(base, 'GET', `/api/jobs/${encodeURIComponent('session:nope:turn:1')}`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.code).toBe('JOB_NOT_FOUND');
   }, 60_000);
 
   test('with Temporal down, session state reads as an error (503), never as idle', async () => {

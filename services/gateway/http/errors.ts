@@ -7,6 +7,8 @@ import { StoreError } from '../../../contracts/session-store/errors';
 /** HTTP status of each error code (specs/http-sse.md, "Errors"). */
 export const HTTP_STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   INVALID_REQUEST: 400,
+  UNKNOWN_MODEL: 400,
+  JOB_NOT_FOUND: 404,
   UNAUTHORIZED: 401,
   PERMISSION_DENIED: 403,
   SESSION_NOT_FOUND: 404,

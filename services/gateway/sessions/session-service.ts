@@ -6,6 +6,7 @@ import { RUNTIME_KEYS, SESSION_METADATA_KEYS as KEYS, sessionSettingsSchema } fr
 import type { AbortResult, ApprovalCommand, PromptAccepted, PromptCommand, SessionSnapshot } from '../../../contracts/session-workflow';
 import { entryIds } from '../../../contracts/workflow-ids';
 import type { AgentEventReader, EventSubscription } from '../events/agent-event-reader';
+import type { TurnJob } from '../temporal/jobs';
 import type { SessionCommands } from '../temporal/session-commands';
 
 /** A session as every protocol describes it: store facts plus the workflow's live state. */
@@ -23,6 +24,12 @@ export interface SessionView {
   started_at: number;
   updated_at: number;
   title: string;
+}
+
+/** A running (or finished) turn as `/api/jobs` shows it. */
+export interface JobView extends TurnJob {
+  steps: number;
+  cost_usd: number;
 }
 
 export interface CreateSessionInput {
@@ -157,6 +164,62 @@ export class SessionService {
     await this.deps.commands.close(sessionId, 'session deleted');
     await this.deps.store.delete({ session_id: sessionId });
     return { aborted_turn: aborted.turn_id };
+  }
+
+  /** Running turns of every session (the principal's only), with progress and cost so far. */
+  async jobs(principal?: string): Promise<JobView[]> {
+    const jobs = await this.deps.commands.runningJobs(principal);
+    return Promise.all(jobs.map((j) => this.jobView(j)));
+  }
+
+  async job(jobId: string, principal?: string): Promise<JobView> {
+    const job = await this.deps.commands.job(jobId);
+    const meta = job ? await this.deps.store.get({ session_id: job.session_id }) : null;
+    const owner = str(meta?.meta.metadata?.[KEYS.owner]);
+    if (!job || (principal !== undefined && owner !== undefined && owner !== principal)) throw new StrandError(ErrorCode.JOB_NOT_FOUND, `no job ${jobId}`);
+    return this.jobView(job);
+  }
+
+  /** Stops a running job as an interrupt does: the turn ends within a second, its partial answer kept. */
+  async cancelJob(jobId: string, principal?: string): Promise<{ status: 'cancelled' | 'not_running' }> {
+    const job = await this.job(jobId, principal);
+    if (job.status !== 'running') return { status: 'not_running' };
+    const state = await this.deps.commands.state(job.session_id);
+    if (state?.active_turn !== job.turn_id) return { status: 'not_running' };
+    const result = await this.deps.commands.abort(job.session_id);
+    return { status: result.aborted ? 'cancelled' : 'not_running' };
+  }
+
+  private async jobView(job: TurnJob): Promise<JobView> {
+    const [state, cost] = await Promise.all([
+      job.status === 'running' ? this.deps.commands.state(job.session_id) : Promise.resolve(undefined),
+      this.turnCost(job.session_id, job.turn_id),
+    ]);
+    const current = state?.active_turn === job.turn_id;
+    return {
+      ...job,
+      phase: current ? state.phase : job.phase,
+      steps: cost.steps + (current && state.step !== null && state.streaming ? 1 : 0),
+      cost_usd: cost.cost_usd,
+    };
+  }
+
+  /** Model steps recorded so far for a turn and what they cost (from the stored assistant messages). */
+  private async turnCost(sessionId: string, turnId: string): Promise<{ steps: number; cost_usd: number }> {
+    let steps = 0;
+    let cost = 0;
+    let cursor: string | undefined;
+    do {
+      const page = await this.deps.store.messages({ session_id: sessionId, roles: ['assistant'], limit: 500, ...(cursor ? { cursor } : {}) });
+      if (!page) break;
+      for (const m of page.messages) {
+        if (m.origin?.turn !== turnId || m.message?.role !== 'assistant') continue;
+        steps += 1;
+        cost += m.message.usage?.cost_usd ?? 0;
+      }
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+    return { steps, cost_usd: Math.round(cost * 1e6) / 1e6 };
   }
 
   async messages(sessionId: string, query: { limit?: number; cursor?: string; from_entry_id?: string }, principal?: string) {

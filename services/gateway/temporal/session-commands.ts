@@ -25,6 +25,7 @@ import {
 } from '../../../contracts/session-workflow';
 import { SEARCH_ATTRIBUTES } from '../../../contracts/task-queues';
 import { SESSION_WORKFLOW_TYPE, sessionWorkflowId } from '../../../contracts/workflow-ids';
+import { describeJob, listRunningJobs, type TurnJob } from './jobs';
 import type { TemporalLink } from './temporal-link';
 
 /** Reads and commands to a running session answer within this, or the call fails as UNAVAILABLE. */
@@ -126,6 +127,23 @@ export class SessionCommands {
   /** Ends the session's workflow (its turn was aborted before): used when the session is deleted. */
   async close(sessionId: string, reason: string): Promise<void> {
     await this.onRunning(sessionId, undefined, (h) => h.terminate(reason).then(() => undefined));
+  }
+
+  /** Running turns across sessions (only the principal's when given). */
+  async runningJobs(owner?: string): Promise<TurnJob[]> {
+    try {
+      return await this.temporal.withDeadline(QUERY_DEADLINE_MS, () => listRunningJobs(this.client(), owner));
+    } catch (err) {
+      throw translateFailure(err);
+    }
+  }
+
+  async job(jobId: string): Promise<TurnJob | undefined> {
+    try {
+      return await this.temporal.withDeadline(QUERY_DEADLINE_MS, () => describeJob(this.client(), jobId));
+    } catch (err) {
+      throw translateFailure(err);
+    }
   }
 
   /**
