@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { modelIdSchema } from './models';
+import { approvalPolicySchema, thinkingLevelSchema } from './session-settings';
 
 /**
  * Request shapes of the HTTP REST API (specs/http-sse.md). The gateway validates every body and
@@ -74,3 +75,20 @@ export const steerBodySchema = z.object({ text: z.string().min(1, 'text must not
 
 /** `POST /api/sessions/{id}/fork`. */
 export const forkBodySchema = z.object({ entry_id: z.string().min(1, 'entry_id is required') });
+
+/** `POST /api/sessions/{id}/model`: a provider and its model id, or `cycle: true` for the next model. */
+export const modelBodySchema = z.union([
+  z.object({ provider: z.string().min(1), model_id: z.string().min(1) }),
+  z.object({ cycle: z.literal(true) }),
+]);
+
+/** `POST /api/sessions/{id}/thinking`: a level, or `cycle: true` for the next one the model supports. */
+export const thinkingBodySchema = z.union([z.object({ level: thinkingLevelSchema }), z.object({ cycle: z.literal(true) })]);
+
+/** `PATCH /api/sessions/{id}/settings` (strand extension): the other settings. */
+export const settingsBodySchema = z.strictObject({
+  auto_retry: z.boolean().optional(),
+  auto_compaction: z.boolean().optional(),
+  approval: approvalPolicySchema.partial().optional(),
+  name: z.string().max(200).optional(),
+});

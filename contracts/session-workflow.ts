@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import { agentPhaseSchema } from './agent-events';
-import { sessionRecordSchema, sessionSettingsSchema } from './session-settings';
+import { modelIdSchema } from './models';
+import { approvalPolicySchema, sessionRecordSchema, sessionSettingsSchema, thinkingLevelSchema, type SessionSettings } from './session-settings';
 
 /**
  * The session workflow's contract: how it starts, the commands it takes (updates with validators, so
@@ -105,5 +106,22 @@ export const steerUpdate = defineUpdate<{ delivered: boolean; turn_id: string | 
 export const approvalUpdate = defineUpdate<{ resolved: boolean }, [ApprovalCommand]>('approval');
 /** Drops queued prompts that have not started. */
 export const clearQueueUpdate = defineUpdate<{ cleared: number }, []>('clearQueue');
+/**
+ * A change of settings; given fields replace, the rest stay. The caller (the gateway's session
+ * service) has already checked the model against the catalog and clamped the thinking level to it.
+ */
+export const settingsChangeSchema = z.strictObject({
+  model: modelIdSchema.optional(),
+  thinking_level: thinkingLevelSchema.optional(),
+  auto_retry: z.boolean().optional(),
+  auto_compaction: z.boolean().optional(),
+  approval: approvalPolicySchema.partial().optional(),
+  name: z.string().max(200).optional(),
+});
+export type SettingsChange = z.infer<typeof settingsChangeSchema>;
+
+/** Changes settings (persisted in the store, published as `session.state`); applies from the next turn. */
+export const setSettingsUpdate = defineUpdate<SessionSettings, [SettingsChange]>('setSettings');
+
 /** Reads the session's runtime state. */
 export const sessionStateQuery = defineQuery<SessionSnapshot>('sessionState');

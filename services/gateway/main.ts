@@ -17,7 +17,7 @@ async function main(): Promise<void> {
   const env = runtimeEnv();
   const config = gatewayConfig();
   const log = createLogger('gateway', env.logLevel);
-  if (config.defaultModelNotice) log.warn(config.defaultModelNotice);
+  log.info(config.defaultModelNotice);
 
   const nc = await connectNats(env.natsUrl, 'strand-gateway');
   await ensureAgentEventsStream(await nc.jetstreamManager());
@@ -28,6 +28,8 @@ async function main(): Promise<void> {
     commands: new SessionCommands(temporal, taskQueueFromEnv(), config.sessionIdleTimeoutMs),
     reader: new AgentEventReader(nc, (seq, reason) => log.warn({ seq, reason }, 'skipped an invalid agent event')),
     defaultModel: config.defaultModel,
+    catalog: config.catalog,
+    configuredProviders: config.configuredProviders,
   });
   const app = createHttpApp({
     store,

@@ -334,6 +334,38 @@ describe('HTTP + SSE flow', () => {
     expect(unknown.body.error.code).toBe('JOB_NOT_FOUND');
   }, 60_000);
 
+  test('settings: model and thinking level checked and clamped, flags and name kept across idle-out, each change announced', async () => {
+    const created = await http(base, 'POST', '/api/sessions', { project_path: '/tmp/strand-e2e-settings' });
+    const sid = created.body.session_id as string;
+    const events = await openSse(`${base}/api/sessions/${sid}/events`);
+    const notConfigured = await http(base, 'POST', `/api/sessions/${sid}/model`, { provider: 'anthropic', model_id: 'claude-sonnet-4-5' });
+    expect(notConfigured.status).toBe(400);
+    expect(notConfigured.body.error.code).toBe('UNKNOWN_MODEL');
+    expect((await http(base, 'POST', `/api/sessions/${sid}/thinking`, { level: 'bogus' })).body.error.code).toBe('INVALID_REQUEST');
+    // scripted/echo does not think: any level is clamped to off.
+    expect((await http(base, 'POST', `/api/sessions/${sid}/thinking`, { level: 'high' })).body).toEqual({ thinking_level: 'off', model: 'scripted/echo' });
+    const cycled = await http(base, 'POST', `/api/sessions/${sid}/model`, { cycle: true });
+    expect(cycled.status).toBe(200);
+    expect(cycled.body.model).toMatch(/^scripted\//);
+    const back = await http(base, 'POST', `/api/sessions/${sid}/model`, { provider: 'scripted', model_id: 'echo' });
+    expect(back.body.model).toBe('scripted/echo');
+    const patched = await http(base, 'PATCH', `/api/sessions/${sid}/settings`, { auto_retry: false, name: 'refactor', approval: { timeout_s: 30 } });
+    expect(patched.body).toMatchObject({ auto_retry: false, name: 'refactor', approval: { timeout_s: 30, auto_approve_readonly: true } });
+    const announced = await readUntil(events, (e) => e.event === 'agent.state');
+    expect(announced.length).toBeGreaterThan(0);
+    events.close();
+    // The workflow idles out after 3 s; the settings come back from the store.
+    const deadline = Date.now() + 30_000;
+    let view = await http(base, 'GET', `/api/sessions/${sid}`);
+    while (view.body.status !== 'dormant' && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 250));
+      view = await http(base, 'GET', `/api/sessions/${sid}`);
+    }
+    expect(view.body).toMatchObject({ status: 'dormant', model: 'scripted/echo', thinking_level: 'off' });
+    const again = await http(base, 'PATCH', `/api/sessions/${sid}/settings`, {});
+    expect(again.body).toMatchObject({ auto_retry: false, name: 'refactor', approval: { timeout_s: 30 } });
+  }, 60_000);
+
   test('with Temporal down, session state reads as an error (503), never as idle', async () => {
     await stack.process('temporal').kill();
     const list = await http(base, 'GET', '/api/sessions');

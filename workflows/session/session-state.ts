@@ -9,6 +9,8 @@ import {
 import {
   approvalCommandSchema,
   promptCommandSchema,
+  settingsChangeSchema,
+  type SettingsChange,
   type ApprovalCommand,
   type PromptAccepted,
   type PromptCommand,
@@ -163,6 +165,20 @@ export class SessionState {
     if (cmd.decision !== 'always' || !call || approval.always_allow.includes(call.tool)) return { settingsChanged: false };
     approval.always_allow = [...approval.always_allow, call.tool];
     return { settingsChanged: true };
+  }
+
+  validateSettings(change: SettingsChange): void {
+    const parsed = settingsChangeSchema.safeParse(change);
+    if (!parsed.success) throw ApplicationFailure.nonRetryable(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '), FailureType.INVALID_COMMAND);
+  }
+
+  /** Applies a validated change; true when anything changed. */
+  applySettings(change: SettingsChange): boolean {
+    const record = this.requireRecord();
+    const before = JSON.stringify(record.settings);
+    const { approval, ...rest } = settingsChangeSchema.parse(change);
+    record.settings = { ...record.settings, ...rest, ...(approval ? { approval: { ...record.settings.approval, ...approval } } : {}) };
+    return JSON.stringify(record.settings) !== before;
   }
 
   clearQueue(): number {

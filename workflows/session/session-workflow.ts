@@ -7,6 +7,7 @@ import {
   promptUpdate,
   sessionStateQuery,
   sessionWorkflowInputSchema,
+  setSettingsUpdate,
   steerUpdate,
   type QueuedPrompt,
   type SessionWorkflowInput,
@@ -83,6 +84,18 @@ export async function sessionWorkflow(raw: SessionWorkflowInput): Promise<Sessio
       return { resolved: true };
     },
     { validator: (cmd) => state.validateApproval(cmd) },
+  );
+  wf.setHandler(
+    setSettingsUpdate,
+    async (change) => {
+      await wf.condition(() => state.loaded);
+      if (state.applySettings(change)) {
+        await persistSettings();
+        await publishState();
+      }
+      return state.settings;
+    },
+    { validator: (change) => state.validateSettings(change) },
   );
   wf.setHandler(clearQueueUpdate, async () => {
     const cleared = state.clearQueue();

@@ -7,6 +7,7 @@ import { eventsRoute, type EventsDeps } from './events-route';
 import { healthRoute, type HealthDeps } from './health-route';
 import { approvalsRoutes } from './approvals-routes';
 import { jobsRoutes } from './jobs-routes';
+import { settingsRoutes } from './settings-routes';
 import { sessionsRoutes, type SessionsDeps } from './sessions-routes';
 
 export type HttpDeps = SessionsDeps & EventsDeps & HealthDeps & { log: Logger; maxBodyBytes: number };
@@ -28,6 +29,7 @@ export function createHttpApp(deps: HttpDeps): Hono {
   app.route('/api/sessions', eventsRoute(deps));
   app.route('/api/sessions', sessionsRoutes(deps));
   app.route('/api/sessions', approvalsRoutes(deps));
+  app.route('/api/sessions', settingsRoutes(deps));
   app.route('/api/jobs', jobsRoutes(deps));
   app.notFound((c) => errorResponse(c, new StrandError(ErrorCode.INVALID_REQUEST, `no route ${c.req.method} ${c.req.path}`)));
   app.onError((err, c) => {

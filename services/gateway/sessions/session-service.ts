@@ -3,7 +3,10 @@ import { ErrorCode, StrandError } from '../../../contracts/errors';
 import type { StoreClient } from '../../../contracts/session-store/client';
 import type { SessionMeta } from '../../../contracts/session-store/schemas';
 import { RUNTIME_KEYS, SESSION_METADATA_KEYS as KEYS, sessionSettingsSchema } from '../../../contracts/session-settings';
-import type { AbortResult, ApprovalCommand, PromptAccepted, PromptCommand, SessionSnapshot } from '../../../contracts/session-workflow';
+import type { AbortResult, ApprovalCommand, PromptAccepted, PromptCommand, SessionSnapshot, SettingsChange } from '../../../contracts/session-workflow';
+import { builtinModelCatalog, type ModelCatalog } from '../../../contracts/model-catalog';
+import type { SessionSettings } from '../../../contracts/session-settings';
+import { ModelChoice } from './model-choice';
 import { entryIds } from '../../../contracts/workflow-ids';
 import type { AgentEventReader, EventSubscription } from '../events/agent-event-reader';
 import type { TurnJob } from '../temporal/jobs';
@@ -45,6 +48,9 @@ export interface SessionServiceDeps {
   commands: SessionCommands;
   reader: AgentEventReader;
   defaultModel: string;
+  catalog?: ModelCatalog;
+  /** Providers with credentials (`scripted` is always available). */
+  configuredProviders?: string[];
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
@@ -55,7 +61,37 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : und
  * this and only translate; none of them builds workflow inputs or reads Temporal itself.
  */
 export class SessionService {
-  constructor(private readonly deps: SessionServiceDeps) {}
+  readonly models: ModelChoice;
+
+  constructor(private readonly deps: SessionServiceDeps) {
+    this.models = new ModelChoice(deps.catalog ?? builtinModelCatalog, deps.configuredProviders ?? []);
+  }
+
+  /** Changes settings; the model is checked against the catalog and configured providers, the thinking level clamped to the model. */
+  async updateSettings(sessionId: string, change: SettingsChange & { cycle_model?: boolean; cycle_thinking?: boolean }, principal?: string): Promise<SessionSettings & { notice?: string }> {
+    const meta = await this.require(sessionId, principal);
+    const { cycle_model, cycle_thinking, ...rest } = change;
+    const current = (await this.deps.commands.state(sessionId))?.settings ?? this.storedSettings(meta);
+    let notice: string | undefined;
+    const next: SettingsChange = { ...rest };
+    if (cycle_model) next.model = this.models.next(current.model);
+    if (next.model) {
+      const chosen = this.models.resolve(next.model);
+      next.model = chosen.ref;
+      if (!chosen.entry.known) notice = `${chosen.ref} is not in the model catalog: default limits (${chosen.entry.context_window} tokens) and no price`;
+    }
+    const model = next.model ?? current.model;
+    const level = cycle_thinking ? this.models.nextLevel(model, current.thinking_level) : (next.thinking_level ?? current.thinking_level);
+    next.thinking_level = this.models.clamp(model, level);
+    const settings = await this.deps.commands.setSettings(this.startInfo(meta), next);
+    return { ...settings, ...(notice ? { notice } : {}) };
+  }
+
+  private storedSettings(meta: SessionMeta): SessionSettings {
+    const md = meta.metadata ?? {};
+    const stored = sessionSettingsSchema.safeParse(md[RUNTIME_KEYS.settings]);
+    return stored.success ? stored.data : sessionSettingsSchema.parse({ model: str(md[KEYS.model]) ?? this.deps.defaultModel });
+  }
 
   async create(input: CreateSessionInput): Promise<{ session_id: string; meta: SessionMeta }> {
     return this.deps.store.create({

@@ -16,13 +16,16 @@ import {
   freshSessionInput,
   promptUpdate,
   sessionStateQuery,
+  setSettingsUpdate,
   steerUpdate,
+  type SettingsChange,
   type AbortResult,
   type PromptAccepted,
   type PromptCommand,
   type SessionSnapshot,
   type SteerCommand,
 } from '../../../contracts/session-workflow';
+import type { SessionSettings } from '../../../contracts/session-settings';
 import { SEARCH_ATTRIBUTES } from '../../../contracts/task-queues';
 import { SESSION_WORKFLOW_TYPE, sessionWorkflowId } from '../../../contracts/workflow-ids';
 import { describeJob, listRunningJobs, type TurnJob } from './jobs';
@@ -87,6 +90,19 @@ export class SessionCommands {
       return await this.client().workflow.executeUpdateWithStart(promptUpdate, {
         args: [prompt],
         updateId: prompt.request_id ?? randomUUID(),
+        startWorkflowOperation: this.startOperation(info),
+      });
+    } catch (err) {
+      throw translateFailure(err);
+    }
+  }
+
+  /** Changes settings, waking a dormant session if need be (settings live with its workflow). */
+  async setSettings(info: SessionStartInfo, change: SettingsChange, requestId?: string): Promise<SessionSettings> {
+    try {
+      return await this.client().workflow.executeUpdateWithStart(setSettingsUpdate, {
+        args: [change],
+        updateId: requestId ?? randomUUID(),
         startWorkflowOperation: this.startOperation(info),
       });
     } catch (err) {
