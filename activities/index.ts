@@ -1,3 +1,4 @@
+import { createCompactSession } from './compaction/compact-session';
 import type { AgentEventPublisher, OutgoingEvent } from './events/publisher';
 import { createStreamModelStep, type StreamModelStepDeps } from './providers/stream-model-step';
 import type { ProviderRegistry } from './providers/registry';
@@ -8,7 +9,7 @@ import { createRecordToolResults } from './tool-calls/record-results';
 import { createRunTool, type ToolExecutorPort } from './tool-calls/run-tool';
 
 /** Everything activities touch, injected so tests pass fakes and the worker passes real clients. */
-export interface ActivityDeps extends Pick<StreamModelStepDeps, 'price' | 'systemPrompt' | 'tools' | 'isReadOnly' | 'heartbeatMs' | 'stallMs' | 'cancels'> {
+export interface ActivityDeps extends Pick<StreamModelStepDeps, 'price' | 'systemPrompt' | 'tools' | 'isReadOnly' | 'heartbeatMs' | 'stallMs' | 'cancels' | 'modelInfo'> {
   store: StorePort;
   events: AgentEventPublisher;
   providers: ProviderRegistry;
@@ -29,6 +30,7 @@ export function createActivities(deps: ActivityDeps) {
     streamModelStep: createStreamModelStep(deps),
     runTool: createRunTool({ ...deps, tools: deps.toolExecutor ?? noTools }),
     recordToolResults: createRecordToolResults(deps),
+    compactSession: createCompactSession(deps),
     /** The fast path of an abort: tells the turn's running activities to stop now. */
     async announceTurnCancel(input: { session_id: string; turn_id: string }): Promise<void> {
       await deps.cancels?.announce(input.session_id, input.turn_id);

@@ -1,3 +1,4 @@
+import { COMPACTION_CUSTOM_TYPE, compactionDataSchema, type CompactionData } from '../../contracts/compaction';
 import type { StorePort } from '../store/store-port';
 import { storeCall } from '../store/store-failures';
 import type { ProviderMessage } from './types';
@@ -5,28 +6,67 @@ import type { ProviderMessage } from './types';
 /** Page size when reading the active path; the store clamps it to its own maximum. */
 const PAGE = 500;
 
-/**
- * Reads the session's active path from the store and turns it into provider messages, content blocks
- * as stored (text, thinking, images, function calls and results). Custom messages and entries are
- * bookkeeping, not conversation, and stay out.
- */
-export async function buildProviderContext(store: StorePort, sessionId: string): Promise<ProviderMessage[]> {
-  const out: ProviderMessage[] = [];
+/** One entry of the active path, as the context builder and compaction see it. */
+export interface PathItem {
+  entry_id: string;
+  message?: ProviderMessage;
+  compaction?: CompactionData;
+}
+
+/** The session's active path, oldest first: conversation messages and compaction records. */
+export async function readActivePath(store: StorePort, sessionId: string): Promise<PathItem[]> {
+  const out: PathItem[] = [];
   let cursor: string | undefined;
   do {
     const page = await storeCall(`reading the conversation of ${sessionId}`, () =>
-      store.messages({ session_id: sessionId, limit: PAGE, ...(cursor ? { cursor } : {}) }),
+      store.messages({ session_id: sessionId, limit: PAGE, include_custom: true, ...(cursor ? { cursor } : {}) }),
     );
     if (!page) break;
     for (const item of page.messages) {
       const m = item.message;
-      if (!m) continue;
-      if (m.role === 'user' || m.role === 'assistant') out.push({ role: m.role, content: m.content });
-      else if (m.role === 'function_result') {
-        out.push({ role: 'function_result', function_call_id: m.function_call_id, function_id: m.function_id, content: m.content, is_error: m.is_error ?? false });
+      if (m?.role === 'user' || m?.role === 'assistant') out.push({ entry_id: item.entry_id, message: { role: m.role, content: m.content } });
+      else if (m?.role === 'function_result') {
+        out.push({ entry_id: item.entry_id, message: { role: 'function_result', function_call_id: m.function_call_id, function_id: m.function_id, content: m.content, is_error: m.is_error ?? false } });
+      } else if (item.custom?.custom_type === COMPACTION_CUSTOM_TYPE) {
+        const data = compactionDataSchema.safeParse(item.custom.data);
+        if (data.success) out.push({ entry_id: item.entry_id, compaction: data.data });
       }
     }
     cursor = page.next_cursor ?? undefined;
   } while (cursor);
   return out;
+}
+
+/** The summary as the model sees it, in place of the conversation it replaces. */
+export function summaryMessage(c: CompactionData): ProviderMessage {
+  const files = [
+    c.files_read.length ? `Files read: ${c.files_read.join(', ')}` : '',
+    c.files_modified.length ? `Files modified: ${c.files_modified.join(', ')}` : '',
+  ].filter(Boolean);
+  const text = ['[The earlier part of this conversation was compacted. Summary:]', c.summary, ...files].join('\n\n');
+  return { role: 'user', content: [{ type: 'text', text }] };
+}
+
+/**
+ * The provider context of a path: every message as stored, except that the newest compaction record
+ * replaces everything before its first kept entry with its summary.
+ */
+export function contextOf(path: PathItem[]): ProviderMessage[] {
+  let at = -1;
+  for (let i = path.length - 1; i >= 0; i--) {
+    if (path[i]!.compaction) {
+      at = i;
+      break;
+    }
+  }
+  if (at < 0) return path.flatMap((p) => (p.message ? [p.message] : []));
+  const c = path[at]!.compaction!;
+  const firstKept = path.findIndex((p) => p.entry_id === c.first_kept_entry_id);
+  const kept = firstKept >= 0 && firstKept < at ? path.slice(firstKept, at) : [];
+  return [summaryMessage(c), ...[...kept, ...path.slice(at + 1)].flatMap((p) => (p.message ? [p.message] : []))];
+}
+
+/** Reads the active path and builds the provider context from it (design: transcripts live in the store). */
+export async function buildProviderContext(store: StorePort, sessionId: string): Promise<ProviderMessage[]> {
+  return contextOf(await readActivePath(store, sessionId));
 }

@@ -37,6 +37,10 @@ export interface StreamModelStepResult {
   entry_id: string;
   stop_reason: StopReason;
   tool_calls: Array<{ id: string; name: string; requires_approval: boolean; label?: string }>;
+  /** Tokens the step's context took (input, cached and output): what the next step starts from. */
+  context_tokens: number;
+  /** The model's context window (catalog, or default limits for an unknown model). */
+  context_window: number;
 }
 
 export interface StreamModelStepDeps {
@@ -56,6 +60,8 @@ export interface StreamModelStepDeps {
   stallMs?: number;
   /** The fast path of an abort (NATS); Temporal's cancellation is the durable one. */
   cancels?: TurnCancelChannel;
+  /** Limits of a model from the catalog; `known: false` for ids the catalog does not list. */
+  modelInfo?: (model: string) => { context_window: number; max_output_tokens: number; known: boolean };
 }
 
 /**
@@ -76,6 +82,11 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
     const tag = `${input.turn_id}:s${input.step}:a${input.attempt}`;
     const base = { turn_id: input.turn_id, attempt: input.attempt };
     const stream = new StreamPublisher(deps.events, input.session_id);
+    const info = deps.modelInfo?.(input.model) ?? { context_window: 128_000, max_output_tokens: 8_192, known: true };
+    const contextOf = (u: { input?: number | null; output?: number | null; cache_read?: number | null; cache_write?: number | null } | undefined) => ({
+      context_tokens: (u?.input ?? 0) + (u?.output ?? 0) + (u?.cache_read ?? 0) + (u?.cache_write ?? 0),
+      context_window: info.context_window,
+    });
     const needsApproval = (tool: string) => requiresApproval(input.approval, { name: tool, readOnly: deps.isReadOnly?.(tool) ?? false });
     const slash = input.model.indexOf('/');
     const provider = input.model.slice(0, slash);
@@ -86,7 +97,7 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
     if (existing && existing.entry.kind === 'message' && existing.entry.message.role === 'assistant') {
       const m = existing.entry.message;
       await announce(m.content, m.stop_reason, m.usage ? usageOf(m.usage) : undefined);
-      return result(entryId, m.content, m.stop_reason, needsApproval);
+      return result(entryId, m.content, m.stop_reason, needsApproval, contextOf(m.usage ?? undefined));
     }
     if (input.attempt > 1) await stream.push({ id: `${tag}:reset`, ...base, event: { type: 'stream.reset', turn_id: input.turn_id, step: input.step } });
 
@@ -116,7 +127,10 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
         buildProviderContext(deps.store, input.session_id),
         deps.systemPrompt?.({ project_path: input.project_path, model: input.model }) ?? '',
       ]);
-      for await (const chunk of adapter.stream({ model, messages, system, tools: deps.tools ?? [], thinking_level: input.thinking_level, signal: controller.signal })) {
+      if (!info.known && input.step === 0) {
+        await stream.push({ id: `${input.turn_id}:unknown-model`, ...base, event: { type: 'notice', level: 'warning', message: `${input.model} is not in the model catalog: default limits (${info.context_window} tokens context, ${info.max_output_tokens} output) and no price (cost shows as 0)` } });
+      }
+      for await (const chunk of adapter.stream({ model, messages, system, tools: deps.tools ?? [], thinking_level: input.thinking_level, max_output_tokens: info.max_output_tokens, signal: controller.signal })) {
         lastChunkAt = now();
         chunks += 1;
         assembler.add(chunk);
@@ -161,7 +175,7 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
       }),
     );
     await announce(assembler.blocks, done.stop_reason, usage);
-    return result(entryId, assembler.blocks, done.stop_reason, needsApproval);
+    return result(entryId, assembler.blocks, done.stop_reason, needsApproval, contextOf(done.usage));
 
     async function announce(content: ContentBlock[], stop: StopReason, usage: EventUsage | undefined) {
       const text = content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
@@ -202,13 +216,19 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
   };
 }
 
-function result(entry_id: string, content: ContentBlock[], stop: StopReason, needsApproval: (tool: string) => boolean): StreamModelStepResult {
+function result(
+  entry_id: string,
+  content: ContentBlock[],
+  stop: StopReason,
+  needsApproval: (tool: string) => boolean,
+  context: { context_tokens: number; context_window: number },
+): StreamModelStepResult {
   const tool_calls = content.flatMap((b) => {
     if (b.type !== 'function_call') return [];
     const label = labelOf(b.arguments);
     return [{ id: b.id, name: b.function_id, requires_approval: needsApproval(b.function_id), ...(label ? { label } : {}) }];
   });
-  return { entry_id, stop_reason: stop, tool_calls };
+  return { entry_id, stop_reason: stop, tool_calls, ...context };
 }
 
 /** What a tool call is about, in a few words (for the Temporal UI): its path, pattern or command. */

@@ -8,7 +8,18 @@ import { sessionSettingsSchema, type SeenRequest, type SessionRecord } from '../
  * test hold a model step open (to keep a session busy) until it releases it. Only workflow logic is
  * under test here; the real activities have their own tests against a real store.
  */
-export function createRecordingActivities(opts: { lastTurn?: number; requests?: SeenRequest[]; steps?: Array<Array<{ id: string; name: string; requires_approval: boolean }>> } = {}) {
+export function createRecordingActivities(
+  opts: {
+    lastTurn?: number;
+    requests?: SeenRequest[];
+    steps?: Array<Array<{ id: string; name: string; requires_approval: boolean }>>;
+    /** Thrown by the next model steps, in order (e.g. a provider failure). */
+    failures?: unknown[];
+    /** What each step reports as its context size (of a 1,000-token window). */
+    contextTokens?: number;
+  } = {},
+) {
+  const compactions: Array<{ reason: string; compaction_id: string; instructions?: string }> = [];
   const toolRuns: string[] = [];
   const toolResults: Array<{ step: number; calls: Array<{ id: string; disposition: string; reason?: string }> }> = [];
   const scriptedSteps = [...(opts.steps ?? [])];
@@ -40,10 +51,16 @@ export function createRecordingActivities(opts: { lastTurn?: number; requests?: 
       }
       modelSteps.push({ turn_id: input.turn_id, step: input.step, attempt: input.attempt });
       await gate;
+      const failure = opts.failures?.shift();
+      if (failure) throw failure;
       const calls = scriptedSteps.shift() ?? [];
-      return { entry_id: `${input.turn_id}:s${input.step}:assistant`, stop_reason: calls.length ? 'function_call' : 'end', tool_calls: calls };
+      return { entry_id: `${input.turn_id}:s${input.step}:assistant`, stop_reason: calls.length ? 'function_call' : 'end', tool_calls: calls, context_tokens: opts.contextTokens ?? 100, context_window: 1_000 };
     },
     async announceTurnCancel() {},
+    async compactSession(input) {
+      compactions.push({ reason: input.reason, compaction_id: input.compaction_id, ...(input.instructions ? { instructions: input.instructions } : {}) });
+      return { compacted: true, tokens_before: 900, tokens_after: 200 };
+    },
     async runTool(input) {
       toolRuns.push(input.call_id);
       return { is_error: false };
@@ -64,6 +81,7 @@ export function createRecordingActivities(opts: { lastTurn?: number; requests?: 
     modelSteps,
     toolRuns,
     toolResults,
+    compactions,
     stored,
     /** Makes model steps wait until `release()` is called. */
     hold() {

@@ -6,7 +6,7 @@ import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import { binaryPaths } from '../../infra/bootstrap/paths';
 import { buildWorkflowBundle } from '../../services/worker/workflow-bundle';
-import { approvalUpdate, freshSessionInput, promptUpdate, sessionStateQuery, steerUpdate, type SessionSnapshot } from '../../contracts/session-workflow';
+import { approvalUpdate, compactUpdate, freshSessionInput, promptUpdate, sessionStateQuery, steerUpdate, type SessionSnapshot } from '../../contracts/session-workflow';
 import { createRecordingActivities } from '../harness/fake-activities';
 
 /**
@@ -172,6 +172,33 @@ test('steering while calls wait for approval skips them, records the message, an
     expect(fakes.modelSteps.map((m) => m.step)).toEqual([0, 1]);
     // Idle: nothing to steer.
     expect(await handle.executeUpdate(steerUpdate, { args: [{ text: 'late' }] })).toEqual({ delivered: false, turn_id: null });
+    await handle.terminate('test done');
+  });
+});
+
+test('compaction: manual while idle (refused while busy), on a context overflow (then the step once more), past the threshold', async () => {
+  const taskQueue = `tq-${randomUUID()}`;
+  const workflowId = `session:${randomUUID()}`;
+  const overflow = ApplicationFailure.create({ message: 'prompt is too long', type: 'provider.context_overflow', nonRetryable: true });
+  // Step 0 overflows once, then asks for a tool with the context 90 % full: a threshold compaction before step 1.
+  const fakes = createRecordingActivities({ failures: [overflow], steps: [[{ id: 'a', name: 'read_file', requires_approval: false }]], contextTokens: 900 });
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: fakes.activities });
+  await worker.runUntil(async () => {
+    await env.client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'go' }], startWorkflowOperation: start(workflowId, taskQueue) });
+    const handle = env.client.workflow.getHandle(workflowId);
+    await waitFor(() => handle.query(sessionStateQuery), (s) => s.phase === 'idle');
+    expect(fakes.compactions.map((c) => c.reason)).toEqual(['overflow', 'threshold']);
+    expect(fakes.modelSteps.map((m) => [m.step, m.attempt])).toEqual([[0, 1], [0, 2], [1, 1]]);
+    const manual = await handle.executeUpdate(compactUpdate, { args: [{ instructions: 'keep the API names' }] });
+    expect(manual).toEqual({ compacted: true, tokens_before: 900, tokens_after: 200 });
+    expect(fakes.compactions[2]).toMatchObject({ reason: 'manual', instructions: 'keep the API names' });
+    const phases = fakes.published.map((p) => p.event.event).filter((e) => e.type === 'session.state').map((e) => (e as { phase: string }).phase);
+    expect(phases).toContain('compacting');
+    expect(phases[phases.length - 1]).toBe('idle');
+    fakes.hold();
+    await handle.executeUpdate(promptUpdate, { args: [{ text: 'busy now' }] });
+    await expect(handle.executeUpdate(compactUpdate, { args: [{}] })).rejects.toThrow(WorkflowUpdateFailedError);
+    fakes.release();
     await handle.terminate('test done');
   });
 });

@@ -8,6 +8,14 @@ import type { SessionState } from './session-state';
 /** Small, fast side effects of the session workflow run in-process with it (~4 ms, no task hop). */
 export const local = wf.proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: storeRetry });
 
+/** A compaction is one model call plus a store write; a failed one is reported, not retried forever. */
+export const COMPACTION_OPTIONS: wf.ActivityOptions = {
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: { initialInterval: '2 seconds', maximumAttempts: 3, nonRetryableErrorTypes: ['provider.auth', 'provider.permanent', 'provider.context_overflow'] },
+};
+export const compaction = wf.proxyActivities<Activities>(COMPACTION_OPTIONS);
+
 /**
  * Publishes the session's events in the order the workflow produced them: each publish waits for the
  * one before, so `turn.finished`/`idle` can never overtake the state that preceded them. Event ids are

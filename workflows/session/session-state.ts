@@ -40,6 +40,8 @@ export class SessionState {
   readonly queue: QueuedPrompt[];
   /** Prompts accepted by a fresh run before its record was loaded (they claim the session). */
   private unloadedPrompts = 0;
+  /** A manual compaction runs (the session takes no prompt meanwhile). */
+  compacting = false;
 
   constructor(
     readonly sessionId: string,
@@ -55,7 +57,7 @@ export class SessionState {
 
   /** True while a turn runs, one is queued, or a prompt is being accepted. */
   get busy(): boolean {
-    return this.activeTurn !== null || this.queue.length > 0 || this.unloadedPrompts > 0;
+    return this.activeTurn !== null || this.queue.length > 0 || this.unloadedPrompts > 0 || this.compacting;
   }
 
   /** The prompt validator: synchronous; a rejected prompt never reaches history. */
@@ -146,6 +148,11 @@ export class SessionState {
     this.details = p.details;
     this.pendingApprovals = p.pending_approvals ?? [];
     return true;
+  }
+
+  /** A manual compaction needs an idle session (a turn compacts on its own when it must). */
+  validateCompact(): void {
+    if (this.busy) throw ApplicationFailure.nonRetryable(`session ${this.sessionId} is busy: compact it once the turn is done`, FailureType.SESSION_BUSY);
   }
 
   /** The approval validator: only a call that waits for an answer can be answered. */

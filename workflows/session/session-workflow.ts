@@ -4,6 +4,7 @@ import {
   abortUpdate,
   approvalUpdate,
   clearQueueUpdate,
+  compactUpdate,
   promptUpdate,
   sessionStateQuery,
   sessionWorkflowInputSchema,
@@ -16,7 +17,7 @@ import {
 import { turnAbortSignal, turnApprovalSignal, turnProgressSignal, turnSteerSignal } from '../../contracts/turn-workflow';
 import { turnId, turnWorkflowId } from '../../contracts/workflow-ids';
 import { turnWorkflow } from '../turn/turn-workflow';
-import { SessionEventQueue, local, stateEvent } from './session-events';
+import { COMPACTION_OPTIONS, SessionEventQueue, compaction, local, stateEvent } from './session-events';
 import { SessionState } from './session-state';
 import { summaryOf } from './summary';
 import { inheritedSearchAttributes, sa, upsertIfChanged } from '../search-attributes';
@@ -96,6 +97,26 @@ export async function sessionWorkflow(raw: SessionWorkflowInput): Promise<Sessio
       return state.settings;
     },
     { validator: (change) => state.validateSettings(change) },
+  );
+  wf.setHandler(
+    compactUpdate,
+    async ({ instructions }) => {
+      state.compacting = true;
+      try {
+        await wf.condition(() => state.loaded);
+        state.phase = 'compacting';
+        await publishState();
+        const settings = state.settings;
+        return await compaction.compactSession.executeWithOptions({ ...COMPACTION_OPTIONS, summary: `compact (manual) · ${settings.model}` }, [
+          { session_id: input.session_id, compaction_id: `compact:${wf.uuid4()}`, model: settings.model, reason: 'manual', context_window: 0, ...(instructions ? { instructions } : {}) },
+        ]);
+      } finally {
+        state.compacting = false;
+        if (!state.busy) state.phase = 'idle';
+        await publishState();
+      }
+    },
+    { validator: (_cmd) => state.validateCompact() },
   );
   wf.setHandler(clearQueueUpdate, async () => {
     const cleared = state.clearQueue();

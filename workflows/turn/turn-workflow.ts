@@ -13,6 +13,8 @@ import {
   type TurnWorkflowResult,
 } from '../../contracts/turn-workflow';
 import { turnId as turnIdOf } from '../../contracts/workflow-ids';
+import { DEFAULT_COMPACTION_THRESHOLD } from '../../contracts/compaction';
+import { COMPACTION_OPTIONS, compaction } from '../session/session-events';
 import { noRetry, storeRetry } from '../retry-policies';
 import { DEFAULT_RETRY_OPTIONS, decideRetry } from './retry-decision';
 import { stepFailureOf, type StepFailure } from './step-failure';
@@ -34,6 +36,8 @@ const MODEL_STEP_OPTIONS: wf.ActivityOptions = {
   cancellationType: wf.ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
 };
 const model = wf.proxyActivities<Activities>(MODEL_STEP_OPTIONS);
+
+
 
 /**
  * One prompt turn (`session:<id>:turn:<n>`): its first model step records the user message (so the
@@ -90,6 +94,10 @@ export async function turnWorkflow(raw: TurnWorkflowInput): Promise<TurnWorkflow
           await local.recordSteering({ session_id: sid, turn_id, step, index: steered++, text });
         }
         if (result.tool_calls.length === 0 && steered === 0) break;
+        // The next step would start past the threshold: compact first (the context shrinks to a summary).
+        if (input.settings.auto_compaction && result.context_tokens > DEFAULT_COMPACTION_THRESHOLD * result.context_window) {
+          await compact(step, 'threshold', result.context_window);
+        }
       }
     });
   } catch (err) {
@@ -119,8 +127,19 @@ export async function turnWorkflow(raw: TurnWorkflowInput): Promise<TurnWorkflow
   }
   return { turn_id, outcome, steps };
 
+  /** Compacts the session within the turn (phase `compacting`), then back to thinking. */
+  async function compact(step: number, reason: 'threshold' | 'overflow', contextWindow: number) {
+    report({ phase: 'compacting', step, details: reason === 'overflow' ? 'the conversation is longer than the model accepts' : 'the context is nearly full' });
+    const result = await compaction.compactSession.executeWithOptions({ ...COMPACTION_OPTIONS, summary: `compact (${reason}) · ${input.settings.model}` }, [
+      { session_id: sid, compaction_id: `${turn_id}:s${step}:compact:${reason}`, model: input.settings.model, reason, turn_id, context_window: contextWindow },
+    ]);
+    report({ phase: 'thinking', step, streaming: false });
+    return result;
+  }
+
   /** One model step, retried as the session's settings and the failure's class allow. */
   async function modelStepWithRetries(step: number) {
+    let compactedForOverflow = false;
     for (let attempt = 1; ; attempt++) {
       try {
         wf.setCurrentDetails(`step ${step} · model ${input.settings.model}${attempt > 1 ? ` · attempt ${attempt}` : ''}`);
@@ -141,8 +160,19 @@ export async function turnWorkflow(raw: TurnWorkflowInput): Promise<TurnWorkflow
         if (wf.isCancellation(err) || scope.consideredCancelled) throw err;
         const failure = stepFailureOf(err);
         const decision = decideRetry(failure, attempt, { ...DEFAULT_RETRY_OPTIONS, autoRetry: input.settings.auto_retry });
+        // Too long for the model: compact, then try the step once more.
+        if (decision.action === 'compact' && !compactedForOverflow && input.settings.auto_compaction) {
+          compactedForOverflow = true;
+          const compacted = await compact(step, 'overflow', 0);
+          if (compacted.compacted) continue;
+        }
         if (decision.action !== 'retry') {
-          const why = decision.action === 'compact' ? 'the conversation is longer than the model accepts' : decision.reason;
+          const why =
+            decision.action === 'compact'
+              ? compactedForOverflow
+                ? 'still too long for the model after compacting'
+                : 'the conversation is longer than the model accepts and auto-compaction is off'
+              : decision.reason;
           throw new TurnFailure({ ...failure, message: `${failure.message} (${why})` });
         }
         report({ phase: 'retrying', step, retry_attempt: attempt, details: failure.message });

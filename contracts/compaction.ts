@@ -1,0 +1,19 @@
+import { z } from 'zod';
+
+/** The custom entry a compaction records (`custom_type: "compaction"`); later contexts are built from it. */
+export const COMPACTION_CUSTOM_TYPE = 'compaction';
+
+export const compactionDataSchema = z.object({
+  summary: z.string(),
+  /** The first entry kept as it is; everything before it is replaced by the summary. */
+  first_kept_entry_id: z.string(),
+  tokens_before: z.number().int().nonnegative(),
+  files_read: z.array(z.string()),
+  files_modified: z.array(z.string()),
+  reason: z.enum(['manual', 'threshold', 'overflow']),
+  instructions: z.string().optional(),
+});
+export type CompactionData = z.infer<typeof compactionDataSchema>;
+
+/** Share of the model's context window past which a turn compacts before its next step. */
+export const DEFAULT_COMPACTION_THRESHOLD = 0.8;
