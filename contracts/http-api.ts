@@ -92,3 +92,6 @@ export const settingsBodySchema = z.strictObject({
   approval: approvalPolicySchema.partial().optional(),
   name: z.string().max(200).optional(),
 });
+
+/** `POST /api/sessions/{id}/compact`. */
+export const compactBodySchema = z.object({ instructions: z.string().max(4000).optional() });

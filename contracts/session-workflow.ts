@@ -124,7 +124,7 @@ export type SettingsChange = z.infer<typeof settingsChangeSchema>;
 export const setSettingsUpdate = defineUpdate<SessionSettings, [SettingsChange]>('setSettings');
 
 /** Compacts the conversation now (only while idle); `instructions` steer what the summary keeps. */
-export const compactUpdate = defineUpdate<{ compacted: boolean; tokens_before: number; tokens_after: number }, [{ instructions?: string }]>('compact');
+export const compactUpdate = defineUpdate<{ compacted: boolean; summary: string; tokens_before: number; tokens_after: number }, [{ instructions?: string }]>('compact');
 
 /** Reads the session's runtime state. */
 export const sessionStateQuery = defineQuery<SessionSnapshot>('sessionState');

@@ -23,6 +23,8 @@ export interface CompactSessionInput {
 
 export interface CompactSessionResult {
   compacted: boolean;
+  /** The summary now standing in for the older conversation ('' when there was nothing to compact). */
+  summary: string;
   tokens_before: number;
   tokens_after: number;
 }
@@ -58,7 +60,7 @@ export function createCompactSession(deps: {
     const done = path.find((p) => p.entry_id === input.compaction_id)?.compaction;
     if (done) {
       await publish('finished', { type: 'compaction.finished', summary: done.summary, tokens_before: done.tokens_before });
-      return { compacted: true, tokens_before: done.tokens_before, tokens_after: tokensBefore };
+      return { compacted: true, summary: done.summary, tokens_before: done.tokens_before, tokens_after: tokensBefore };
     }
 
     // The conversation as the model sees it now: an earlier summary stands first, as the entry it came from.
@@ -76,7 +78,7 @@ export function createCompactSession(deps: {
     const cut = chooseCut(effective, Math.max(2_000, Math.floor(window / 5)));
     if (cut === undefined) {
       await publish('finished', { type: 'compaction.finished', summary: '', tokens_before: tokensBefore });
-      return { compacted: false, tokens_before: tokensBefore, tokens_after: tokensBefore };
+      return { compacted: false, summary: '', tokens_before: tokensBefore, tokens_after: tokensBefore };
     }
     const older = effective.slice(0, cut);
     const files = filesTouched(older);
@@ -114,6 +116,6 @@ export function createCompactSession(deps: {
     );
     await publish('finished', { type: 'compaction.finished', summary: data.summary, tokens_before: tokensBefore });
     const tokensAfter = estimateTokens([summaryMessage(data), ...effective.slice(cut).map((p) => p.message)]);
-    return { compacted: true, tokens_before: tokensBefore, tokens_after: tokensAfter };
+    return { compacted: true, summary: data.summary, tokens_before: tokensBefore, tokens_after: tokensAfter };
   };
 }

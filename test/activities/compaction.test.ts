@@ -1,5 +1,5 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { createCompactSession } from '../../activities/compaction/compact-session';
+import { createCompactSession, type CompactSessionResult } from '../../activities/compaction/compact-session';
 import { buildProviderContext } from '../../activities/providers/context';
 import { ProviderRegistry } from '../../activities/providers/registry';
 import type { ModelProvider, ProviderRequest } from '../../activities/providers/types';
@@ -31,8 +31,9 @@ test('summarises the older part, records the compaction once, and later contexts
   const events = recordingPublisher();
   const compact = createCompactSession({ store: port, events, providers: new ProviderRegistry([provider]) });
   const input = { session_id, compaction_id: 'compact:1', model: 'test/m', reason: 'manual' as const, instructions: 'keep names', context_window: 10_000 };
-  const result = await new MockActivityEnvironment().run(compact, input);
+  const result = (await new MockActivityEnvironment().run(compact, input)) as CompactSessionResult;
   expect(result.compacted).toBe(true);
+  expect(result.summary).toBe('The user asked twice.');
   expect(result.tokens_after).toBeLessThan(result.tokens_before);
   const request = (asked[0]!.messages[0]!.content[0] as { text: string }).text;
   expect(request).toContain('first x');
@@ -45,7 +46,7 @@ test('summarises the older part, records the compaction once, and later contexts
     'second question',
     'second answer',
   ]);
-  const again = await new MockActivityEnvironment().run(compact, input);
+  const again = (await new MockActivityEnvironment().run(compact, input)) as CompactSessionResult;
   expect(again.compacted).toBe(true);
   expect(asked).toHaveLength(1);
   expect(events.events.map((e) => e.event.type)).toEqual(['compaction.started', 'compaction.finished']);

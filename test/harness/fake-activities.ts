@@ -59,7 +59,7 @@ export function createRecordingActivities(
     async announceTurnCancel() {},
     async compactSession(input) {
       compactions.push({ reason: input.reason, compaction_id: input.compaction_id, ...(input.instructions ? { instructions: input.instructions } : {}) });
-      return { compacted: true, tokens_before: 900, tokens_after: 200 };
+      return { compacted: true, summary: 'summary', tokens_before: 900, tokens_after: 200 };
     },
     async runTool(input) {
       toolRuns.push(input.call_id);

@@ -190,7 +190,7 @@ test('compaction: manual while idle (refused while busy), on a context overflow 
     expect(fakes.compactions.map((c) => c.reason)).toEqual(['overflow', 'threshold']);
     expect(fakes.modelSteps.map((m) => [m.step, m.attempt])).toEqual([[0, 1], [0, 2], [1, 1]]);
     const manual = await handle.executeUpdate(compactUpdate, { args: [{ instructions: 'keep the API names' }] });
-    expect(manual).toEqual({ compacted: true, tokens_before: 900, tokens_after: 200 });
+    expect(manual).toEqual({ compacted: true, summary: 'summary', tokens_before: 900, tokens_after: 200 });
     expect(fakes.compactions[2]).toMatchObject({ reason: 'manual', instructions: 'keep the API names' });
     const phases = fakes.published.map((p) => p.event.event).filter((e) => e.type === 'session.state').map((e) => (e as { phase: string }).phase);
     expect(phases).toContain('compacting');

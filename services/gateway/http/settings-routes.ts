@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { modelBodySchema, settingsBodySchema, thinkingBodySchema } from '../../../contracts/http-api';
+import { compactBodySchema, modelBodySchema, settingsBodySchema, thinkingBodySchema } from '../../../contracts/http-api';
 import type { SessionService } from '../sessions/session-service';
 import { parseJsonBody } from './errors';
 
@@ -23,6 +23,12 @@ export function settingsRoutes(deps: { sessions: SessionService }): Hono {
     const body = await parseJsonBody(c, thinkingBodySchema);
     const s = await sessions.updateSettings(c.req.param('id'), 'cycle' in body ? { cycle_thinking: true } : { thinking_level: body.level });
     return c.json({ thinking_level: s.thinking_level, model: s.model });
+  });
+
+  // Answers once the summary is recorded (a model call: seconds, not milliseconds).
+  app.post('/:id/compact', async (c) => {
+    const body = await parseJsonBody(c, compactBodySchema);
+    return c.json(await sessions.compact(c.req.param('id'), body.instructions));
   });
 
   app.patch('/:id/settings', async (c) => {

@@ -151,6 +151,11 @@ export class SessionService {
     return this.deps.commands.steer(sessionId, { text }, requestId);
   }
 
+  async compact(sessionId: string, instructions?: string, principal?: string) {
+    const meta = await this.require(sessionId, principal);
+    return this.deps.commands.compact(this.startInfo(meta), instructions);
+  }
+
   async answerApproval(sessionId: string, cmd: ApprovalCommand, principal?: string, requestId?: string) {
     await this.require(sessionId, principal);
     return this.deps.commands.approval(sessionId, cmd, requestId);

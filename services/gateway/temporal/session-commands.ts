@@ -13,6 +13,7 @@ import {
   approvalUpdate,
   type ApprovalCommand,
   clearQueueUpdate,
+  compactUpdate,
   freshSessionInput,
   promptUpdate,
   sessionStateQuery,
@@ -102,6 +103,19 @@ export class SessionCommands {
     try {
       return await this.client().workflow.executeUpdateWithStart(setSettingsUpdate, {
         args: [change],
+        updateId: requestId ?? randomUUID(),
+        startWorkflowOperation: this.startOperation(info),
+      });
+    } catch (err) {
+      throw translateFailure(err);
+    }
+  }
+
+  /** Compacts an idle session now (SESSION_BUSY while a turn runs). */
+  async compact(info: SessionStartInfo, instructions: string | undefined, requestId?: string) {
+    try {
+      return await this.client().workflow.executeUpdateWithStart(compactUpdate, {
+        args: [instructions ? { instructions } : {}],
         updateId: requestId ?? randomUUID(),
         startWorkflowOperation: this.startOperation(info),
       });
