@@ -36,6 +36,11 @@ export const modelCatalogEntrySchema = z.object({
     .prefault({}),
   /** Thinking levels the model accepts, lowest first (`off` only if thinking can be switched off). */
   thinking_levels: z.array(thinkingLevelSchema).optional(),
+  /**
+   * How an Anthropic model is asked to think: a token budget per level (`budget`, the default), or
+   * `adaptive` with an effort per level (models on which budgets are deprecated).
+   */
+  thinking_mode: z.enum(['budget', 'adaptive']).optional(),
   /** The model a fresh session gets when this provider is the first one configured. */
   default: z.boolean().optional(),
 });

@@ -1,11 +1,29 @@
+import { builtinModelCatalog, lookupModel, priceUsage, resolveBareModelId, type CatalogModel, type ModelCatalog } from '../../contracts/model-catalog';
 import { parseModelId } from '../../contracts/models';
-import { ProviderError, type ModelProvider } from './types';
+import { createAnthropicProvider } from './anthropic';
+import { providerEndpoints } from './endpoints';
+import { createOpenAIProvider } from './openai';
+import { createScriptedProvider, type ScriptedProviderOptions } from './scripted';
+import { ProviderError, type ModelProvider, type ProviderUsage } from './types';
 
-/** Providers keyed by the `<provider>` part of model ids. */
+/** A model reference resolved to the adapter that serves it and what the catalog says about it. */
+export interface ResolvedModel {
+  provider: ModelProvider;
+  /** The provider's own model id (the part after `<provider>/`). */
+  model: string;
+  /** The catalog entry, or default limits when the catalog does not know the id. */
+  entry: CatalogModel;
+  known: boolean;
+}
+
+/** Providers keyed by the `<provider>` part of model references. */
 export class ProviderRegistry {
   private readonly providers = new Map<string, ModelProvider>();
 
-  constructor(providers: ModelProvider[] = []) {
+  constructor(
+    providers: ModelProvider[] = [],
+    readonly catalog: ModelCatalog = builtinModelCatalog,
+  ) {
     for (const p of providers) this.register(p);
   }
 
@@ -17,19 +35,58 @@ export class ProviderRegistry {
     return this.providers.has(providerId);
   }
 
-  /** The provider and model name for a model id; unknown providers are permanent failures. */
-  resolve(modelId: string): { provider: ModelProvider; model: string } {
+  /** Ids of the registered providers, in registration order. */
+  ids(): string[] {
+    return [...this.providers.keys()];
+  }
+
+  /**
+   * The adapter and catalog entry for `<provider>/<model>` (a bare id the catalog knows, such as
+   * `gpt-5-mini`, is accepted too). Ids outside the catalog still resolve, with default limits, when
+   * their provider is configured; an unconfigured provider is a permanent failure.
+   */
+  resolve(modelRef: string): ResolvedModel {
+    const full = resolveBareModelId(this.catalog, modelRef) ?? modelRef;
     let parsed: { provider: string; model: string };
     try {
-      parsed = parseModelId(modelId);
+      parsed = parseModelId(full);
     } catch (err) {
       throw new ProviderError('permanent', (err as Error).message);
     }
     const provider = this.providers.get(parsed.provider);
     if (!provider) {
-      const known = [...this.providers.keys()].join(', ') || 'none';
-      throw new ProviderError('permanent', `no provider "${parsed.provider}" is configured (configured: ${known})`);
+      const known = this.ids().join(', ') || 'none';
+      throw new ProviderError('permanent', `no provider "${parsed.provider}" is configured (configured: ${known})`, { provider: parsed.provider });
     }
-    return { provider, model: parsed.model };
+    const entry = lookupModel(this.catalog, full);
+    return { provider, model: parsed.model, entry, known: entry.known };
   }
+
+  /** The cost in USD of a step's usage (0 for models without a catalog price). */
+  price(modelRef: string, usage: ProviderUsage): number {
+    const full = resolveBareModelId(this.catalog, modelRef) ?? modelRef;
+    try {
+      return priceUsage(lookupModel(this.catalog, full), usage).cost_usd;
+    } catch {
+      return 0;
+    }
+  }
+}
+
+export interface CreateProviderRegistryOptions {
+  /** Where ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OPENAI_API_KEY, OPENAI_BASE_URL are read (default: process.env). */
+  env?: Record<string, string | undefined>;
+  catalog?: ModelCatalog;
+  scriptedOptions?: ScriptedProviderOptions;
+}
+
+/** The registry a worker uses: `scripted` always, `anthropic` and `openai` when the environment configures them. */
+export function createProviderRegistry(options: CreateProviderRegistryOptions = {}): ProviderRegistry {
+  const env = options.env ?? process.env;
+  const catalog = options.catalog ?? builtinModelCatalog;
+  const registry = new ProviderRegistry([createScriptedProvider({ env, ...options.scriptedOptions })], catalog);
+  const endpoints = providerEndpoints(env);
+  if (endpoints.anthropic) registry.register(createAnthropicProvider({ ...endpoints.anthropic, catalog }));
+  if (endpoints.openai) registry.register(createOpenAIProvider({ ...endpoints.openai, catalog }));
+  return registry;
 }

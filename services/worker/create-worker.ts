@@ -5,8 +5,9 @@ import { createJetStreamEventPublisher } from '../../activities/events/publisher
 import { createKvToolLedger } from '../../activities/tool-calls/ledger';
 import { createToolWiring } from './tool-wiring';
 import { createNatsTurnCancelChannel } from '../../activities/events/turn-cancel';
-import { ProviderRegistry } from '../../activities/providers/registry';
-import { createScriptedProvider } from '../../activities/providers/scripted';
+import { createProviderRegistry } from '../../activities/providers/registry';
+import { lookupModel, type ModelCatalog } from '../../contracts/model-catalog';
+import { loadModelCatalog } from '../common/model-catalog-file';
 import { ensureAgentEventsStream } from '../../contracts/agent-event-stream';
 import { StoreClient } from '../../contracts/session-store/client';
 
@@ -20,18 +21,29 @@ export interface WorkerOptions {
   scriptedDeltaDelayMs: number;
 }
 
-/** The providers this build ships. Anthropic and OpenAI join with the providers issue. */
-export function createProviderRegistry(scriptedDeltaDelayMs: number): ProviderRegistry {
-  return new ProviderRegistry([createScriptedProvider({ deltaDelayMs: scriptedDeltaDelayMs })]);
+/** Limits of a model from the catalog (unknown ids: default limits, flagged). */
+function modelInfo(catalog: ModelCatalog) {
+  return (model: string) => {
+    try {
+      return lookupModel(catalog, model);
+    } catch {
+      return { context_window: 128_000, max_output_tokens: 8_192, known: false };
+    }
+  };
 }
 
 /** Wires real adapters into the activities and creates the worker (not yet running). */
 export async function createStrandWorker(opts: WorkerOptions): Promise<Worker> {
   await ensureAgentEventsStream(await opts.nc.jetstreamManager());
+  // The same catalog and provider variables as the gateway (STRAND_MODELS_FILE, ANTHROPIC_*, OPENAI_*).
+  const catalog = loadModelCatalog();
+  const providers = createProviderRegistry({ env: process.env, catalog, scriptedOptions: { deltaDelayMs: opts.scriptedDeltaDelayMs } });
   const activities = createActivities({
     store: new StoreClient(opts.nc),
     events: createJetStreamEventPublisher(opts.nc.jetstream()),
-    providers: createProviderRegistry(opts.scriptedDeltaDelayMs),
+    providers,
+    price: (model, usage) => providers.price(model, usage),
+    modelInfo: modelInfo(catalog),
     ledger: await createKvToolLedger(opts.nc),
     ...createToolWiring(),
     cancels: createNatsTurnCancelChannel(opts.nc),

@@ -137,7 +137,8 @@ test('approvals: pending calls are in the state; approve, reject with a reason, 
     const handle = env.client.workflow.getHandle(workflowId);
     const waiting = await waitFor(() => handle.query(sessionStateQuery), (s) => s.pending_approvals.length === 2);
     expect(waiting).toMatchObject({ phase: 'waiting_approval', pending_approvals: [{ tool_call_id: 'a', tool: 'write_file' }, { tool_call_id: 'b', tool: 'shell_exec' }] });
-    // Only a call that waits can be answered.
+    // Only a call that waits can be answered (an unknown one is refused after a short grace: a client may
+    // answer a call the instant it is announced, before the turn has reported it as waiting).
     await expect(handle.executeUpdate(approvalUpdate, { args: [{ tool_call_id: 'zzz', decision: 'approve' }] })).rejects.toThrow(WorkflowUpdateFailedError);
     await handle.executeUpdate(approvalUpdate, { args: [{ tool_call_id: 'a', decision: 'always' }] });
     await handle.executeUpdate(approvalUpdate, { args: [{ tool_call_id: 'b', decision: 'reject', reason: 'not now' }] });
@@ -153,7 +154,7 @@ test('approvals: pending calls are in the state; approve, reject with a reason, 
     ]);
     await handle.terminate('test done');
   });
-});
+}, 60_000);
 
 test('steering while calls wait for approval skips them, records the message, and the next step sees it', async () => {
   const taskQueue = `tq-${randomUUID()}`;

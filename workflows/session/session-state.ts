@@ -159,9 +159,15 @@ export class SessionState {
   validateApproval(cmd: ApprovalCommand): void {
     const parsed = approvalCommandSchema.safeParse(cmd);
     if (!parsed.success) throw ApplicationFailure.nonRetryable(parsed.error.issues.map((i) => i.message).join('; '), FailureType.INVALID_COMMAND);
-    if (!this.pendingApprovals.some((p) => p.tool_call_id === cmd.tool_call_id)) {
+    // A client may answer the moment it sees the call announced, a few milliseconds before the turn has
+    // reported it as waiting: while a turn runs, the answer is taken and waits for it (see awaitPending).
+    if (!this.isPending(cmd.tool_call_id) && this.activeTurn === null) {
       throw ApplicationFailure.nonRetryable(`no tool call ${cmd.tool_call_id} is waiting for approval`, FailureType.UNKNOWN_TOOL_CALL);
     }
+  }
+
+  isPending(callId: string): boolean {
+    return this.pendingApprovals.some((p) => p.tool_call_id === callId);
   }
 
   /** Records an answer; `always` also allows the tool from now on (a settings change). */

@@ -20,6 +20,10 @@ import { turnWorkflow } from '../turn/turn-workflow';
 import { COMPACTION_OPTIONS, SessionEventQueue, compaction, local, stateEvent } from './session-events';
 import { SessionState } from './session-state';
 import { summaryOf } from './summary';
+import { FailureType } from '../../contracts/failures';
+
+/** How long an approval for a call the turn has not reported yet may wait for it. */
+const APPROVAL_ARRIVAL_MS = 3_000;
 import { inheritedSearchAttributes, sa, upsertIfChanged } from '../search-attributes';
 
 /**
@@ -78,10 +82,19 @@ export async function sessionWorkflow(raw: SessionWorkflowInput): Promise<Sessio
   wf.setHandler(
     approvalUpdate,
     async (cmd) => {
+      // Announced but not yet reported as waiting: give the turn a moment (it reports right after the step).
+      const turn = state.activeTurn;
+      await wf.condition(() => state.isPending(cmd.tool_call_id) || state.activeTurn !== turn, APPROVAL_ARRIVAL_MS);
+      if (!state.isPending(cmd.tool_call_id)) {
+        throw wf.ApplicationFailure.nonRetryable(`no tool call ${cmd.tool_call_id} is waiting for approval`, FailureType.UNKNOWN_TOOL_CALL);
+      }
       const { settingsChanged } = state.applyApproval(cmd);
       if (child) await child.signal(turnApprovalSignal, cmd);
-      if (settingsChanged) await persistSettings();
-      await publishState();
+      // The turn reports what it does next (tool_execution); only a settings change is news here.
+      if (settingsChanged) {
+        await persistSettings();
+        await publishState();
+      }
       return { resolved: true };
     },
     { validator: (cmd) => state.validateApproval(cmd) },

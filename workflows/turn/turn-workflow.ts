@@ -154,7 +154,6 @@ export async function turnWorkflow(raw: TurnWorkflowInput): Promise<TurnWorkflow
           approval: policy,
           ...(step === 0 ? { begin: { text: input.text, ...input.record } } : {}),
         }]);
-        if (attempt > 1) report({ phase: 'thinking', step, streaming: false });
         return result;
       } catch (err) {
         if (wf.isCancellation(err) || scope.consideredCancelled) throw err;
@@ -180,6 +179,8 @@ export async function turnWorkflow(raw: TurnWorkflowInput): Promise<TurnWorkflow
           { type: 'retry.scheduled', turn_id, step, attempt, max_attempts: DEFAULT_RETRY_OPTIONS.maxRetries + 1, delay_ms: decision.delayMs, kind: failure.kind, reason: failure.message },
         ]);
         await wf.sleep(decision.delayMs);
+        // Streaming again: clients leave the retry notice as the next attempt starts.
+        report({ phase: 'thinking', step, streaming: true });
       }
     }
   }

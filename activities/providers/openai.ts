@@ -1,0 +1,51 @@
+import OpenAI from 'openai';
+import { builtinModelCatalog, lookupModel, type ModelCatalog } from '../../contracts/model-catalog';
+import { rethrowProviderFailure } from './classify';
+import { buildOpenAIRequest } from './openai-request';
+import { readOpenAIStream } from './openai-stream';
+import type { ModelProvider, ProviderChunk, ProviderRequest } from './types';
+
+export interface OpenAIProviderOptions {
+  apiKey: string;
+  /** OPENAI_BASE_URL: OpenAI itself when absent, or any compatible server (Ollama, vLLM, llama.cpp). */
+  baseURL?: string;
+  /** The provider id models are served under; a second compatible server can be registered as another id. */
+  id?: string;
+  /** Limits and reasoning support per model; the built-in catalog when absent. */
+  catalog?: ModelCatalog;
+  /** The SDK's own logging; off by default because every failure is reported as a ProviderError. */
+  logLevel?: 'off' | 'error' | 'warn' | 'info' | 'debug';
+}
+
+/**
+ * The OpenAI streaming Chat Completions adapter. `maxRetries: 0`: the turn workflow owns retries.
+ * Aborting `request.signal` ends the stream at once with the signal's reason.
+ */
+export function createOpenAIProvider(options: OpenAIProviderOptions): ModelProvider {
+  const id = options.id ?? 'openai';
+  const catalog = options.catalog ?? builtinModelCatalog;
+  const client = new OpenAI({
+    apiKey: options.apiKey,
+    ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+    maxRetries: 0,
+    logLevel: options.logLevel ?? 'off',
+  });
+  return {
+    id,
+    async *stream(request: ProviderRequest): AsyncIterable<ProviderChunk> {
+      if (request.signal.aborted) throw request.signal.reason;
+      const entry = lookupModel(catalog, `${id}/${request.model}`);
+      try {
+        const chunks = await client.chat.completions.create(buildOpenAIRequest(request, entry), { signal: request.signal });
+        for await (const chunk of readOpenAIStream(id, chunks)) {
+          // The SDK ends an aborted stream quietly; the caller must hear the abort, not a short answer.
+          if (request.signal.aborted) break;
+          yield chunk;
+        }
+        if (request.signal.aborted) throw request.signal.reason;
+      } catch (err) {
+        rethrowProviderFailure(id, err, request.signal);
+      }
+    },
+  };
+}
