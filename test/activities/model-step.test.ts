@@ -57,7 +57,7 @@ test('streams deltas, stores the content blocks, announces message and priced us
   });
   const { store, events, step, input, session_id } = await setup(p);
   const result = await new MockActivityEnvironment().run(step, input);
-  expect(result).toEqual({ entry_id: 't1:s0:assistant', stop_reason: 'function_call', tool_calls: [{ id: 'c1', name: 'read_file', requires_approval: true, label: 'a.ts' }] });
+  expect(result).toEqual({ entry_id: 't1:s0:assistant', stop_reason: 'function_call', tool_calls: [{ id: 'c1', name: 'read_file', requires_approval: true, label: 'a.ts' }], context_tokens: 17, context_window: 128_000 });
   const stored = store.getMessage({ session_id, entry_id: 't1:s0:assistant' })!.entry as any;
   expect(stored.message.content).toEqual([
     { type: 'thinking', text: 'hmm', signature: 'sig' },

@@ -1,21 +1,54 @@
+import { execSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { openSse, type SseEvent } from '../harness/sse-client';
 import { http, startTestStack, type TestStack } from '../harness/stack-fixture';
 
 /**
  * Kill -9 the worker in the middle of a streamed answer: the turn still finishes on the restarted
  * worker, the store holds exactly one user and one assistant message, and the SSE client sees
- * `stream.reset` and then the complete answer (what it must drop and what it must keep).
+ * `stream.reset` and then the complete answer (what it must drop and what it must keep). Kill it again
+ * in the middle of a shell command: the command is reported to the model as interrupted, not run again.
  */
 let stack: TestStack;
 let base: string;
+const scripts = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-e2e-scripts-'));
+const MARKER = `strand-crash-${process.pid}`;
+/** Matches the command, not the shell that runs pgrep/pkill with it. */
+const PATTERN = `strand-cras[h]-${process.pid}`;
+
+/** Kills the process group of every command carrying the marker. */
+function killLeftovers(): void {
+  const pids = execSync(`pgrep -f '${PATTERN}' || true`).toString().split('\n').filter(Boolean);
+  for (const pid of pids) {
+    try {
+      process.kill(-Number(pid), 'SIGKILL');
+    } catch {
+      // Gone already.
+    }
+  }
+}
 
 beforeAll(async () => {
-  stack = await startTestStack({ STRAND_SCRIPTED_DELTA_DELAY_MS: '50' });
+  fs.writeFileSync(
+    path.join(scripts, 'crash-shell.json'),
+    JSON.stringify({
+      steps: [
+        [{ type: 'tool_call', name: 'shell_exec', args: { command: `sleep 40; echo ${MARKER}`, timeout_s: 120 } }],
+        [{ type: 'text', text: 'Result: {{tool_result_first_line}}' }],
+      ],
+    }),
+  );
+  stack = await startTestStack({ STRAND_SCRIPTED_DELTA_DELAY_MS: '50', STRAND_SCRIPTS_DIR: scripts });
   base = stack.urls.gateway;
 }, 180_000);
 
 afterAll(async () => {
   await stack?.teardown();
+  // The command the crashed worker started is not its child any more; make sure it is gone.
+  killLeftovers();
+  fs.rmSync(scripts, { recursive: true, force: true });
 }, 60_000);
 
 async function readUntil(conn: Awaited<ReturnType<typeof openSse>>, stop: (e: SseEvent) => boolean, timeoutMs = 60_000): Promise<SseEvent[]> {
@@ -54,4 +87,32 @@ test('a worker killed mid-stream: the turn finishes once, and the client can reb
   const messages = await http(base, 'GET', `/api/sessions/${sid}/messages`);
   expect(messages.body.messages.map((m: any) => m.entry_id)).toEqual(['t1:user', 't1:s0:assistant']);
   expect(messages.body.messages[1].message.content).toEqual([{ type: 'text', text: `You said: ${text}` }]);
+}, 150_000);
+
+test('a worker killed mid-shell: the command is reported as interrupted, not run again; one result per call', async () => {
+  const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-e2e-crash-ws-'));
+  const created = await http(base, 'POST', '/api/sessions', { project_path: workspace, model: 'scripted/crash-shell' });
+  const sid = created.body.session_id as string;
+  await http(base, 'PATCH', `/api/sessions/${sid}/settings`, { approval: { always_allow: ['shell_exec'] } });
+  const events = await openSse(`${base}/api/sessions/${sid}/events`);
+  await http(base, 'POST', `/api/sessions/${sid}/prompt`, { text: 'run the long command' });
+  await readUntil(events, (e) => e.event === 'agent.state' && JSON.parse(e.data).state === 'tool_execution');
+  await new Promise((r) => setTimeout(r, 500));
+  expect(execSync(`pgrep -fc '${PATTERN}' || true`).toString().trim()).not.toBe('0');
+  await stack.process('worker').kill();
+  await stack.restart('worker');
+  const rest = await readUntil(events, (e) => e.event === 'turn.finished', 90_000);
+  events.close();
+  const result = JSON.parse(rest.find((e) => e.event === 'tool.result')!.data);
+  expect(result).toMatchObject({ status: 'error' });
+  expect(result.result).toMatch(/interrupted.*not run again/);
+  expect(JSON.parse(rest[rest.length - 1]!.data)).toMatchObject({ outcome: 'done' });
+  // The command ran once: only the first sleep was ever started.
+  expect(Number(execSync(`pgrep -fc '${PATTERN}' || true`).toString().trim())).toBeLessThanOrEqual(1);
+  const stored = (await http(base, 'GET', `/api/sessions/${sid}/messages`)).body.messages;
+  expect(stored.map((m: any) => m.message.role)).toEqual(['user', 'assistant', 'function_result', 'assistant']);
+  expect(stored[2].message.content[0].text).toMatch(/interrupted/);
+  expect(stored[3].message.content[0].text).toMatch(/^Result: shell_exec was interrupted/);
+  killLeftovers();
+  fs.rmSync(workspace, { recursive: true, force: true });
 }, 150_000);
