@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import type { Activities } from '../../activities';
 import type { OutgoingEvent } from '../../activities/events/publisher';
 import { sessionSettingsSchema, type SeenRequest, type SessionRecord } from '../../contracts/session-settings';
@@ -17,6 +18,8 @@ export function createRecordingActivities(
     failures?: unknown[];
     /** What each step reports as its context size (of a 1,000-token window). */
     contextTokens?: number;
+    /** The first attempt of each tool hangs without heartbeats. */
+    hangFirstToolAttempt?: boolean;
   } = {},
 ) {
   const compactions: Array<{ reason: string; compaction_id: string; instructions?: string }> = [];
@@ -63,6 +66,17 @@ export function createRecordingActivities(
     },
     async runTool(input) {
       toolRuns.push(input.call_id);
+      if (opts.hangFirstToolAttempt && Context.current().info.attempt === 1) {
+        // Never heartbeats: Temporal must time it out and run it again. (Ends when the worker shuts down.)
+        const signal = Context.current().cancellationSignal;
+        await new Promise((resolve) => {
+          const timer = setTimeout(resolve, 120_000);
+          signal.addEventListener('abort', () => {
+            clearTimeout(timer);
+            resolve(undefined);
+          });
+        });
+      }
       return { is_error: false };
     },
     async recordToolResults(input) {

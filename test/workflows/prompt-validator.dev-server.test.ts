@@ -203,3 +203,18 @@ test('compaction: manual while idle (refused while busy), on a context overflow 
     await handle.terminate('test done');
   });
 });
+
+test('a tool activity that stops heartbeating is timed out (20 s heartbeat timeout) and run again', async () => {
+  const taskQueue = `tq-${randomUUID()}`;
+  const workflowId = `session:${randomUUID()}`;
+  const fakes = createRecordingActivities({ steps: [[{ id: 't1', name: 'read_file', requires_approval: false }]], hangFirstToolAttempt: true });
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: fakes.activities, shutdownGraceTime: '1 second' });
+  await worker.runUntil(async () => {
+    await env.client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'read it' }], startWorkflowOperation: start(workflowId, taskQueue) });
+    const handle = env.client.workflow.getHandle(workflowId);
+    await waitFor(() => handle.query(sessionStateQuery), (s) => s.phase === 'idle' && s.last_turn === 1, 60_000);
+    expect(fakes.toolRuns).toEqual(['t1', 't1']);
+    expect(fakes.toolResults).toEqual([{ step: 0, calls: [{ id: 't1', disposition: 'ran' }] }]);
+    await handle.terminate('test done');
+  });
+}, 90_000);

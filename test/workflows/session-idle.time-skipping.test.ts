@@ -4,6 +4,7 @@ import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import { binaryPaths } from '../../infra/bootstrap/paths';
 import { buildWorkflowBundle } from '../../services/worker/workflow-bundle';
+import { ApplicationFailure } from '@temporalio/common';
 import { promptUpdate, type SessionWorkflowResult } from '../../contracts/session-workflow';
 import { createRecordingActivities } from '../harness/fake-activities';
 
@@ -87,5 +88,33 @@ test('an approval nobody answers takes the policy default (reject) after its tim
     expect(fakes.modelSteps.map((m) => m.step)).toEqual([0, 1]);
     const resolved = fakes.published.map((p) => p.event.event).filter((e) => e.type === 'approval.resolved');
     expect(resolved).toEqual([{ type: 'approval.resolved', tool_call_id: 'c1', decision: 'timed_out' }]);
+  });
+});
+
+const providerFailure = (kind: string, retryAfterMs?: number) =>
+  ApplicationFailure.create({ message: `${kind} from the provider`, type: `provider.${kind}`, nonRetryable: true, details: [{ provider: 'test', ...(retryAfterMs !== undefined ? { retry_after_ms: retryAfterMs } : {}) }] });
+
+test('retries follow retry-after, back off without it, and a wait beyond the cap fails the turn clearly', async () => {
+  const taskQueue = `tq-${randomUUID()}`;
+  const fakes = createRecordingActivities({
+    failures: [providerFailure('rate_limited', 7_000), providerFailure('transient'), providerFailure('overloaded'), providerFailure('rate_limited', 120_000)],
+  });
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: fakes.activities });
+  await worker.runUntil(async () => {
+    const handle = await env.client.workflow.start('sessionWorkflow', { taskQueue, workflowId: `session:${randomUUID()}`, args: [{ session_id: 's4', idle_timeout_ms: HOUR }] });
+    await handle.executeUpdate(promptUpdate, { args: [{ text: 'hi' }] });
+    expect((await handle.result()) as SessionWorkflowResult).toEqual({ reason: 'idle', last_turn: 1 });
+    const events = fakes.published.map((p) => p.event.event);
+    const retries = events.filter((e) => e.type === 'retry.scheduled') as Array<{ attempt: number; delay_ms: number; kind: string }>;
+    expect(retries.map((r) => [r.attempt, r.delay_ms, r.kind])).toEqual([
+      [1, 7_000, 'rate_limited'],
+      [2, 2_000, 'transient'],
+      [3, 4_000, 'overloaded'],
+    ]);
+    expect(fakes.modelSteps.map((m) => m.attempt)).toEqual([1, 2, 3, 4]);
+    const error = events.find((e) => e.type === 'error') as { message: string; kind: string };
+    expect(error).toMatchObject({ kind: 'rate_limited' });
+    expect(error.message).toMatch(/asked to wait 120 s, more than the 60 s/);
+    expect(events.find((e) => e.type === 'turn.finished')).toMatchObject({ outcome: 'error' });
   });
 });
