@@ -42,3 +42,8 @@ export function gatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConf
     ...(Number.isInteger(idle) && idle > 0 ? { sessionIdleTimeoutMs: idle } : {}),
   };
 }
+
+/** Whether a bind address only accepts connections from this machine. */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}

@@ -6,7 +6,8 @@ import { runtimeEnv } from '../common/env';
 import { createLogger } from '../common/logger';
 import { connectNats } from '../common/nats';
 import { onShutdown } from '../common/shutdown';
-import { gatewayConfig } from './config';
+import { createGatewayAuth, loadTokens } from './auth/tokens';
+import { gatewayConfig, isLoopback } from './config';
 import { AgentEventReader } from './events/agent-event-reader';
 import { createHttpApp } from './http/app';
 import { SessionService } from './sessions/session-service';
@@ -18,6 +19,12 @@ async function main(): Promise<void> {
   const config = gatewayConfig();
   const log = createLogger('gateway', env.logLevel);
   log.info(config.defaultModelNotice);
+  const auth = createGatewayAuth(loadTokens());
+  // Without tokens anyone who can reach the port drives an agent that runs commands: loopback only.
+  if (!auth.enabled && !isLoopback(config.host)) {
+    throw new Error(`STRAND_GATEWAY_HOST=${config.host} is not a loopback address and no tokens are configured: set STRAND_TOKENS or STRAND_TOKENS_FILE, or bind 127.0.0.1`);
+  }
+  log.info(auth.enabled ? 'bearer tokens required on every transport' : 'no tokens configured: auth is off, loopback only');
 
   const nc = await connectNats(env.natsUrl, 'strand-gateway');
   await ensureAgentEventsStream(await nc.jetstreamManager());
@@ -39,6 +46,7 @@ async function main(): Promise<void> {
     keepaliveMs: 15_000,
     maxBodyBytes: config.maxBodyBytes,
     log,
+    auth,
   });
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
     console.log(`[gateway] ready url=http://${config.host}:${info.port} default_model=${config.defaultModel}`);

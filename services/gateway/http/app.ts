@@ -5,12 +5,14 @@ import type { Logger } from '../../common/logger';
 import { errorResponse, toStrandError } from './errors';
 import { eventsRoute, type EventsDeps } from './events-route';
 import { healthRoute, type HealthDeps } from './health-route';
+import type { GatewayAuth } from '../auth/tokens';
 import { approvalsRoutes } from './approvals-routes';
+import { authMiddleware } from './auth-middleware';
 import { jobsRoutes } from './jobs-routes';
 import { settingsRoutes } from './settings-routes';
 import { sessionsRoutes, type SessionsDeps } from './sessions-routes';
 
-export type HttpDeps = SessionsDeps & EventsDeps & HealthDeps & { log: Logger; maxBodyBytes: number };
+export type HttpDeps = SessionsDeps & EventsDeps & HealthDeps & { log: Logger; maxBodyBytes: number; auth: GatewayAuth };
 
 /**
  * The REST + SSE app: one sub-app per resource, every body validated before its handler, one error
@@ -25,6 +27,7 @@ export function createHttpApp(deps: HttpDeps): Hono {
       onError: (c) => errorResponse(c, new StrandError(ErrorCode.PAYLOAD_TOO_LARGE, `request body exceeds ${deps.maxBodyBytes} bytes`)),
     }),
   );
+  app.use('/api/*', authMiddleware(deps.auth));
   app.route('/', healthRoute(deps));
   app.route('/api/sessions', eventsRoute(deps));
   app.route('/api/sessions', sessionsRoutes(deps));

@@ -4,6 +4,7 @@ import { ErrorCode, StrandError } from '../../../contracts/errors';
 import { eventsAfterSchema } from '../../../contracts/http-api';
 import type { SessionService } from '../sessions/session-service';
 import { toHttpEvent } from '../mapping/http-events';
+import { principalOf } from './auth-middleware';
 
 export interface EventsDeps {
   sessions: SessionService;
@@ -29,7 +30,7 @@ export function eventsRoute(deps: EventsDeps): Hono {
   app.get('/:id/events', async (c) => {
     const sessionId = c.req.param('id');
     const after = resumeAfter(c.req.header('Last-Event-ID'), c.req.query('after'));
-    const subscription = await deps.sessions.events(sessionId, after);
+    const subscription = await deps.sessions.events(sessionId, after, principalOf(c));
     c.header('Cache-Control', 'no-cache');
     c.header('X-Accel-Buffering', 'no');
     return streamSSE(c, async (stream) => {

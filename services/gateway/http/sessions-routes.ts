@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { ErrorCode, StrandError } from '../../../contracts/errors';
 import { createSessionBodySchema, listSessionsQuerySchema, messagesQuerySchema, promptBodySchema, steerBodySchema, forkBodySchema } from '../../../contracts/http-api';
 import type { SessionService } from '../sessions/session-service';
+import { principalOf } from './auth-middleware';
 import { parseJsonBody, toStrandError } from './errors';
 
 export interface SessionsDeps {
@@ -15,25 +16,26 @@ export function sessionsRoutes(deps: SessionsDeps): Hono {
 
   app.post('/', async (c) => {
     const body = await parseJsonBody(c, createSessionBodySchema);
-    const { session_id, meta } = await sessions.create(body);
+    const owner = principalOf(c);
+    const { session_id, meta } = await sessions.create({ ...body, ...(owner ? { owner } : {}) });
     return c.json({ session_id, status: 'active', created_at: meta.created_at }, 201);
   });
 
   app.get('/', async (c) => {
     const q = listSessionsQuerySchema.safeParse(c.req.query());
     if (!q.success) throw toStrandError(q.error);
-    return c.json(await sessions.list(q.data));
+    return c.json(await sessions.list(q.data, principalOf(c)));
   });
 
-  app.get('/:id', async (c) => c.json(await sessions.describe(c.req.param('id'))));
+  app.get('/:id', async (c) => c.json(await sessions.describe(c.req.param('id'), principalOf(c))));
 
   app.post('/:id/prompt', async (c) => {
     const body = await parseJsonBody(c, promptBodySchema);
-    const accepted = await sessions.prompt(c.req.param('id'), {
-      text: body.text,
-      behavior: c.req.query('queue') === '1' ? 'queue' : 'reject',
-      ...(body.request_id ? { request_id: body.request_id } : {}),
-    });
+    const accepted = await sessions.prompt(
+      c.req.param('id'),
+      { text: body.text, behavior: c.req.query('queue') === '1' ? 'queue' : 'reject', ...(body.request_id ? { request_id: body.request_id } : {}) },
+      principalOf(c),
+    );
     return c.json(
       {
         status: 'accepted',
@@ -49,7 +51,7 @@ export function sessionsRoutes(deps: SessionsDeps): Hono {
   // Delivered to the running turn after its current tool batch; the next model step sees it.
   app.post('/:id/steer', async (c) => {
     const body = await parseJsonBody(c, steerBodySchema);
-    const result = await sessions.steer(c.req.param('id'), body.text, undefined, body.request_id);
+    const result = await sessions.steer(c.req.param('id'), body.text, principalOf(c), body.request_id);
     if (!result.delivered) throw new StrandError(ErrorCode.INVALID_REQUEST, 'no turn is running to steer: send a prompt instead');
     return c.json({ status: 'accepted', turn_id: result.turn_id }, 202);
   });
@@ -57,30 +59,30 @@ export function sessionsRoutes(deps: SessionsDeps): Hono {
   // Answers once the turn has ended (its partial answer recorded as `aborted`), with the state after it.
   app.post('/:id/interrupt', async (c) => {
     const id = c.req.param('id');
-    const result = await sessions.abort(id);
-    const view = await sessions.describe(id);
+    const result = await sessions.abort(id, principalOf(c));
+    const view = await sessions.describe(id, principalOf(c));
     return c.json({ status: result.aborted ? 'interrupted' : 'not_running', turn_id: result.turn_id, agent_state: view.agent_state });
   });
 
   app.delete('/:id', async (c) => {
-    await sessions.delete(c.req.param('id'));
+    await sessions.delete(c.req.param('id'), principalOf(c));
     return c.json({ status: 'closed' });
   });
 
   app.post('/:id/resume', async (c) => {
-    const resumed = await sessions.resume(c.req.param('id'));
+    const resumed = await sessions.resume(c.req.param('id'), principalOf(c));
     return c.json({ status: 'resumed', ...resumed });
   });
 
   app.post('/:id/fork', async (c) => {
     const body = await parseJsonBody(c, forkBodySchema);
-    return c.json(await sessions.fork(c.req.param('id'), body.entry_id), 201);
+    return c.json(await sessions.fork(c.req.param('id'), body.entry_id, principalOf(c)), 201);
   });
 
   app.get('/:id/messages', async (c) => {
     const q = messagesQuerySchema.safeParse(c.req.query());
     if (!q.success) throw toStrandError(q.error);
-    return c.json(await sessions.messages(c.req.param('id'), q.data));
+    return c.json(await sessions.messages(c.req.param('id'), q.data, principalOf(c)));
   });
 
   return app;
