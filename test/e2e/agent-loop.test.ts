@@ -106,6 +106,12 @@ test('reads a file, edits it after an approval, and answers', async () => {
   expect(stored[1].message).toMatchObject({ provider: 'anthropic', model: 'claude-sonnet-4-6', stop_reason: 'function_call' });
   expect(stored[1].message.usage.cost_usd).toBeGreaterThan(0);
   expect(stored[5].message.content).toEqual([{ type: 'text', text: 'Replaced world with strand.' }]);
+  // Usage and cost are summed per session (and per turn in /api/jobs).
+  const stats = (await http(base, 'GET', `/api/sessions/${sid}/stats`)).body;
+  expect(stats).toMatchObject({ model: 'anthropic/claude-sonnet-4-6', steps: 3, turns: 1, messages: { user: 1, assistant: 3, tool_results: 2, total: 6 } });
+  expect(stats.usage.input).toBe(3300);
+  expect(stats.usage.cost_usd).toBeCloseTo(stored.filter((m: any) => m.message.role === 'assistant').reduce((n: number, m: any) => n + m.message.usage.cost_usd, 0), 6);
+  expect(stats.context.window).toBe(200_000);
 
   // What the model was sent: the system prompt with the workspace, every tool, the results so far.
   const sent = fake.requests.slice(-3).map((r) => r.body);

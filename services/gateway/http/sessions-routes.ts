@@ -79,6 +79,9 @@ export function sessionsRoutes(deps: SessionsDeps): Hono {
     return c.json(await sessions.fork(c.req.param('id'), body.entry_id, principalOf(c)), 201);
   });
 
+  // strand extension: tokens, cost, message counts, steps, turns, context use.
+  app.get('/:id/stats', async (c) => c.json(await sessions.stats(c.req.param('id'), principalOf(c))));
+
   app.get('/:id/messages', async (c) => {
     const q = messagesQuerySchema.safeParse(c.req.query());
     if (!q.success) throw toStrandError(q.error);

@@ -7,6 +7,7 @@ import type { AbortResult, ApprovalCommand, PromptAccepted, PromptCommand, Sessi
 import { builtinModelCatalog, type ModelCatalog } from '../../../contracts/model-catalog';
 import type { SessionSettings } from '../../../contracts/session-settings';
 import { ModelChoice } from './model-choice';
+import { sessionStats, type SessionStats } from './session-stats';
 import { entryIds } from '../../../contracts/workflow-ids';
 import type { AgentEventReader, EventSubscription } from '../events/agent-event-reader';
 import type { TurnJob } from '../temporal/jobs';
@@ -62,9 +63,11 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : und
  */
 export class SessionService {
   readonly models: ModelChoice;
+  private readonly catalog: ModelCatalog;
 
   constructor(private readonly deps: SessionServiceDeps) {
-    this.models = new ModelChoice(deps.catalog ?? builtinModelCatalog, deps.configuredProviders ?? []);
+    this.catalog = deps.catalog ?? builtinModelCatalog;
+    this.models = new ModelChoice(this.catalog, deps.configuredProviders ?? []);
   }
 
   /** Changes settings; the model is checked against the catalog and configured providers, the thinking level clamped to the model. */
@@ -234,33 +237,22 @@ export class SessionService {
   private async jobView(job: TurnJob): Promise<JobView> {
     const [state, cost] = await Promise.all([
       job.status === 'running' ? this.deps.commands.state(job.session_id) : Promise.resolve(undefined),
-      this.turnCost(job.session_id, job.turn_id),
+      sessionStats(this.deps.store, job.session_id, { model: this.deps.defaultModel, catalog: this.catalog, turn: job.turn_id }),
     ]);
     const current = state?.active_turn === job.turn_id;
     return {
       ...job,
       phase: current ? state.phase : job.phase,
       steps: cost.steps + (current && state.step !== null && state.streaming ? 1 : 0),
-      cost_usd: cost.cost_usd,
+      cost_usd: cost.usage.cost_usd,
     };
   }
 
-  /** Model steps recorded so far for a turn and what they cost (from the stored assistant messages). */
-  private async turnCost(sessionId: string, turnId: string): Promise<{ steps: number; cost_usd: number }> {
-    let steps = 0;
-    let cost = 0;
-    let cursor: string | undefined;
-    do {
-      const page = await this.deps.store.messages({ session_id: sessionId, roles: ['assistant'], limit: 500, ...(cursor ? { cursor } : {}) });
-      if (!page) break;
-      for (const m of page.messages) {
-        if (m.origin?.turn !== turnId || m.message?.role !== 'assistant') continue;
-        steps += 1;
-        cost += m.message.usage?.cost_usd ?? 0;
-      }
-      cursor = page.next_cursor ?? undefined;
-    } while (cursor);
-    return { steps, cost_usd: Math.round(cost * 1e6) / 1e6 };
+  /** Tokens, cost, message counts, steps, turns and context use of a session (get_session_stats). */
+  async stats(sessionId: string, principal?: string): Promise<SessionStats & { model: string }> {
+    const meta = await this.require(sessionId, principal);
+    const model = ((await this.deps.commands.state(sessionId))?.settings ?? this.storedSettings(meta)).model;
+    return { model, ...(await sessionStats(this.deps.store, sessionId, { model, catalog: this.catalog })) };
   }
 
   async messages(sessionId: string, query: { limit?: number; cursor?: string; from_entry_id?: string }, principal?: string) {

@@ -1,0 +1,68 @@
+import { lookupModel, type ModelCatalog } from '../../../contracts/model-catalog';
+import type { StoreClient } from '../../../contracts/session-store/client';
+
+/** Token and cost totals of assistant messages. */
+export interface UsageTotals {
+  input: number;
+  output: number;
+  cache_read: number;
+  cache_write: number;
+  cost_usd: number;
+}
+
+export interface SessionStats {
+  usage: UsageTotals;
+  /** Messages on the active branch, by role. */
+  messages: { user: number; assistant: number; tool_results: number; total: number };
+  /** Model steps recorded (assistant messages) and turns started. */
+  steps: number;
+  turns: number;
+  /** What the last step's context took against the model's window. */
+  context: { tokens: number; window: number; share: number };
+}
+
+const zero = (): UsageTotals => ({ input: 0, output: 0, cache_read: 0, cache_write: 0, cost_usd: 0 });
+
+/**
+ * Reads the active branch once and adds up what it cost: tokens in and out (and cached), dollars,
+ * messages by role, steps, and how full the context was at the last step. `turn` narrows to one turn.
+ */
+export async function sessionStats(store: StoreClient, sessionId: string, opts: { model: string; catalog: ModelCatalog; turn?: string }): Promise<SessionStats> {
+  const usage = zero();
+  const messages = { user: 0, assistant: 0, tool_results: 0, total: 0 };
+  const turns = new Set<string>();
+  let steps = 0;
+  let lastContext = 0;
+  let cursor: string | undefined;
+  do {
+    const page = await store.messages({ session_id: sessionId, limit: 500, ...(cursor ? { cursor } : {}) });
+    if (!page) break;
+    for (const item of page.messages) {
+      const m = item.message;
+      if (!m || (opts.turn !== undefined && item.origin?.turn !== opts.turn)) continue;
+      if (typeof item.origin?.turn === 'string') turns.add(item.origin.turn);
+      messages.total += 1;
+      if (m.role === 'user') messages.user += 1;
+      if (m.role === 'function_result') messages.tool_results += 1;
+      if (m.role !== 'assistant') continue;
+      messages.assistant += 1;
+      steps += 1;
+      const u = m.usage ?? {};
+      usage.input += u.input ?? 0;
+      usage.output += u.output ?? 0;
+      usage.cache_read += u.cache_read ?? 0;
+      usage.cache_write += u.cache_write ?? 0;
+      usage.cost_usd += u.cost_usd ?? 0;
+      if (m.usage) lastContext = (u.input ?? 0) + (u.output ?? 0) + (u.cache_read ?? 0) + (u.cache_write ?? 0);
+    }
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor);
+  usage.cost_usd = Math.round(usage.cost_usd * 1e6) / 1e6;
+  let window = 0;
+  try {
+    window = lookupModel(opts.catalog, opts.model).context_window;
+  } catch {
+    // A malformed model id has no window.
+  }
+  return { usage, messages, steps, turns: turns.size, context: { tokens: lastContext, window, share: window ? Math.round((lastContext / window) * 1000) / 1000 : 0 } };
+}
