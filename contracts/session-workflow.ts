@@ -100,6 +100,8 @@ export type SessionSnapshot = z.infer<typeof sessionSnapshotSchema>;
 export const promptUpdate = defineUpdate<PromptAccepted, [PromptCommand]>('prompt');
 /** Stops the running turn (the turn records what it had and ends `aborted`). */
 export const abortUpdate = defineUpdate<AbortResult, []>('abort');
+/** Gives up a scheduled provider retry: the turn ends with the error it was retrying. */
+export const abortRetryUpdate = defineUpdate<{ cancelled: boolean; turn_id: string | null }, []>('abortRetry');
 /** A message for the running turn, delivered after its current tool batch. */
 export const steerUpdate = defineUpdate<{ delivered: boolean; turn_id: string | null }, [SteerCommand]>('steer');
 /** A person's answer to a pending tool approval. */

@@ -15,8 +15,12 @@ export const turnWorkflowInputSchema = z.object({
   turn_number: z.number().int().positive(),
   text: z.string(),
   settings: sessionSettingsSchema,
-  /** Bounds the model ↔ tools loop. */
-  max_steps: z.number().int().positive().default(50),
+  /** Bounds the model ↔ tools loop (long jobs run hundreds of steps; the turn continues as new on the way). */
+  max_steps: z.number().int().positive().default(500),
+  /** Where a turn continued-as-new picks up; 0 for a new turn. */
+  first_step: z.number().int().nonnegative().default(0),
+  /** Steering messages not yet delivered when the turn continued as new. */
+  steering: z.array(z.string()).default([]),
   /** Persisted by the turn's first store write, before any of its entries exist. */
   record: z.object({ last_turn: z.number().int().nonnegative(), requests: z.array(seenRequestSchema) }),
 });
@@ -48,6 +52,8 @@ export type TurnProgress = z.input<typeof turnProgressSchema>;
 /** Session → turn. */
 export const turnAbortSignal = defineSignal<[]>('turnAbort');
 export const turnSteerSignal = defineSignal<[{ text: string }]>('turnSteer');
+/** Stop waiting for a scheduled provider retry: the turn ends with the error it was retrying. */
+export const turnAbortRetrySignal = defineSignal<[]>('turnAbortRetry');
 export const turnApprovalSignal = defineSignal<[{ tool_call_id: string; decision: 'approve' | 'reject' | 'always'; reason?: string }]>('turnApproval');
 /** Turn → session. */
 export const turnProgressSignal = defineSignal<[TurnProgress]>('turnProgress');

@@ -6,7 +6,7 @@ import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import { binaryPaths } from '../../infra/bootstrap/paths';
 import { buildWorkflowBundle } from '../../services/worker/workflow-bundle';
-import { approvalUpdate, compactUpdate, freshSessionInput, promptUpdate, sessionStateQuery, steerUpdate, type SessionSnapshot } from '../../contracts/session-workflow';
+import { abortRetryUpdate, approvalUpdate, compactUpdate, freshSessionInput, promptUpdate, sessionStateQuery, steerUpdate, type SessionSnapshot } from '../../contracts/session-workflow';
 import { createRecordingActivities } from '../harness/fake-activities';
 
 /**
@@ -215,6 +215,69 @@ test('a tool activity that stops heartbeating is timed out (20 s heartbeat timeo
     await waitFor(() => handle.query(sessionStateQuery), (s) => s.phase === 'idle' && s.last_turn === 1, 60_000);
     expect(fakes.toolRuns).toEqual(['t1', 't1']);
     expect(fakes.toolResults).toEqual([{ step: 0, calls: [{ id: 't1', disposition: 'ran' }] }]);
+    await handle.terminate('test done');
+  });
+}, 90_000);
+
+test('a long turn continues as new when Temporal suggests it and carries on with the next step', async () => {
+  const taskQueue = `tq-${randomUUID()}`;
+  const workflowId = `session:${randomUUID()}`;
+  const steps = Array.from({ length: 8 }, (_, i) => [{ id: `c${i}`, name: 'read_file', requires_approval: false }]);
+  const fakes = createRecordingActivities({ steps });
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: fakes.activities });
+  await worker.runUntil(async () => {
+    await env.client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'long job' }], startWorkflowOperation: start(workflowId, taskQueue) });
+    const handle = env.client.workflow.getHandle(workflowId);
+    await waitFor(() => handle.query(sessionStateQuery), (s) => s.phase === 'idle' && s.last_turn === 1, 60_000);
+    expect(fakes.modelSteps.map((m) => m.step)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(fakes.toolResults.map((r) => r.step)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    // The turn child of session `s` (every session in this file is `s`, one after the other).
+    const turn = await env.client.workflow.getHandle('session:s:turn:1').describe();
+    // The run that finished is not the one that started: the turn continued as new on the way.
+    const first = await env.client.workflow.getHandle('session:s:turn:1', turn.runId).fetchHistory();
+    expect((first.events ?? [])[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId).toBeTruthy();
+    await handle.terminate('test done');
+  });
+}, 90_000);
+
+test('abort_retry ends a turn that waits for a provider retry, with that error', async () => {
+  const taskQueue = `tq-${randomUUID()}`;
+  const workflowId = `session:${randomUUID()}`;
+  const failure = ApplicationFailure.create({ message: 'rate limited', type: 'provider.rate_limited', nonRetryable: true, details: [{ retry_after_ms: 30_000 }] });
+  const fakes = createRecordingActivities({ failures: [failure] });
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: fakes.activities });
+  await worker.runUntil(async () => {
+    await env.client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'hi' }], startWorkflowOperation: start(workflowId, taskQueue) });
+    const handle = env.client.workflow.getHandle(workflowId);
+    await waitFor(() => handle.query(sessionStateQuery), (s) => s.phase === 'retrying');
+    expect(await handle.executeUpdate(abortRetryUpdate, { args: [] })).toEqual({ cancelled: true, turn_id: 't1' });
+    expect((await handle.query(sessionStateQuery)).phase).toBe('idle');
+    const events = fakes.published.map((p) => p.event.event);
+    expect(events.find((e) => e.type === 'error')).toMatchObject({ message: 'rate limited (retry cancelled)' });
+    expect(events.find((e) => e.type === 'turn.finished')).toMatchObject({ outcome: 'error' });
+    expect(fakes.modelSteps).toHaveLength(1);
+    expect(await handle.executeUpdate(abortRetryUpdate, { args: [] })).toEqual({ cancelled: false, turn_id: null });
+    await handle.terminate('test done');
+  });
+}, 60_000);
+
+test('a queued prompt survives a worker restart and runs after the turn before it', async () => {
+  const taskQueue = `tq-${randomUUID()}`;
+  const workflowId = `session:${randomUUID()}`;
+  const fakes = createRecordingActivities();
+  fakes.hold();
+  const first = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: fakes.activities, shutdownGraceTime: '1 second' });
+  const running = first.run();
+  await env.client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'one' }], startWorkflowOperation: start(workflowId, taskQueue) });
+  const handle = env.client.workflow.getHandle(workflowId);
+  expect(await handle.executeUpdate(promptUpdate, { args: [{ text: 'two', behavior: 'queue' }] })).toMatchObject({ turn_id: 't2', queued: true });
+  first.shutdown();
+  fakes.release();
+  await running;
+  const second = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: fakes.activities });
+  await second.runUntil(async () => {
+    await waitFor(() => handle.query(sessionStateQuery), (s) => s.phase === 'idle' && s.last_turn === 2, 60_000);
+    expect(fakes.userMessages.map((m) => m.text)).toEqual(['one', 'two']);
     await handle.terminate('test done');
   });
 }, 90_000);

@@ -1,6 +1,7 @@
 import * as wf from '@temporalio/workflow';
 import { sessionRecordSchema } from '../../contracts/session-settings';
 import {
+  abortRetryUpdate,
   abortUpdate,
   approvalUpdate,
   clearQueueUpdate,
@@ -14,7 +15,7 @@ import {
   type SessionWorkflowInput,
   type SessionWorkflowResult,
 } from '../../contracts/session-workflow';
-import { turnAbortSignal, turnApprovalSignal, turnProgressSignal, turnSteerSignal } from '../../contracts/turn-workflow';
+import { turnAbortRetrySignal, turnAbortSignal, turnApprovalSignal, turnProgressSignal, turnSteerSignal } from '../../contracts/turn-workflow';
 import { turnId, turnWorkflowId } from '../../contracts/workflow-ids';
 import { turnWorkflow } from '../turn/turn-workflow';
 import { COMPACTION_OPTIONS, SessionEventQueue, compaction, local, stateEvent } from './session-events';
@@ -72,6 +73,13 @@ export async function sessionWorkflow(raw: SessionWorkflowInput): Promise<Sessio
     await child.signal(turnAbortSignal);
     await wf.condition(() => state.activeTurn !== turn);
     return { aborted: true, turn_id: turn };
+  });
+  wf.setHandler(abortRetryUpdate, async () => {
+    const turn = state.activeTurn;
+    if (!turn || !child || state.phase !== 'retrying') return { cancelled: false, turn_id: null };
+    await child.signal(turnAbortRetrySignal);
+    await wf.condition(() => state.activeTurn !== turn);
+    return { cancelled: true, turn_id: turn };
   });
   wf.setHandler(steerUpdate, async (cmd) => {
     const turn = state.activeTurn;

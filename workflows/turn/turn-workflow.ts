@@ -2,6 +2,7 @@ import * as wf from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import type { AgentEvent } from '../../contracts/agent-events';
 import {
+  turnAbortRetrySignal,
   turnAbortSignal,
   turnApprovalSignal,
   turnProgressSignal,
@@ -49,7 +50,8 @@ export async function turnWorkflow(raw: TurnWorkflowInput): Promise<TurnWorkflow
   const input = turnWorkflowInputSchema.parse(raw);
   const turn_id = turnIdOf(input.turn_number);
   const sid = input.session_id;
-  const steering: string[] = [];
+  const steering: string[] = [...input.steering];
+  let retryAborted = false;
   const scope = new wf.CancellationScope();
   wf.setHandler(turnAbortSignal, async () => {
     scope.cancel();
@@ -57,6 +59,7 @@ export async function turnWorkflow(raw: TurnWorkflowInput): Promise<TurnWorkflow
     await local.announceTurnCancel({ session_id: sid, turn_id }).catch(() => undefined);
   });
   wf.setHandler(turnSteerSignal, ({ text }) => void steering.push(text));
+  wf.setHandler(turnAbortRetrySignal, () => void (retryAborted = true));
   let batch: ToolBatch | undefined;
   // `always` applies to the rest of this turn too (the session keeps it for later turns).
   const policy = { ...input.settings.approval, always_allow: [...input.settings.approval.always_allow] };
@@ -74,11 +77,17 @@ export async function turnWorkflow(raw: TurnWorkflowInput): Promise<TurnWorkflow
     if (parent) void wf.getExternalWorkflowHandle(parent.workflowId).signal(turnProgressSignal, { turn_id, ...p }).catch(() => undefined);
   };
 
-  let steps = 0;
+  let steps = input.first_step;
   let outcome: TurnOutcome = 'done';
+  let continueAt: number | undefined;
   try {
     await scope.run(async () => {
-      for (let step = 0; step < input.max_steps; step++) {
+      for (let step = input.first_step; step < input.max_steps; step++) {
+        // A long job: history grows with every step; a fresh run carries on where this one stops.
+        if (step > input.first_step && wf.workflowInfo().continueAsNewSuggested) {
+          continueAt = step;
+          return;
+        }
         steps = step + 1;
         const result = await modelStepWithRetries(step);
         if (result.tool_calls.length > 0) {
@@ -124,6 +133,15 @@ export async function turnWorkflow(raw: TurnWorkflowInput): Promise<TurnWorkflow
         ]),
       );
     }
+  }
+  if (continueAt !== undefined && outcome === 'done') {
+    await wf.condition(wf.allHandlersFinished);
+    return wf.continueAsNew<typeof turnWorkflow>({
+      ...input,
+      first_step: continueAt,
+      settings: { ...input.settings, approval: policy },
+      steering: steering.splice(0),
+    });
   }
   return { turn_id, outcome, steps };
 
@@ -178,7 +196,10 @@ export async function turnWorkflow(raw: TurnWorkflowInput): Promise<TurnWorkflow
         await publish([
           { type: 'retry.scheduled', turn_id, step, attempt, max_attempts: DEFAULT_RETRY_OPTIONS.maxRetries + 1, delay_ms: decision.delayMs, kind: failure.kind, reason: failure.message },
         ]);
-        await wf.sleep(decision.delayMs);
+        // A durable wait the person can cut short (abort_retry): the turn then ends with this error.
+        if (await wf.condition(() => retryAborted, decision.delayMs)) {
+          throw new TurnFailure({ ...failure, message: `${failure.message} (retry cancelled)` });
+        }
         // Streaming again: clients leave the retry notice as the next attempt starts.
         report({ phase: 'thinking', step, streaming: true });
       }

@@ -79,6 +79,9 @@ export function sessionsRoutes(deps: SessionsDeps): Hono {
     return c.json(await sessions.fork(c.req.param('id'), body.entry_id, principalOf(c)), 201);
   });
 
+  // strand extension: stop waiting for a provider retry; the turn ends with that error.
+  app.post('/:id/abort-retry', async (c) => c.json(await sessions.abortRetry(c.req.param('id'), principalOf(c))));
+
   // strand extension: tokens, cost, message counts, steps, turns, context use.
   app.get('/:id/stats', async (c) => c.json(await sessions.stats(c.req.param('id'), principalOf(c))));
 

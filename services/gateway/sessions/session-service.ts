@@ -149,6 +149,11 @@ export class SessionService {
     return this.deps.commands.abort(sessionId, requestId);
   }
 
+  async abortRetry(sessionId: string, principal?: string, requestId?: string) {
+    await this.require(sessionId, principal);
+    return this.deps.commands.abortRetry(sessionId, requestId);
+  }
+
   async steer(sessionId: string, text: string, principal?: string, requestId?: string) {
     await this.require(sessionId, principal);
     return this.deps.commands.steer(sessionId, { text }, requestId);

@@ -9,6 +9,7 @@ import { ApplicationFailure, TypedSearchAttributes, WorkflowNotFoundError, defin
 import { ErrorCode, StrandError } from '../../../contracts/errors';
 import { FailureType } from '../../../contracts/failures';
 import {
+  abortRetryUpdate,
   abortUpdate,
   approvalUpdate,
   type ApprovalCommand,
@@ -127,6 +128,11 @@ export class SessionCommands {
   /** Stops the running turn, if any (a session whose workflow is not running has none). */
   async abort(sessionId: string, requestId?: string): Promise<AbortResult> {
     return this.onRunning(sessionId, { aborted: false, turn_id: null }, (h) => h.executeUpdate(abortUpdate, { args: [], updateId: requestId ?? randomUUID() }));
+  }
+
+  /** Ends a turn that waits to retry its provider call, with that error. */
+  async abortRetry(sessionId: string, requestId?: string): Promise<{ cancelled: boolean; turn_id: string | null }> {
+    return this.onRunning(sessionId, { cancelled: false, turn_id: null }, (h) => h.executeUpdate(abortRetryUpdate, { args: [], updateId: requestId ?? randomUUID() }));
   }
 
   async steer(sessionId: string, cmd: SteerCommand, requestId?: string): Promise<{ delivered: boolean; turn_id: string | null }> {
