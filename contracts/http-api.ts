@@ -55,6 +55,8 @@ export const listSessionsQuerySchema = z.object({
   limit: nonNegativeInt.optional(),
   cursor: z.string().optional(),
   status: z.enum(['idle', 'working', 'done', 'error']).optional(),
+  /** Only the sessions of this project (its `project_path`, exactly). */
+  project: z.string().min(1).optional(),
 });
 
 /** Where an SSE read starts: `Last-Event-ID` header or `?after=`. */

@@ -247,6 +247,8 @@ describe('HTTP + SSE flow', () => {
     const events = await openSse(`${base}/api/sessions/${sid}/events?after=0`);
     await readUntil(events, (e) => e.event === 'turn.finished');
     events.close();
+    const listed = await http(base, 'GET', `/api/sessions?project=${encodeURIComponent('/tmp/strand-e2e-fork')}`);
+    expect(listed.body.sessions.map((s: any) => s.session_id)).toEqual([sid]);
     const fork = await http(base, 'POST', `/api/sessions/${sid}/fork`, { entry_id: 't1:user' });
     expect(fork.status).toBe(201);
     const forked = await http(base, 'GET', `/api/sessions/${fork.body.session_id}/messages`);

@@ -127,8 +127,10 @@ export class SessionService {
   }
 
   /** A page of sessions with their live state; Temporal being unreachable fails the call (503). */
-  async list(query: { limit?: number; cursor?: string; status?: SessionMeta['status'] }, principal?: string) {
-    const page = await this.deps.store.list({ ...query, ...(principal !== undefined ? { metadata: { [KEYS.owner]: principal } } : {}) });
+  async list(query: { limit?: number; cursor?: string; status?: SessionMeta['status']; project?: string }, principal?: string) {
+    const { project, ...rest } = query;
+    const metadata = { ...(principal !== undefined ? { [KEYS.owner]: principal } : {}), ...(project !== undefined ? { [KEYS.projectPath]: project } : {}) };
+    const page = await this.deps.store.list({ ...rest, ...(Object.keys(metadata).length ? { metadata } : {}) });
     const states = await Promise.all(page.sessions.map((m) => this.deps.commands.state(m.session_id)));
     return { sessions: page.sessions.map((m, i) => this.view(m, states[i])), ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) };
   }
