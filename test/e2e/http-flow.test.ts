@@ -1,4 +1,7 @@
-import { spawnSync } from 'node:child_process';
+import { execSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { defaultPayloadConverter, defineSearchAttributeKey } from '@temporalio/common';
 import { openSse, type SseEvent } from '../harness/sse-client';
@@ -240,6 +243,33 @@ describe('HTTP + SSE flow', () => {
     expect((await http(base, 'POST', `/api/sessions/${sid}/prompt`, { text: 'next' })).status).toBe(202);
   }, 60_000);
 
+  test('interrupt during a shell command kills its whole process group within a second', async () => {
+    const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-e2e-abort-shell-'));
+    const created = await http(base, 'POST', '/api/sessions', { project_path: workspace, model: 'scripted/shell' });
+    const sid = created.body.session_id as string;
+    await http(base, 'PATCH', `/api/sessions/${sid}/settings`, { approval: { always_allow: ['shell_exec'] } });
+    const events = await openSse(`${base}/api/sessions/${sid}/events`);
+    await http(base, 'POST', `/api/sessions/${sid}/prompt`, { text: 'run it' });
+    await readUntil(events, (e) => e.event === 'agent.state' && JSON.parse(e.data).state === 'tool_execution');
+    const sleeping = () => execSync("pgrep -f '^sleep 3[0]$' || true").toString().trim();
+    const deadline = Date.now() + 5_000;
+    while (!sleeping() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(sleeping()).not.toBe('');
+    const t0 = Date.now();
+    const res = await http(base, 'POST', `/api/sessions/${sid}/interrupt`);
+    const after = await readUntil(events, (e) => e.event === 'turn.finished');
+    const took = Date.now() - t0;
+    events.close();
+    expect(res.body).toMatchObject({ status: 'interrupted', agent_state: 'idle' });
+    expect(JSON.parse(after[after.length - 1]!.data).outcome).toBe('aborted');
+    expect(took).toBeLessThan(1_000);
+    expect(sleeping()).toBe('');
+    const stored = (await http(base, 'GET', `/api/sessions/${sid}/messages`)).body.messages;
+    expect(stored.map((m: any) => m.message.role)).toEqual(['user', 'assistant', 'function_result']);
+    expect(stored[2].message.content[0].text).toMatch(/stopped: the user aborted/);
+    fs.rmSync(workspace, { recursive: true, force: true });
+  }, 60_000);
+
   test('fork at an entry, resume a dormant session, delete a session mid-turn', async () => {
     const created = await http(base, 'POST', '/api/sessions', { project_path: '/tmp/strand-e2e-fork' });
     const sid = created.body.session_id as string;
@@ -247,6 +277,8 @@ describe('HTTP + SSE flow', () => {
     const events = await openSse(`${base}/api/sessions/${sid}/events?after=0`);
     await readUntil(events, (e) => e.event === 'turn.finished');
     events.close();
+    expect((await http(base, 'GET', `/api/sessions/${sid}/fork-points`)).body).toEqual({ messages: [{ entry_id: 't1:user', text: 'first question' }] });
+    expect((await http(base, 'GET', `/api/sessions/${sid}/last-assistant-text`)).body).toEqual({ entry_id: 't1:s0:assistant', text: 'You said: first question' });
     const listed = await http(base, 'GET', `/api/sessions?project=${encodeURIComponent('/tmp/strand-e2e-fork')}`);
     expect(listed.body.sessions.map((s: any) => s.session_id)).toEqual([sid]);
     const fork = await http(base, 'POST', `/api/sessions/${sid}/fork`, { entry_id: 't1:user' });

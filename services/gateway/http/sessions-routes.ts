@@ -82,6 +82,10 @@ export function sessionsRoutes(deps: SessionsDeps): Hono {
   // strand extension: stop waiting for a provider retry; the turn ends with that error.
   app.post('/:id/abort-retry', async (c) => c.json(await sessions.abortRetry(c.req.param('id'), principalOf(c))));
 
+  // strand extensions: where a fork can start (user messages), and the last answer's text.
+  app.get('/:id/fork-points', async (c) => c.json({ messages: await sessions.forkPoints(c.req.param('id'), principalOf(c)) }));
+  app.get('/:id/last-assistant-text', async (c) => c.json(await sessions.lastAssistantText(c.req.param('id'), principalOf(c))));
+
   // strand extension: tokens, cost, message counts, steps, turns, context use.
   app.get('/:id/stats', async (c) => c.json(await sessions.stats(c.req.param('id'), principalOf(c))));
 

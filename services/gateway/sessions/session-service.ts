@@ -7,6 +7,7 @@ import type { AbortResult, ApprovalCommand, PromptAccepted, PromptCommand, Sessi
 import { builtinModelCatalog, type ModelCatalog } from '../../../contracts/model-catalog';
 import type { SessionSettings } from '../../../contracts/session-settings';
 import { ModelChoice } from './model-choice';
+import { readForkPoints, readLastAssistantText } from './session-reads';
 import { sessionStats, type SessionStats } from './session-stats';
 import { entryIds } from '../../../contracts/workflow-ids';
 import type { AgentEventReader, EventSubscription } from '../events/agent-event-reader';
@@ -260,6 +261,18 @@ export class SessionService {
     const meta = await this.require(sessionId, principal);
     const model = ((await this.deps.commands.state(sessionId))?.settings ?? this.storedSettings(meta)).model;
     return { model, ...(await sessionStats(this.deps.store, sessionId, { model, catalog: this.catalog })) };
+  }
+
+  /** The user messages of the active branch, newest last: where a fork can start (get_fork_messages). */
+  async forkPoints(sessionId: string, principal?: string) {
+    await this.require(sessionId, principal);
+    return readForkPoints(this.deps.store, sessionId);
+  }
+
+  /** The text of the newest assistant message on the active branch (get_last_assistant_text). */
+  async lastAssistantText(sessionId: string, principal?: string) {
+    await this.require(sessionId, principal);
+    return readLastAssistantText(this.deps.store, sessionId);
   }
 
   async messages(sessionId: string, query: { limit?: number; cursor?: string; from_entry_id?: string }, principal?: string) {
