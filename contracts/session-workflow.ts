@@ -42,12 +42,13 @@ export type SessionWorkflowResult = { reason: 'idle'; last_turn: number };
 
 /**
  * `prompt`. `behavior` says what to do while a turn runs: `reject` (default: SESSION_BUSY), `queue`
- * (run it after the current turn and any earlier queued ones).
+ * (run it after the current turn and any earlier queued ones), `steer` (hand it to the running turn
+ * as a steering message; with no turn running it starts one as usual).
  */
 export const promptCommandSchema = z.object({
   text: z.string().min(1, 'prompt text must not be empty'),
   request_id: z.string().min(1).max(200).optional(),
-  behavior: z.enum(['reject', 'queue']).default('reject'),
+  behavior: z.enum(['reject', 'queue', 'steer']).default('reject'),
 });
 export type PromptCommand = z.input<typeof promptCommandSchema>;
 
@@ -61,6 +62,8 @@ export const promptAcceptedSchema = z.object({
   queue_position: z.number().int().positive().optional(),
   /** True when this request id was seen before: nothing new was started. */
   duplicate: z.boolean(),
+  /** True when the prompt went to the running turn (`turn_id`) as a steering message. */
+  steered: z.boolean().optional(),
 });
 export type PromptAccepted = z.infer<typeof promptAcceptedSchema>;
 

@@ -6,7 +6,7 @@ import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import { binaryPaths } from '../../infra/bootstrap/paths';
 import { buildWorkflowBundle } from '../../services/worker/workflow-bundle';
-import { abortRetryUpdate, approvalUpdate, compactUpdate, freshSessionInput, promptUpdate, sessionStateQuery, steerUpdate, type SessionSnapshot } from '../../contracts/session-workflow';
+import { abortRetryUpdate, approvalUpdate, compactUpdate, freshSessionInput, promptUpdate, sessionStateQuery, setSettingsUpdate, steerUpdate, type SessionSnapshot } from '../../contracts/session-workflow';
 import { createRecordingActivities } from '../harness/fake-activities';
 
 /**
@@ -102,6 +102,7 @@ test('request ids are answered once, across continue-as-new', async () => {
   await worker.runUntil(async () => {
     const handle = env.client.workflow.getHandle(workflowId);
     const firstRun = (await env.client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'p0', request_id: 'r0' }], updateId: 'r0', startWorkflowOperation: start(workflowId, taskQueue) }), (await handle.describe()).runId);
+    await handle.executeUpdate(setSettingsUpdate, { args: [{ name: 'kept across runs', auto_retry: false }] });
     await waitFor(() => handle.query(sessionStateQuery), (s) => s.phase === 'idle');
     for (let i = 1; i < 8; i++) {
       await handle.executeUpdate(promptUpdate, { args: [{ text: `p${i}`, request_id: `r${i}` }], updateId: `r${i}` });
@@ -114,7 +115,9 @@ test('request ids are answered once, across continue-as-new', async () => {
     const again = await handle.executeUpdate(promptUpdate, { args: [{ text: 'p0', request_id: 'r0' }], updateId: 'r0' });
     expect(again).toMatchObject({ turn_id: 't1', duplicate: true });
     expect(fakes.userMessages).toHaveLength(8);
-    expect((await handle.query(sessionStateQuery)).last_turn).toBe(8);
+    const after = await handle.query(sessionStateQuery);
+    expect(after.last_turn).toBe(8);
+    expect(after.settings).toMatchObject({ name: 'kept across runs', auto_retry: false });
     await handle.terminate('test done');
   });
 });
@@ -166,10 +169,12 @@ test('steering while calls wait for approval skips them, records the message, an
     const handle = env.client.workflow.getHandle(workflowId);
     await waitFor(() => handle.query(sessionStateQuery), (s) => s.pending_approvals.length === 1);
     expect(await handle.executeUpdate(steerUpdate, { args: [{ text: 'use the other file' }] })).toEqual({ delivered: true, turn_id: 't1' });
+    // A prompt sent with behavior `steer` while the turn runs is a steering message too.
+    expect(await handle.executeUpdate(promptUpdate, { args: [{ text: 'and keep it short', behavior: 'steer' }] })).toMatchObject({ turn_id: 't1', steered: true, queued: false });
     await waitFor(() => handle.query(sessionStateQuery), (s) => s.phase === 'idle');
     expect(fakes.toolRuns).toEqual(['b']);
     expect(fakes.toolResults).toEqual([{ step: 0, calls: [{ id: 'a', disposition: 'skipped' }, { id: 'b', disposition: 'ran' }] }]);
-    expect(fakes.userMessages.map((m) => m.entry_id)).toEqual(['t1:user', 't1:s0:steer:0']);
+    expect(fakes.userMessages.map((m) => m.entry_id)).toEqual(['t1:user', 't1:s0:steer:0', 't1:s0:steer:1']);
     expect(fakes.modelSteps.map((m) => m.step)).toEqual([0, 1]);
     // Idle: nothing to steer.
     expect(await handle.executeUpdate(steerUpdate, { args: [{ text: 'late' }] })).toEqual({ delivered: false, turn_id: null });

@@ -68,7 +68,7 @@ export class SessionState {
     }
     const prompt = parsed.data;
     if (prompt.request_id && this.seen(prompt.request_id)) return;
-    if (this.busy && prompt.behavior !== 'queue') {
+    if (this.busy && prompt.behavior === 'reject') {
       throw ApplicationFailure.nonRetryable(
         `session ${this.sessionId} is busy with turn ${this.activeTurn ?? this.queue[0]?.turn_number ?? '(starting)'}`,
         FailureType.SESSION_BUSY,

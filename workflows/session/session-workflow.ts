@@ -55,6 +55,12 @@ export async function sessionWorkflow(raw: SessionWorkflowInput): Promise<Sessio
   wf.setHandler(
     promptUpdate,
     async (prompt) => {
+      // Steering a running turn: delivered to it, no new turn.
+      const running = state.activeTurn;
+      if (prompt.behavior === 'steer' && running && child) {
+        await child.signal(turnSteerSignal, { text: prompt.text });
+        return { turn_id: running, turn_number: Number(running.slice(1)), agent_state: state.phase, queued: false, duplicate: false, steered: true };
+      }
       if (state.loaded) return state.accept(prompt);
       state.claimUnloaded();
       try {
