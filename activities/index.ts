@@ -36,8 +36,8 @@ export function createActivities(deps: ActivityDeps) {
       await deps.cancels?.announce(input.session_id, input.turn_id);
     },
     /** Publishes workflow-level events (state changes, turn start/finish) with deterministic ids. */
-    async publishEvents(sessionId: string, events: OutgoingEvent[]): Promise<void> {
-      await deps.events.publish(sessionId, events);
+    async publishEvents(sessionId: string, events: OutgoingEvent[]): Promise<{ first_seq?: number }> {
+      return (await deps.events.publish(sessionId, events)) ?? {};
     },
   };
 }

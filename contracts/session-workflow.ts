@@ -95,6 +95,8 @@ export const sessionSnapshotSchema = z.object({
   queue: z.array(queuedPromptSchema),
   /** Tool calls waiting for a person's answer (so a reconnecting client can show them). */
   pending_approvals: z.array(z.object({ tool_call_id: z.string(), tool: z.string() })),
+  /** Stream sequence of the running turn's first event: where a client joining mid-turn starts reading. */
+  turn_start_seq: z.number().int().positive().nullable(),
   details: z.string().optional(),
 });
 export type SessionSnapshot = z.infer<typeof sessionSnapshotSchema>;

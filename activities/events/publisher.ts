@@ -13,7 +13,8 @@ export interface OutgoingEvent {
 
 /** Port through which activities publish agent events; tests pass an in-memory recorder. */
 export interface AgentEventPublisher {
-  publish(sessionId: string, events: OutgoingEvent[]): Promise<void>;
+  /** Resolves once every event is stored; with the stream sequence of the first one when known. */
+  publish(sessionId: string, events: OutgoingEvent[]): Promise<{ first_seq?: number } | void>;
 }
 
 /** Most acks we wait for at once: enough to keep a token stream flowing, bounded to spare memory. */
@@ -29,6 +30,7 @@ export function createJetStreamEventPublisher(js: JetStreamClient, now: () => nu
     async publish(sessionId, events) {
       const subject = agentEventSubject(sessionId);
       let inFlight: Promise<unknown>[] = [];
+      let first: Promise<{ seq: number }> | undefined;
       for (const item of events) {
         const envelope: AgentEventEnvelope = {
           v: 1,
@@ -40,13 +42,17 @@ export function createJetStreamEventPublisher(js: JetStreamClient, now: () => nu
         };
         const h = natsHeaders();
         h.set(EVENT_TYPE_HEADER, item.event.type);
-        inFlight.push(js.publish(subject, JSON.stringify(envelope), { msgID: `${sessionId}|${item.id}`, headers: h }));
+        const ack = js.publish(subject, JSON.stringify(envelope), { msgID: `${sessionId}|${item.id}`, headers: h });
+        first ??= ack;
+        inFlight.push(ack);
         if (inFlight.length >= MAX_IN_FLIGHT) {
           await Promise.all(inFlight);
           inFlight = [];
         }
       }
       await Promise.all(inFlight);
+      // A duplicate (a retried publish) acks with the sequence the event was first stored under.
+      return first ? { first_seq: (await first).seq } : {};
     },
   };
 }

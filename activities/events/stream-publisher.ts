@@ -20,9 +20,12 @@ export class StreamPublisher {
 
   async push(event: OutgoingEvent): Promise<void> {
     if (this.failure !== undefined) throw this.failure;
-    const sent = this.publisher.publish(this.sessionId, [event]).catch((err: unknown) => {
-      this.failure ??= err;
-    });
+    const sent = this.publisher.publish(this.sessionId, [event]).then(
+      () => undefined,
+      (err: unknown) => {
+        this.failure ??= err;
+      },
+    );
     this.inFlight.push(sent);
     if (this.inFlight.length >= MAX_IN_FLIGHT) await this.drain();
   }

@@ -212,6 +212,26 @@ describe('HTTP + SSE flow', () => {
     expect(messages.body.messages.map((m: any) => m.entry_id)).toEqual(['t1:user', 't1:s0:assistant', 't2:user', 't2:s0:assistant']);
   }, 60_000);
 
+  test('a stream opened mid-turn without a cursor starts with the events of that turn so far', async () => {
+    const created = await http(base, 'POST', '/api/sessions', { project_path: '/tmp/strand-e2e-join' });
+    const sid = created.body.session_id as string;
+    const watcher = await openSse(`${base}/api/sessions/${sid}/events`);
+    await http(base, 'POST', `/api/sessions/${sid}/prompt`, { text: words });
+    let seen = 0;
+    await readUntil(watcher, (e) => e.event === 'message.delta' && ++seen === 4);
+    const late = await openSse(`${base}/api/sessions/${sid}/events`);
+    const joined = await readUntil(late, (e) => e.event === 'turn.finished');
+    const all = await readUntil(watcher, (e) => e.event === 'turn.finished');
+    late.close();
+    watcher.close();
+    expect(JSON.parse(joined[0]!.data)).toEqual({ type: 'agent.state', state: 'thinking' });
+    const ids = joined.map((e) => Number(e.id));
+    expect(new Set(ids).size).toBe(ids.length);
+    const text = (es: SseEvent[]) => es.filter((e) => e.event === 'message.delta').map((e) => JSON.parse(e.data).content).join('');
+    expect(text(joined)).toBe(`You said: ${words}`);
+    expect(ids[ids.length - 1]).toBe(Number(all[all.length - 1]!.id));
+  }, 60_000);
+
   test('interrupt stops a streaming turn within a second and keeps exactly what was streamed', async () => {
     const created = await http(base, 'POST', '/api/sessions', { project_path: '/tmp/strand-e2e-abort' });
     const sid = created.body.session_id as string;

@@ -85,6 +85,7 @@ export function createRecordingActivities(
     },
     async publishEvents(sessionId, events) {
       for (const event of events) published.push({ sessionId, event });
+      return { first_seq: published.length - events.length + 1 };
     },
   };
 

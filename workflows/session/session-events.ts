@@ -27,10 +27,14 @@ export class SessionEventQueue {
 
   constructor(private readonly sessionId: string) {}
 
-  publish(events: Array<{ event: AgentEvent; turn_id?: string }>): Promise<void> {
+  /** Resolves with the stream sequence of the first event, when the publisher knows it. */
+  publish(events: Array<{ event: AgentEvent; turn_id?: string }>): Promise<{ first_seq?: number }> {
     const outgoing: OutgoingEvent[] = events.map((e) => ({ id: `s:${wf.uuid4()}`, event: e.event, ...(e.turn_id ? { turn_id: e.turn_id } : {}) }));
     const next = this.tail.then(() => local.publishEvents(this.sessionId, outgoing));
-    this.tail = next.catch(() => undefined);
+    this.tail = next.then(
+      () => undefined,
+      () => undefined,
+    );
     return next;
   }
 }

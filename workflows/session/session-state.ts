@@ -35,6 +35,8 @@ export class SessionState {
   streaming = false;
   retryAttempt = 0;
   details: string | undefined;
+  /** Stream sequence of the running turn's first event (its `thinking` state). */
+  turnStartSeq: number | null = null;
   /** Tool calls of the running turn waiting for a person's answer. */
   pendingApprovals: Array<{ tool_call_id: string; tool: string }> = [];
   readonly queue: QueuedPrompt[];
@@ -136,6 +138,7 @@ export class SessionState {
     this.retryAttempt = 0;
     this.details = undefined;
     this.pendingApprovals = [];
+    this.turnStartSeq = null;
     this.phase = this.queue.length > 0 ? 'thinking' : 'idle';
   }
 
@@ -219,6 +222,7 @@ export class SessionState {
       last_turn: record?.last_turn ?? 0,
       queue: [...this.queue],
       pending_approvals: [...this.pendingApprovals],
+      turn_start_seq: this.turnStartSeq,
       ...(this.details ? { details: this.details } : {}),
     };
   }

@@ -160,7 +160,8 @@ export async function sessionWorkflow(raw: SessionWorkflowInput): Promise<Sessio
     const woke = await wf.condition(() => state.queue.length > 0, input.idle_timeout_ms);
     if (woke) {
       const next = state.startNext() as QueuedPrompt;
-      await publishState();
+      // Where the turn's events begin, so a client that connects mid-turn gets them from there.
+      state.turnStartSeq = (await publishState()).first_seq ?? null;
       child = await startTurn(state, next);
       const outcome = await child.result().catch((err: unknown) => ({ outcome: 'error' as const, failure: err }));
       child = undefined;

@@ -46,7 +46,7 @@ export class ToolBatch {
       turn_id: string;
       step: number;
       policy: ApprovalPolicy;
-      publish: (events: AgentEvent[]) => Promise<void>;
+      publish: (events: AgentEvent[]) => Promise<unknown>;
       report: (p: Omit<TurnProgress, 'turn_id'>) => void;
       /** True once a steering message waits: calls still waiting for approval are then skipped. */
       steered: () => boolean;

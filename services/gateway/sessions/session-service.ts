@@ -282,10 +282,17 @@ export class SessionService {
     return page;
   }
 
-  /** Events after `afterSeq` then live ones; without a cursor, live ones only. */
+  /**
+   * Events after `afterSeq`, then live ones. Without a cursor: the running turn's events so far (from
+   * its first event), then live ones — a client that connects just after sending a prompt misses
+   * nothing; with no turn running, live events only.
+   */
   async events(sessionId: string, afterSeq: number | undefined, principal?: string): Promise<EventSubscription> {
     await this.require(sessionId, principal);
-    return this.deps.reader.open(sessionId, afterSeq);
+    if (afterSeq !== undefined) return this.deps.reader.open(sessionId, afterSeq);
+    const state = await this.deps.commands.state(sessionId).catch(() => undefined);
+    const start = state?.active_turn && state.turn_start_seq ? state.turn_start_seq - 1 : undefined;
+    return this.deps.reader.open(sessionId, start);
   }
 
   private view(meta: SessionMeta, state: SessionSnapshot | undefined): SessionView {
