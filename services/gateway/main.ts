@@ -11,6 +11,7 @@ import { gatewayConfig, isLoopback } from './config';
 import { AgentEventReader } from './events/agent-event-reader';
 import { createHttpApp } from './http/app';
 import { SessionService } from './sessions/session-service';
+import { Transcripts, transcriptsDir } from './transcripts/transcripts';
 import { SessionCommands } from './temporal/session-commands';
 import { TemporalLink } from './temporal/temporal-link';
 
@@ -47,6 +48,7 @@ async function main(): Promise<void> {
     maxBodyBytes: config.maxBodyBytes,
     log,
     auth,
+    transcripts: new Transcripts({ store, sessions, dir: transcriptsDir() }),
   });
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
     console.log(`[gateway] ready url=http://${config.host}:${info.port} default_model=${config.defaultModel}`);

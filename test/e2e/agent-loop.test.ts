@@ -15,11 +15,13 @@ let stack: TestStack;
 let fake: FakeProviderServer<FakeAnthropicReply>;
 let base: string;
 let workspace: string;
+let transcripts: string;
 
 beforeAll(async () => {
   fake = await startFakeAnthropicServer();
   workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-e2e-ws-'));
-  stack = await startTestStack({ ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.baseURL, STRAND_DEFAULT_MODEL: 'anthropic/claude-sonnet-4-6' });
+  transcripts = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-e2e-transcripts-'));
+  stack = await startTestStack({ ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.baseURL, STRAND_DEFAULT_MODEL: 'anthropic/claude-sonnet-4-6', STRAND_TRANSCRIPTS_DIR: transcripts });
   base = stack.urls.gateway;
 }, 180_000);
 
@@ -27,6 +29,7 @@ afterAll(async () => {
   await stack?.teardown();
   await fake?.close();
   fs.rmSync(workspace, { recursive: true, force: true });
+  fs.rmSync(transcripts, { recursive: true, force: true });
 }, 60_000);
 
 async function readUntil(conn: SseConnection, stop: (e: SseEvent) => boolean): Promise<SseEvent[]> {
@@ -41,8 +44,8 @@ async function readUntil(conn: SseConnection, stop: (e: SseEvent) => boolean): P
 const data = (e: SseEvent) => JSON.parse(e.data);
 const finished = (e: SseEvent) => e.event === 'turn.finished';
 
-async function session(): Promise<string> {
-  const res = await http(base, 'POST', '/api/sessions', { project_path: workspace });
+async function session(config?: Record<string, unknown>): Promise<string> {
+  const res = await http(base, 'POST', '/api/sessions', { project_path: workspace, ...(config ? { config } : {}) });
   expect(res.status).toBe(201);
   return res.body.session_id;
 }
@@ -54,7 +57,7 @@ test('reads a file, edits it after an approval, and answers', async () => {
     { blocks: [{ type: 'tool_use', id: 'toolu_edit', name: 'edit_file', input: { path: 'notes.txt', old: 'world', new: 'strand' } }], usage: { input_tokens: 1100, output_tokens: 30 } },
     { blocks: [{ type: 'text', text: 'Replaced world with strand.' }], usage: { input_tokens: 1200, output_tokens: 10 } },
   );
-  const sid = await session();
+  const sid = await session({ save_transcript: true });
   const events = await openSse(`${base}/api/sessions/${sid}/events`);
   const accepted = await http(base, 'POST', `/api/sessions/${sid}/prompt`, { text: 'Say strand instead of world in notes.txt' });
   expect(accepted.status).toBe(202);
@@ -121,6 +124,24 @@ test('reads a file, edits it after an approval, and answers', async () => {
   const lastTurn = sent[2].messages;
   expect(JSON.stringify(lastTurn)).toContain('toolu_edit');
   expect(JSON.stringify(lastTurn[2])).toContain('hello world'); // the read_file result, as a tool_result
+
+  // Transcripts: json round-trips, markdown and org render the tool calls; listed by project with the files changed.
+  const json = (await fetch(`${base}/api/sessions/${sid}/transcript?format=json`).then((r) => r.json())) as any;
+  expect(json.messages.map((m: any) => m.entry_id)).toEqual(stored.map((m: any) => m.entry_id));
+  expect(json.files_changed).toEqual(['notes.txt']);
+  const md = await fetch(`${base}/api/sessions/${sid}/transcript?format=markdown`).then((r) => r.text());
+  expect(md).toContain('**Tool call: `edit_file`**');
+  const org = await fetch(`${base}/api/sessions/${sid}/transcript?format=org`).then((r) => r.text());
+  expect(org).toContain(`#+SESSION_ID: ${sid}`);
+  expect(org).toContain('#+MODEL: anthropic/claude-sonnet-4-6');
+  expect((await http(base, 'GET', `/api/sessions/${sid}/transcript?format=pdf`)).status).toBe(400);
+  const listed = await http(base, 'GET', `/api/transcripts?project=${encodeURIComponent(workspace)}`);
+  expect(listed.body.transcripts.find((t: any) => t.session_id === sid)).toMatchObject({ project_path: workspace, message_count: 6, files_changed: ['notes.txt'] });
+  // save_transcript: deleting the session writes its transcript and answers where.
+  const deleted = await http(base, 'DELETE', `/api/sessions/${sid}`);
+  expect(deleted.body.status).toBe('closed');
+  expect(deleted.body.transcript_path.startsWith(transcripts)).toBe(true);
+  expect(fs.readFileSync(deleted.body.transcript_path, 'utf8')).toContain('Replaced world with strand.');
 }, 90_000);
 
 test('a rejected edit leaves the file alone and the model reads the reason', async () => {

@@ -9,10 +9,12 @@ import type { GatewayAuth } from '../auth/tokens';
 import { approvalsRoutes } from './approvals-routes';
 import { authMiddleware } from './auth-middleware';
 import { jobsRoutes } from './jobs-routes';
+import { transcriptsRoutes } from './transcripts-routes';
+import type { Transcripts } from '../transcripts/transcripts';
 import { settingsRoutes } from './settings-routes';
 import { sessionsRoutes, type SessionsDeps } from './sessions-routes';
 
-export type HttpDeps = SessionsDeps & EventsDeps & HealthDeps & { log: Logger; maxBodyBytes: number; auth: GatewayAuth };
+export type HttpDeps = SessionsDeps & EventsDeps & HealthDeps & { log: Logger; maxBodyBytes: number; auth: GatewayAuth; transcripts: Transcripts };
 
 /**
  * The REST + SSE app: one sub-app per resource, every body validated before its handler, one error
@@ -34,6 +36,7 @@ export function createHttpApp(deps: HttpDeps): Hono {
   app.route('/api/sessions', approvalsRoutes(deps));
   app.route('/api/sessions', settingsRoutes(deps));
   app.route('/api/jobs', jobsRoutes(deps));
+  app.route('/api', transcriptsRoutes(deps));
   app.notFound((c) => errorResponse(c, new StrandError(ErrorCode.INVALID_REQUEST, `no route ${c.req.method} ${c.req.path}`)));
   app.onError((err, c) => {
     const mapped = toStrandError(err);

@@ -2,11 +2,13 @@ import { Hono } from 'hono';
 import { ErrorCode, StrandError } from '../../../contracts/errors';
 import { createSessionBodySchema, listSessionsQuerySchema, messagesQuerySchema, promptBodySchema, steerBodySchema, forkBodySchema } from '../../../contracts/http-api';
 import type { SessionService } from '../sessions/session-service';
+import type { Transcripts } from '../transcripts/transcripts';
 import { principalOf } from './auth-middleware';
 import { parseJsonBody, toStrandError } from './errors';
 
 export interface SessionsDeps {
   sessions: SessionService;
+  transcripts: Transcripts;
 }
 
 /** `/api/sessions…`: create, list, describe, prompt, messages — a thin mapping onto SessionService. */
@@ -64,9 +66,12 @@ export function sessionsRoutes(deps: SessionsDeps): Hono {
     return c.json({ status: result.aborted ? 'interrupted' : 'not_running', turn_id: result.turn_id, agent_state: view.agent_state });
   });
 
+  // The transcript is written first (when the session's config asks for it), then the session goes.
   app.delete('/:id', async (c) => {
+    await sessions.abort(c.req.param('id'), principalOf(c));
+    const transcript_path = await deps.transcripts.saveIfWanted(c.req.param('id'), principalOf(c));
     await sessions.delete(c.req.param('id'), principalOf(c));
-    return c.json({ status: 'closed' });
+    return c.json({ status: 'closed', ...(transcript_path ? { transcript_path } : {}) });
   });
 
   app.post('/:id/resume', async (c) => {
