@@ -60,5 +60,14 @@ export async function createStrandWorker(opts: WorkerOptions): Promise<Worker> {
     // (the default throttle is 80 % of the heartbeat timeout).
     maxHeartbeatThrottleInterval: '1 second',
     defaultHeartbeatThrottleInterval: '1 second',
+    // Each cached session costs memory while it idles (see bench:control); an evicted one is replayed
+    // from its (small) history on its next command. STRAND_WORKER_MAX_CACHED_WORKFLOWS bounds the cache.
+    ...(cacheBound() ? { maxCachedWorkflows: cacheBound() } : {}),
   });
+}
+
+/** The workflow cache bound from the environment, when one is set (the SDK's default scales with memory). */
+function cacheBound(): number | undefined {
+  const n = Number(process.env.STRAND_WORKER_MAX_CACHED_WORKFLOWS ?? '');
+  return Number.isInteger(n) && n > 0 ? n : undefined;
 }
