@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startFakeAnthropicServer, type FakeAnthropicReply, type FakeProviderServer } from '../harness/fake-anthropic-server';
-import { openSse, type SseConnection, type SseEvent } from '../harness/sse-client';
+import { openSse, readUntil, type SseEvent } from '../harness/sse-client';
 import { http, startTestStack, type TestStack } from '../harness/stack-fixture';
 
 /**
@@ -32,15 +32,6 @@ afterAll(async () => {
   fs.rmSync(transcripts, { recursive: true, force: true });
 }, 60_000);
 
-async function readUntil(conn: SseConnection, stop: (e: SseEvent) => boolean): Promise<SseEvent[]> {
-  const seen: SseEvent[] = [];
-  for (;;) {
-    const e = await conn.next(30_000);
-    if (!e) throw new Error(`stream ended early after ${JSON.stringify(seen.map((x) => x.event))}`);
-    seen.push(e);
-    if (stop(e)) return seen;
-  }
-}
 const data = (e: SseEvent) => JSON.parse(e.data);
 const finished = (e: SseEvent) => e.event === 'turn.finished';
 

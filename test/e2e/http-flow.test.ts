@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { defaultPayloadConverter, defineSearchAttributeKey } from '@temporalio/common';
-import { openSse, type SseEvent } from '../harness/sse-client';
+import { openSse, readUntil, type SseEvent } from '../harness/sse-client';
 import { http, startTestStack, type TestStack } from '../harness/stack-fixture';
 
 /**
@@ -28,15 +28,6 @@ afterAll(async () => {
 const words = Array.from({ length: 30 }, (_, i) => `word${i}`).join(' ');
 const promptText = `Please echo this back\n${words}`;
 
-async function readUntil(conn: Awaited<ReturnType<typeof openSse>>, stop: (e: SseEvent) => boolean): Promise<SseEvent[]> {
-  const seen: SseEvent[] = [];
-  for (;;) {
-    const e = await conn.next(30_000);
-    if (!e) throw new Error(`stream ended early after ${JSON.stringify(seen.map((x) => x.event))}`);
-    seen.push(e);
-    if (stop(e)) return seen;
-  }
-}
 
 const isIdle = (e: SseEvent) => e.event === 'agent.state' && JSON.parse(e.data).state === 'idle';
 

@@ -2,7 +2,7 @@ import { execSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openSse, type SseEvent } from '../harness/sse-client';
+import { openSse, readUntil } from '../harness/sse-client';
 import { http, startTestStack, type TestStack } from '../harness/stack-fixture';
 
 /**
@@ -51,15 +51,6 @@ afterAll(async () => {
   fs.rmSync(scripts, { recursive: true, force: true });
 }, 60_000);
 
-async function readUntil(conn: Awaited<ReturnType<typeof openSse>>, stop: (e: SseEvent) => boolean, timeoutMs = 60_000): Promise<SseEvent[]> {
-  const seen: SseEvent[] = [];
-  for (;;) {
-    const e = await conn.next(timeoutMs);
-    if (!e) throw new Error(`stream ended early after ${JSON.stringify(seen.map((x) => x.event))}`);
-    seen.push(e);
-    if (stop(e)) return seen;
-  }
-}
 
 test('a worker killed mid-stream: the turn finishes once, and the client can rebuild the exact answer', async () => {
   const created = await http(base, 'POST', '/api/sessions', { project_path: '/tmp/strand-e2e-crash' });

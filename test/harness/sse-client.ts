@@ -99,3 +99,14 @@ export async function openSse(url: string, opts: { lastEventId?: string; headers
     },
   };
 }
+
+/** Reads events until `stop` matches one (included), failing if the stream ends or stays silent for `timeoutMs`. */
+export async function readUntil(conn: SseConnection, stop: (e: SseEvent) => boolean, timeoutMs = 30_000): Promise<SseEvent[]> {
+  const seen: SseEvent[] = [];
+  for (;;) {
+    const e = await conn.next(timeoutMs);
+    if (!e) throw new Error(`stream ended early after ${JSON.stringify(seen.map((x) => x.event))}`);
+    seen.push(e);
+    if (stop(e)) return seen;
+  }
+}

@@ -1,10 +1,9 @@
 import type { Client } from '@temporalio/client';
-import { defineSearchAttributeKey } from '@temporalio/common';
 import { SEARCH_ATTRIBUTES } from '../../../contracts/task-queues';
 import { TURN_WORKFLOW_TYPE, turnId } from '../../../contracts/workflow-ids';
+import { saKeys } from './search-attribute-keys';
 
-const saPhase = defineSearchAttributeKey(SEARCH_ATTRIBUTES.phase.name, 'KEYWORD');
-const saOwner = defineSearchAttributeKey(SEARCH_ATTRIBUTES.owner.name, 'KEYWORD');
+const { phase: saPhase, owner: saOwner } = saKeys;
 
 /** A turn as a job: work the agent does, with or without a client attached. */
 export interface TurnJob {

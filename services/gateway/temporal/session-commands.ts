@@ -5,7 +5,7 @@ import {
   WorkflowUpdateFailedError,
   type Client,
 } from '@temporalio/client';
-import { ApplicationFailure, TypedSearchAttributes, WorkflowNotFoundError, defineSearchAttributeKey } from '@temporalio/common';
+import { ApplicationFailure, TypedSearchAttributes, WorkflowNotFoundError } from '@temporalio/common';
 import { ErrorCode, StrandError } from '../../../contracts/errors';
 import { FailureType } from '../../../contracts/failures';
 import {
@@ -28,19 +28,15 @@ import {
   type SteerCommand,
 } from '../../../contracts/session-workflow';
 import type { SessionSettings } from '../../../contracts/session-settings';
-import { SEARCH_ATTRIBUTES } from '../../../contracts/task-queues';
 import { SESSION_WORKFLOW_TYPE, sessionWorkflowId } from '../../../contracts/workflow-ids';
 import { describeJob, listRunningJobs, type TurnJob } from './jobs';
+import { saKeys } from './search-attribute-keys';
 import type { TemporalLink } from './temporal-link';
 
 /** Reads and commands to a running session answer within this, or the call fails as UNAVAILABLE. */
 const QUERY_DEADLINE_MS = 5_000;
 
-const saSession = defineSearchAttributeKey(SEARCH_ATTRIBUTES.sessionId.name, 'KEYWORD');
-const saProject = defineSearchAttributeKey(SEARCH_ATTRIBUTES.projectPath.name, 'KEYWORD');
-const saModel = defineSearchAttributeKey(SEARCH_ATTRIBUTES.model.name, 'KEYWORD');
-const saPhase = defineSearchAttributeKey(SEARCH_ATTRIBUTES.phase.name, 'KEYWORD');
-const saOwner = defineSearchAttributeKey(SEARCH_ATTRIBUTES.owner.name, 'KEYWORD');
+const { sessionId: saSession, projectPath: saProject, model: saModel, phase: saPhase, owner: saOwner } = saKeys;
 
 /** What the gateway knows of a session when it may have to (re)start its workflow. */
 export interface SessionStartInfo {
