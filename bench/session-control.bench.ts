@@ -82,7 +82,7 @@ async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-bench-control-'));
   progress('starting the stack');
   const stack = await startStack(
-    { dataDir, host: '127.0.0.1', ports: { temporal: 0, temporalUi: 0, nats: 0, gateway: 0 }, ui: false, serviceEnv: { STRAND_LOG_LEVEL: 'warn', STRAND_SCRIPTED_DELTA_DELAY_MS: '20' } },
+    { dataDir, host: '127.0.0.1', ports: { temporal: 0, temporalUi: 0, nats: 0, gateway: 0 }, ui: false, serviceEnv: { STRAND_LOG_LEVEL: 'warn', STRAND_SCRIPTED_DELTA_DELAY_MS: '20', STRAND_RATE_LIMIT: '100000' } },
     () => undefined,
   );
   try {

@@ -10,6 +10,7 @@ import { createGatewayAuth, loadTokens } from './auth/tokens';
 import { gatewayConfig, isLoopback } from './config';
 import { AgentEventReader } from './events/agent-event-reader';
 import { createHttpApp } from './http/app';
+import { rateLimitFromEnv } from './http/rate-limit';
 import { SessionService } from './sessions/session-service';
 import { Transcripts, transcriptsDir } from './transcripts/transcripts';
 import { SessionCommands } from './temporal/session-commands';
@@ -49,6 +50,7 @@ async function main(): Promise<void> {
     log,
     auth,
     transcripts: new Transcripts({ store, sessions, dir: transcriptsDir() }),
+    rateLimit: rateLimitFromEnv(),
   });
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
     console.log(`[gateway] ready url=http://${config.host}:${info.port} default_model=${config.defaultModel}`);

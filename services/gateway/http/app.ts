@@ -8,13 +8,16 @@ import { healthRoute, type HealthDeps } from './health-route';
 import type { GatewayAuth } from '../auth/tokens';
 import { approvalsRoutes } from './approvals-routes';
 import { authMiddleware } from './auth-middleware';
+import { rateLimit } from './rate-limit';
 import { jobsRoutes } from './jobs-routes';
 import { transcriptsRoutes } from './transcripts-routes';
 import type { Transcripts } from '../transcripts/transcripts';
 import { settingsRoutes } from './settings-routes';
 import { sessionsRoutes, type SessionsDeps } from './sessions-routes';
 
-export type HttpDeps = SessionsDeps & EventsDeps & HealthDeps & { log: Logger; maxBodyBytes: number; auth: GatewayAuth; transcripts: Transcripts };
+export type HttpDeps = SessionsDeps &
+  EventsDeps &
+  HealthDeps & { log: Logger; maxBodyBytes: number; auth: GatewayAuth; transcripts: Transcripts; rateLimit: { perSecond: number; burst: number } };
 
 /**
  * The REST + SSE app: one sub-app per resource, every body validated before its handler, one error
@@ -30,6 +33,7 @@ export function createHttpApp(deps: HttpDeps): Hono {
     }),
   );
   app.use('/api/*', authMiddleware(deps.auth));
+  app.use('/api/*', rateLimit(deps.rateLimit));
   app.route('/', healthRoute(deps));
   app.route('/api/sessions', eventsRoute(deps));
   app.route('/api/sessions', sessionsRoutes(deps));
