@@ -22,10 +22,10 @@ import { COMPACTION_OPTIONS, SessionEventQueue, compaction, local, stateEvent } 
 import { SessionState } from './session-state';
 import { summaryOf } from './summary';
 import { FailureType } from '../../contracts/failures';
+import { inheritedSearchAttributes, sa, upsertIfChanged } from '../search-attributes';
 
 /** How long an approval for a call the turn has not reported yet may wait for it. */
 const APPROVAL_ARRIVAL_MS = 3_000;
-import { inheritedSearchAttributes, sa, upsertIfChanged } from '../search-attributes';
 
 /**
  * One entity workflow per session (`session:<id>`), the owner of the session's phase. Commands arrive
@@ -162,8 +162,13 @@ export async function sessionWorkflow(raw: SessionWorkflowInput): Promise<Sessio
       const next = state.startNext() as QueuedPrompt;
       // Where the turn's events begin, so a client that connects mid-turn gets them from there.
       state.turnStartSeq = (await publishState()).first_seq ?? null;
-      child = await startTurn(state, next);
-      const outcome = await child.result().catch((err: unknown) => ({ outcome: 'error' as const, failure: err }));
+      // A turn that cannot even start (or fails as a workflow) ends as an error; the session goes on.
+      const outcome = await startTurn(state, next)
+        .then((handle) => {
+          child = handle;
+          return handle.result();
+        })
+        .catch((err: unknown) => ({ outcome: 'error' as const, failure: err }));
       child = undefined;
       const id = turnId(next.turn_number);
       // Released before anything is announced: whoever hears `turn.finished` or `idle` can prompt at once.
