@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ToolResult } from './types';
@@ -15,7 +16,7 @@ async function eventually(check: () => boolean, ms = 3000): Promise<boolean> {
   return check();
 }
 
-/** The pgid of the shell a test started: read from the command's own `$$`-echo ('pgid=<n>'). */
+/** The process group a test's command runs in: the command echoes it ('pgid=<n>'). */
 function pgidFrom(text: string): number {
   const m = /pgid=(\d+)/.exec(text);
   if (!m) throw new Error(`no pgid in ${JSON.stringify(text)}`);
@@ -88,9 +89,9 @@ describe('shell_exec', () => {
   });
 
   test.each([
-    ['a plain sleep', 'echo pgid=$$; sleep 100'],
-    ['a backgrounded child', 'echo pgid=$$; sleep 100 & wait'],
-    ['children that ignore SIGTERM (SIGKILL after the grace)', "trap '' TERM; echo pgid=$$; sleep 100 & sleep 100 & wait"],
+    ['a plain sleep', 'echo pgid=$(ps -o pgid= -p $$ | tr -d " "); sleep 100'],
+    ['a backgrounded child', 'echo pgid=$(ps -o pgid= -p $$ | tr -d " "); sleep 100 & wait'],
+    ['children that ignore SIGTERM (SIGKILL after the grace)', `trap '' TERM; echo pgid=$(ps -o pgid= -p $$ | tr -d ' '); sleep 100 & sleep 100 & wait`],
   ])('a timeout kills the whole process group: %s', async (_what, command) => {
     let out = '';
     const t0 = Date.now();
@@ -105,8 +106,8 @@ describe('shell_exec', () => {
   });
 
   test.each([
-    ['a plain sleep', 'echo pgid=$$; sleep 100'],
-    ['a backgrounded child', 'echo pgid=$$; sleep 100 & wait'],
+    ['a plain sleep', 'echo pgid=$(ps -o pgid= -p $$ | tr -d " "); sleep 100'],
+    ['a backgrounded child', 'echo pgid=$(ps -o pgid= -p $$ | tr -d " "); sleep 100 & wait'],
   ])('an abort kills the whole process group and throws the reason: %s', async (_what, command) => {
     const ac = new AbortController();
     let out = '';
@@ -131,7 +132,7 @@ describe('shell_exec', () => {
 
   test('a background job still holding the output after the shell exits is stopped, not waited for', async () => {
     const t0 = Date.now();
-    const res = await run({ command: 'echo pgid=$$; sleep 100 & echo done' });
+    const res = await run({ command: 'echo pgid=$(ps -o pgid= -p $$ | tr -d " "); sleep 100 & echo done' });
     const pgid = pgidFrom(res.content);
     started.add(pgid);
     expect(res).toMatchObject({ is_error: false });
@@ -153,3 +154,22 @@ describe('shell_exec', () => {
     expect(res).toMatchObject({ is_error: true, content: expect.stringContaining('is not usable') });
   });
 });
+
+test('a command does not outlive the worker that started it (kill -9 of the worker kills its group)', async () => {
+  const sb = makeSandbox();
+  const groups = new Set<number>();
+  try {
+    const worker = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'worker-death.fixture.ts'), sb.ws], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    worker.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+    expect(await eventually(() => /pgid=\d+/.test(out), 20_000)).toBe(true);
+    const pgid = pgidFrom(out);
+    groups.add(pgid);
+    expect(liveGroupMembers(pgid).length).toBeGreaterThan(0);
+    worker.kill('SIGKILL');
+    expect(await eventually(() => liveGroupMembers(pgid).length === 0, 5_000)).toBe(true);
+  } finally {
+    killGroups(groups);
+    sb.cleanup();
+  }
+}, 30_000);

@@ -3,6 +3,21 @@ import type { ShellExecParams } from '../../contracts/tools';
 import { OutputSink } from './output-sink';
 import { workspaceRoot } from './paths';
 import { spawnGroup } from './process-group';
+
+/**
+ * The command runs under a guard in its own process group: if the worker running it dies (a crash,
+ * kill -9), the guard notices within a second and kills the whole group, so no command outlives the
+ * worker that started it (the turn reports it as interrupted and never runs it again). The guard waits
+ * with bash's `read -t` on a pipe of its own: no extra process, no delay for the command's result.
+ */
+const GUARDED = [
+  'guard() { exec 9<> <(:); while kill -0 "$STRAND_WORKER_PID" 2>/dev/null; do read -t 1 -u 9; done; kill -KILL 0; }',
+  'guard </dev/null >/dev/null 2>&1 & g=$!',
+  'unset -f guard',
+  'bash -c "$STRAND_SHELL_COMMAND"; rc=$?',
+  'kill "$g" 2>/dev/null',
+  'exit $rc',
+].join('\n');
 import { fail, ok, type ToolContext, type ToolResult, type ToolSettings } from './types';
 
 /**
@@ -31,9 +46,16 @@ export async function shellExec(params: ShellExecParams, ctx: ToolContext, setti
     }
   };
   const started = settings.now();
-  const run = spawnGroup('bash', ['-c', params.command], {
+  const run = spawnGroup('bash', ['-c', GUARDED], {
     cwd: ws.root,
-    env: { ...settings.shellEnv, PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' },
+    env: {
+      ...settings.shellEnv,
+      PAGER: 'cat',
+      GIT_PAGER: 'cat',
+      GIT_TERMINAL_PROMPT: '0',
+      STRAND_SHELL_COMMAND: params.command,
+      STRAND_WORKER_PID: String(process.pid),
+    },
     killGraceMs: settings.killGraceMs,
     onStdout: (c) => {
       sink.write(c);
