@@ -168,14 +168,21 @@ test('steering while calls wait for approval skips them, records the message, an
     await env.client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'go' }], startWorkflowOperation: start(workflowId, taskQueue) });
     const handle = env.client.workflow.getHandle(workflowId);
     await waitFor(() => handle.query(sessionStateQuery), (s) => s.pending_approvals.length === 1);
+    fakes.hold();
     expect(await handle.executeUpdate(steerUpdate, { args: [{ text: 'use the other file' }] })).toEqual({ delivered: true, turn_id: 't1' });
-    // A prompt sent with behavior `steer` while the turn runs is a steering message too.
+    // The next step sees the message: wait until it runs (held), then steer again with a prompt.
+    await waitFor(async () => fakes.modelSteps.length, (n) => n === 2);
     expect(await handle.executeUpdate(promptUpdate, { args: [{ text: 'and keep it short', behavior: 'steer' }] })).toMatchObject({ turn_id: 't1', steered: true, queued: false });
+    fakes.release();
     await waitFor(() => handle.query(sessionStateQuery), (s) => s.phase === 'idle');
     expect(fakes.toolRuns).toEqual(['b']);
     expect(fakes.toolResults).toEqual([{ step: 0, calls: [{ id: 'a', disposition: 'skipped' }, { id: 'b', disposition: 'ran' }] }]);
-    expect(fakes.userMessages.map((m) => m.entry_id)).toEqual(['t1:user', 't1:s0:steer:0', 't1:s0:steer:1']);
-    expect(fakes.modelSteps.map((m) => m.step)).toEqual([0, 1]);
+    expect(fakes.userMessages.map((m) => [m.entry_id, m.text])).toEqual([
+      ['t1:user', 'go'],
+      ['t1:s0:steer:0', 'use the other file'],
+      ['t1:s1:steer:0', 'and keep it short'],
+    ]);
+    expect(fakes.modelSteps.map((m) => m.step)).toEqual([0, 1, 2]);
     // Idle: nothing to steer.
     expect(await handle.executeUpdate(steerUpdate, { args: [{ text: 'late' }] })).toEqual({ delivered: false, turn_id: null });
     await handle.terminate('test done');
