@@ -15,6 +15,8 @@ import { SessionService } from './sessions/session-service';
 import { Transcripts, transcriptsDir } from './transcripts/transcripts';
 import { SessionCommands } from './temporal/session-commands';
 import { TemporalLink } from './temporal/temporal-link';
+import { attachRpcServer } from './ws/rpc-server';
+import { processTasks } from './ws/task-registry';
 
 async function main(): Promise<void> {
   const env = runtimeEnv();
@@ -55,7 +57,9 @@ async function main(): Promise<void> {
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
     console.log(`[gateway] ready url=http://${config.host}:${info.port} default_model=${config.defaultModel}`);
   });
+  const rpc = attachRpcServer(server, { sessions, log, auth, tasks: processTasks });
   onShutdown(async () => {
+    rpc.close();
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
       // Open SSE streams would hold close() forever: end them.

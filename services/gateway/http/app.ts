@@ -14,6 +14,7 @@ import { transcriptsRoutes } from './transcripts-routes';
 import type { Transcripts } from '../transcripts/transcripts';
 import { settingsRoutes } from './settings-routes';
 import { sessionsRoutes, type SessionsDeps } from './sessions-routes';
+import { rpcHttpRoutes } from '../ws/http-routes';
 
 export type HttpDeps = SessionsDeps &
   EventsDeps &
@@ -35,6 +36,7 @@ export function createHttpApp(deps: HttpDeps): Hono {
   app.use('/api/*', authMiddleware(deps.auth));
   app.use('/api/*', rateLimit(deps.rateLimit));
   app.route('/', healthRoute(deps));
+  app.route('/', rpcHttpRoutes(deps)); // WebSocket RPC's HTTP side: /v1/status, /v1/chat/stream
   app.route('/api/sessions', eventsRoute(deps));
   app.route('/api/sessions', sessionsRoutes(deps));
   app.route('/api/sessions', approvalsRoutes(deps));

@@ -2,14 +2,15 @@ import { basename } from 'node:path';
 import { ErrorCode, StrandError } from '../../../contracts/errors';
 import type { StoreClient } from '../../../contracts/session-store/client';
 import type { SessionMeta } from '../../../contracts/session-store/schemas';
-import { RUNTIME_KEYS, SESSION_METADATA_KEYS as KEYS, sessionSettingsSchema } from '../../../contracts/session-settings';
+import { RUNTIME_KEYS, SESSION_METADATA_KEYS as KEYS, seenRequestSchema, sessionSettingsSchema } from '../../../contracts/session-settings';
 import type { AbortResult, ApprovalCommand, PromptAccepted, PromptCommand, SessionSnapshot, SettingsChange } from '../../../contracts/session-workflow';
 import { builtinModelCatalog, type ModelCatalog } from '../../../contracts/model-catalog';
 import type { SessionSettings } from '../../../contracts/session-settings';
 import { ModelChoice } from './model-choice';
 import { readForkPoints, readLastAssistantText } from './session-reads';
 import { sessionStats, type SessionStats } from './session-stats';
-import { entryIds } from '../../../contracts/workflow-ids';
+import { entryIds, turnId, turnWorkflowId } from '../../../contracts/workflow-ids';
+import { parseModelId } from '../../../contracts/models';
 import type { AgentEventReader, EventSubscription } from '../events/agent-event-reader';
 import type { TurnJob } from '../temporal/jobs';
 import type { SessionCommands } from '../temporal/session-commands';
@@ -43,6 +44,14 @@ export interface CreateSessionInput {
   title?: string;
   config?: Record<string, unknown>;
   owner?: string;
+}
+
+/** The turn a prompt's request id started, and whether it waits, runs or has ended. */
+export interface RequestTurn {
+  turn_id: string;
+  status: 'queued' | 'running' | 'finished';
+  /** When the turn's workflow started (ms), once it has. */
+  started_at?: number;
 }
 
 export interface SessionServiceDeps {
@@ -98,7 +107,11 @@ export class SessionService {
   }
 
   async create(input: CreateSessionInput): Promise<{ session_id: string; meta: SessionMeta }> {
-    return this.deps.store.create({
+    return this.deps.store.create(this.newSessionFields(input));
+  }
+
+  private newSessionFields(input: CreateSessionInput) {
+    return {
       title: input.title ?? basename(input.project_path),
       metadata: {
         [KEYS.projectPath]: input.project_path,
@@ -106,7 +119,61 @@ export class SessionService {
         ...(input.config ? { [KEYS.config]: input.config } : {}),
         ...(input.owner ? { [KEYS.owner]: input.owner } : {}),
       },
+    };
+  }
+
+  /** The model new sessions get, and the providers a session may use (`scripted` is always there). */
+  get defaultModel(): string {
+    return this.deps.defaultModel;
+  }
+
+  providers(): string[] {
+    return ['scripted', ...(this.deps.configuredProviders ?? []).filter((p) => p !== 'scripted')];
+  }
+
+  /**
+   * The session with a client-chosen id, created from `input` when it does not exist yet. Another
+   * principal's session answers exactly as `require` does for it (SESSION_NOT_FOUND).
+   */
+  async ensure(sessionId: string, input: CreateSessionInput): Promise<{ meta: SessionMeta; created: boolean }> {
+    const got = await this.deps.store.ensure({ session_id: sessionId, ...this.newSessionFields(input) });
+    if (!got.created) await this.require(sessionId, input.owner);
+    return { meta: got.meta, created: got.created };
+  }
+
+  /**
+   * Earlier conversation a client brings along, written as plain user/assistant text messages before
+   * the session's first turn; a session that already has messages is left alone (returns 0).
+   */
+  async seedHistory(sessionId: string, items: Array<{ role: 'user' | 'assistant'; text: string; timestamp?: number }>, principal?: string): Promise<number> {
+    const meta = await this.require(sessionId, principal);
+    if (meta.message_count > 0 || items.length === 0) return 0;
+    const { provider, model } = parseModelId(this.storedSettings(meta).model);
+    const now = Date.now();
+    const messages = items.map((m) => {
+      const content = [{ type: 'text' as const, text: m.text }];
+      const timestamp = m.timestamp ?? now;
+      return m.role === 'user' ? { role: 'user' as const, content, timestamp } : { role: 'assistant' as const, content, model, provider, stop_reason: 'end' as const, timestamp };
     });
+    await this.deps.store.appendMany({ session_id: sessionId, messages, origin: { seeded: true } });
+    return messages.length;
+  }
+
+  /**
+   * The turn a prompt with `requestId` started: from the session's durable record (written as the turn
+   * begins) or its queue, and Temporal for whether it still runs. Null when the session never took
+   * the request (or has not begun its turn yet and is not queueing it).
+   */
+  async requestTurn(sessionId: string, requestId: string, principal?: string): Promise<RequestTurn | null> {
+    const meta = await this.require(sessionId, principal);
+    const seen = seenRequestSchema.array().safeParse(meta.metadata?.[RUNTIME_KEYS.requests]);
+    const hit = seen.success ? seen.data.find((r) => r.request_id === requestId) : undefined;
+    if (!hit) {
+      const queued = (await this.deps.commands.state(sessionId))?.queue.find((q) => q.request_id === requestId);
+      return queued ? { turn_id: turnId(queued.turn_number), status: 'queued' } : null;
+    }
+    const job = await this.deps.commands.job(turnWorkflowId(sessionId, hit.turn_number));
+    return { turn_id: hit.turn_id, status: job?.status === 'running' ? 'running' : 'finished', ...(job ? { started_at: job.started_at } : {}) };
   }
 
   /**

@@ -1,0 +1,204 @@
+import type { AgentEventEnvelope } from '../../../contracts/agent-events';
+import { ErrorCode, StrandError } from '../../../contracts/errors';
+import type { ChatRequest, ChatStreamTerminal, WsEvent } from '../../../contracts/ws-rpc';
+import type { Logger } from '../../common/logger';
+import type { EventSubscription } from '../events/agent-event-reader';
+import { WsTurnMapper } from '../mapping/ws-events';
+import type { SessionService } from '../sessions/session-service';
+import { prepareChatSession } from './chat-session';
+
+/** Where a chat's events and its one terminal frame go (a WebSocket request, an SSE response). */
+export interface ChatSink {
+  /** Marks the moment the chat starts running (the connection's queue let it go). */
+  started(): void;
+  event(event: WsEvent, seq?: number): void;
+  /** Called exactly once per chat, unless the run was detached first. */
+  terminal(frame: ChatStreamTerminal): void;
+}
+
+export interface ChatRunDeps {
+  sessions: SessionService;
+  log: Logger;
+}
+
+/** Who runs the chat and under which durable names. */
+export interface ChatAddress {
+  sessionId: string;
+  requestKey: string;
+  /** The owner of sessions when auth is on; undefined with auth off. */
+  principal: string | undefined;
+}
+
+export const ABORTED_TERMINAL: ChatStreamTerminal = { type: 'error', errorMessage: 'the request was aborted', errorCode: 'ABORTED', error: { code: 'ABORTED', kind: 'aborted' } };
+
+/** How a thrown error ends a chat: known errors keep their code and message, others are hidden. */
+export function errorTerminal(err: unknown): ChatStreamTerminal {
+  if (err instanceof StrandError) return { type: 'error', errorMessage: err.message, errorCode: err.code, error: { code: err.code } };
+  const code = (err as { code?: unknown })?.code;
+  if (typeof code === 'string' && code.startsWith('session/')) return { type: 'error', errorMessage: (err as Error).message, errorCode: code, error: { code } };
+  return { type: 'error', errorMessage: 'internal error (see the gateway log)', errorCode: ErrorCode.INTERNAL, error: { code: ErrorCode.INTERNAL } };
+}
+
+/** The turn an event belongs to, when it says. */
+function turnOf(envelope: AgentEventEnvelope): string | undefined {
+  const e = envelope.event as { turn_id?: unknown };
+  return envelope.turn_id ?? (typeof e.turn_id === 'string' ? e.turn_id : undefined);
+}
+
+/**
+ * One chat: make its session ready, prompt it (queued behind a turn already running there, as the
+ * session decides), and translate the turn's events until it finishes. The turn belongs to the
+ * session, not to this run: `detach` (the client went away) stops reading and leaves the turn
+ * running; `abort` cancels the turn through SessionService. `attach` follows a turn started earlier,
+ * possibly by another gateway, from its first event, sending only what comes after `afterSeq`.
+ */
+export class ChatRun {
+  private aborted = false;
+  private detached = false;
+  private ended = false;
+  private turn: { id: string } | undefined;
+  private cancelling = false;
+  private cancelled = false;
+  private subscription: EventSubscription | undefined;
+  private model = '';
+
+  constructor(
+    private readonly deps: ChatRunDeps,
+    readonly address: ChatAddress,
+    private readonly sink: ChatSink,
+  ) {}
+
+  /** Starts the chat; resolves when it has ended or was detached. Never throws. */
+  async start(request: ChatRequest): Promise<void> {
+    const { sessions } = this.deps;
+    const { sessionId, requestKey, principal } = this.address;
+    try {
+      this.sink.started();
+      const target = await prepareChatSession(sessions, request, sessionId, principal);
+      this.model = target.model;
+      for (const message of target.notices) this.sink.event({ type: 'notice', level: 'warn', message, source: 'strand' });
+      if (this.aborted) return this.end(ABORTED_TERMINAL);
+      // A client that left meanwhile still gets its turn (it was told the task id): only reading stops.
+      // The read is opened before the prompt, so not one event of the turn can slip by.
+      const subscription = await sessions.events(sessionId, undefined, principal);
+      const accepted = await sessions.prompt(sessionId, { text: request.message, request_id: requestKey, behavior: 'queue' }, principal).catch((err: unknown) => {
+        subscription.stop();
+        throw err;
+      });
+      this.turn = { id: accepted.turn_id };
+      if (accepted.queued) this.sink.event({ type: 'status', state: { kind: 'queued', ...(accepted.queue_position ? { position: accepted.queue_position } : {}) } });
+      if (this.aborted) this.requestCancel();
+      await this.follow(subscription, undefined);
+    } catch (err) {
+      this.fail(err);
+    }
+  }
+
+  /** Re-joins the turn of an earlier chat; resolves when it has ended or was detached. Never throws. */
+  async attach(afterSeq: number | undefined): Promise<void> {
+    const { sessions } = this.deps;
+    const { sessionId, requestKey, principal } = this.address;
+    try {
+      const found = await sessions.requestTurn(sessionId, requestKey, principal);
+      if (!found) return this.end({ type: 'error', errorMessage: 'no such task', errorCode: 'TASK_NOT_FOUND', error: { code: 'TASK_NOT_FOUND' } });
+      this.turn = { id: found.turn_id };
+      this.model = (await sessions.describe(sessionId, principal)).model;
+      this.sink.started();
+      let subscription = await sessions.events(sessionId, found.status === 'finished' ? 0 : undefined, principal);
+      // Without a cursor the read starts at the running turn; had ours just ended, read it from the start.
+      if (found.status !== 'finished' && (await sessions.requestTurn(sessionId, requestKey, principal))?.status === 'finished') {
+        subscription.stop();
+        subscription = await sessions.events(sessionId, 0, principal);
+      }
+      await this.follow(subscription, afterSeq);
+    } catch (err) {
+      this.fail(err);
+    }
+  }
+
+  /**
+   * Cancels the chat's turn; false when the chat has already ended. From now on no event is sent; the
+   * terminal frame follows once the turn has ended (aborted, unless it finished first).
+   */
+  abort(): boolean {
+    if (this.ended) return false;
+    this.aborted = true;
+    this.requestCancel();
+    return true;
+  }
+
+  /** Stops reading (the client left); the turn runs on. */
+  detach(): void {
+    this.detached = true;
+    this.subscription?.stop();
+  }
+
+  /**
+   * Cancels the turn once it is the session's running one. A turn still waiting in its session (or
+   * whose workflow is only starting) cannot be cancelled yet: `follow` asks again as its events come.
+   */
+  private requestCancel(): void {
+    const turn = this.turn;
+    if (!turn || this.cancelled || this.cancelling) return;
+    const { sessions } = this.deps;
+    const { sessionId, principal } = this.address;
+    this.cancelling = true;
+    void (async () => {
+      if ((await sessions.describe(sessionId, principal)).active_turn !== turn.id) return false;
+      const result = await sessions.abort(sessionId, principal);
+      return result.aborted && result.turn_id === turn.id;
+    })()
+      .then((done) => (this.cancelled = done))
+      .catch((err: unknown) => this.deps.log.warn({ err, session: sessionId, turn: turn.id }, 'could not cancel a turn'))
+      .finally(() => (this.cancelling = false));
+  }
+
+  private async follow(subscription: EventSubscription, afterSeq: number | undefined): Promise<void> {
+    this.subscription = subscription;
+    if (this.detached) subscription.stop();
+    const mapper = new WsTurnMapper();
+    let inTurn = false;
+    let lastError: { code: string; message: string; kind?: string; provider?: string } | undefined;
+    try {
+      for await (const { seq, envelope } of subscription) {
+        if (this.detached) return;
+        const turn = turnOf(envelope);
+        if (turn !== undefined ? turn !== this.turn?.id : !inTurn) continue;
+        const e = envelope.event;
+        // An abort that came before the turn could be cancelled takes effect as the turn runs.
+        if (this.aborted) this.requestCancel();
+        inTurn = true;
+        if (e.type === 'error') lastError = e;
+        const events = mapper.map(envelope);
+        if (!this.aborted && (afterSeq === undefined || seq > afterSeq)) for (const event of events) this.sink.event(event, seq);
+        if (e.type === 'turn.finished' && e.turn_id === this.turn?.id) {
+          if (e.outcome === 'done') return this.end({ type: 'done', reply: mapper.reply(this.model || this.deps.sessions.defaultModel) });
+          if (e.outcome === 'aborted') return this.end(ABORTED_TERMINAL);
+          const code = lastError?.code ?? 'TURN_FAILED';
+          return this.end({
+            type: 'error',
+            errorMessage: lastError?.message ?? 'the turn failed',
+            errorCode: code,
+            error: { code, ...(lastError?.kind ? { kind: lastError.kind } : {}), ...(lastError?.provider ? { source: lastError.provider } : {}) },
+          });
+        }
+      }
+      if (!this.detached) this.end({ type: 'error', errorMessage: 'the event stream ended before the turn did', errorCode: ErrorCode.UNAVAILABLE, error: { code: ErrorCode.UNAVAILABLE } });
+    } finally {
+      subscription.stop();
+    }
+  }
+
+  private fail(err: unknown): void {
+    if (this.detached) return;
+    const terminal = errorTerminal(err);
+    if (terminal.type === 'error' && terminal.errorCode === ErrorCode.INTERNAL) this.deps.log.error({ err, session: this.address.sessionId }, 'a chat failed');
+    this.end(terminal);
+  }
+
+  private end(frame: ChatStreamTerminal): void {
+    if (this.ended || this.detached) return;
+    this.ended = true;
+    this.sink.terminal(frame);
+  }
+}

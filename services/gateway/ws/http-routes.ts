@@ -1,0 +1,92 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { streamSSE } from 'hono/streaming';
+import { ErrorCode, StrandError } from '../../../contracts/errors';
+import { chatRequestSchema, chatStreamTerminalSchema, wsEventSchema, type ChatStreamTerminal, type WsEvent } from '../../../contracts/ws-rpc';
+import type { Logger } from '../../common/logger';
+import type { GatewayAuth } from '../auth/tokens';
+import { authMiddleware, principalOf } from '../http/auth-middleware';
+import { errorResponse, parseJsonBody } from '../http/errors';
+import { rateLimit } from '../http/rate-limit';
+import type { SessionService } from '../sessions/session-service';
+import { ChatRun } from './chat-run';
+import { statusPayload } from './status';
+import { encodeTaskId, newRequestKey, newSessionId } from './task-ids';
+import { processTasks, type TaskRegistry } from './task-registry';
+
+export interface RpcHttpDeps {
+  sessions: SessionService;
+  auth: GatewayAuth;
+  log: Logger;
+  keepaliveMs: number;
+  maxBodyBytes: number;
+  rateLimit: { perSecond: number; burst: number };
+  tasks?: TaskRegistry;
+}
+
+/**
+ * The HTTP side of the WebSocket RPC protocol (specs/ws-rpc.md): `GET /v1/status`, which clients
+ * probe before anything else, and `POST /v1/chat/stream`, the same chat as one SSE response. Both
+ * need the bearer token when tokens are configured. A client that goes away does not stop the turn.
+ */
+export function rpcHttpRoutes(deps: RpcHttpDeps): Hono {
+  const tasks = deps.tasks ?? processTasks;
+  const app = new Hono();
+  app.use('/v1/*', authMiddleware(deps.auth));
+  app.use('/v1/*', rateLimit(deps.rateLimit));
+  app.use(
+    '/v1/chat/*',
+    bodyLimit({
+      maxSize: deps.maxBodyBytes,
+      onError: (c) => errorResponse(c, new StrandError(ErrorCode.PAYLOAD_TOO_LARGE, `request body exceeds ${deps.maxBodyBytes} bytes`)),
+    }),
+  );
+
+  app.get('/v1/status', async (c) => c.json(await statusPayload({ sessions: deps.sessions, tasks }, principalOf(c))));
+
+  app.post('/v1/chat/stream', async (c) => {
+    const request = await parseJsonBody(c, chatRequestSchema);
+    const sessionId = request.sessionId ?? newSessionId();
+    const requestKey = newRequestKey();
+    const taskId = encodeTaskId(sessionId, requestKey);
+    tasks.set(taskId, 'accepted');
+    c.header('Cache-Control', 'no-cache');
+    c.header('X-Accel-Buffering', 'no');
+    c.header('X-Task-Id', taskId);
+    return streamSSE(c, async (stream) => {
+      // Frames go out in order, one write at a time; a failed write means the client left.
+      let chain: Promise<void> = Promise.resolve();
+      const write = (text: string) => {
+        chain = chain.then(() => stream.write(text).then(() => undefined)).catch(() => run.detach());
+      };
+      const data = (frame: WsEvent | ChatStreamTerminal) => write(`data: ${JSON.stringify(frame)}\n\n`);
+      const run = new ChatRun({ sessions: deps.sessions, log: deps.log }, { sessionId, requestKey, principal: principalOf(c) }, {
+        started: () => {
+          tasks.set(taskId, 'running');
+          data({ type: 'status', state: { kind: 'running' } });
+        },
+        event: (event) => {
+          const parsed = wsEventSchema.safeParse(event);
+          if (parsed.success) data(parsed.data);
+          else deps.log.error({ type: event.type, issues: parsed.error.issues.slice(0, 5) }, 'a chat event did not match the protocol');
+        },
+        terminal: (t) => {
+          tasks.set(taskId, t.type === 'done' ? 'completed' : t.errorCode === 'ABORTED' ? 'cancelled' : 'failed');
+          const parsed = chatStreamTerminalSchema.safeParse(t);
+          if (!parsed.success) deps.log.error({ issues: parsed.error.issues.slice(0, 5) }, 'a chat reply did not match the protocol');
+          data(parsed.success ? parsed.data : { type: 'error', errorMessage: 'internal error: the reply did not match the protocol (see the gateway log)', errorCode: ErrorCode.INTERNAL });
+        },
+      });
+      stream.onAbort(() => run.detach());
+      const keepalive = setInterval(() => write(': keepalive\n\n'), deps.keepaliveMs);
+      try {
+        data({ type: 'status', state: { kind: 'accepted' } });
+        await run.start(request);
+        await chain;
+      } finally {
+        clearInterval(keepalive);
+      }
+    });
+  });
+  return app;
+}
