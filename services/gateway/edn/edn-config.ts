@@ -1,0 +1,44 @@
+import { portFromEnv } from '../../common/env';
+
+/** The EDN transports' settings (README "Emacs / EDN"); the same for stdio and TCP where they apply. */
+export interface EdnConfig {
+  /** TCP port of the gateway's EDN listener (STRAND_EDN_PORT, default 9421; 0 picks a free one). */
+  port: number;
+  /** Requests pending at once per connection (STRAND_EDN_MAX_PENDING, default 64). */
+  maxPending: number;
+  /** Longest inbound line in bytes (STRAND_EDN_MAX_FRAME_BYTES, default 4 MiB). */
+  maxFrameBytes: number;
+  /** Open TCP connections (STRAND_EDN_MAX_CONNECTIONS, default 256). */
+  maxConnections: number;
+  /** Unsent bytes one TCP socket may hold before it is cut as a slow consumer (STRAND_EDN_MAX_SEND_BUFFER_BYTES, default 8 MiB). */
+  maxSendBufferBytes: number;
+}
+
+export const EDN_DEFAULT_PORT = 9421;
+
+export const DEFAULT_EDN_CONFIG: EdnConfig = {
+  port: EDN_DEFAULT_PORT,
+  maxPending: 64,
+  maxFrameBytes: 4 * 1024 * 1024,
+  maxConnections: 256,
+  maxSendBufferBytes: 8 * 1024 * 1024,
+};
+
+function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name}=${raw} is not a positive integer`);
+  return n;
+}
+
+export function ednConfigFromEnv(env: NodeJS.ProcessEnv = process.env): EdnConfig {
+  const d = DEFAULT_EDN_CONFIG;
+  return {
+    port: portFromEnv('STRAND_EDN_PORT', d.port, env),
+    maxPending: positiveInt(env, 'STRAND_EDN_MAX_PENDING', d.maxPending),
+    maxFrameBytes: positiveInt(env, 'STRAND_EDN_MAX_FRAME_BYTES', d.maxFrameBytes),
+    maxConnections: positiveInt(env, 'STRAND_EDN_MAX_CONNECTIONS', d.maxConnections),
+    maxSendBufferBytes: positiveInt(env, 'STRAND_EDN_MAX_SEND_BUFFER_BYTES', d.maxSendBufferBytes),
+  };
+}
