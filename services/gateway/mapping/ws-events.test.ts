@@ -106,7 +106,7 @@ test('checklist, notices, retries and errors use the protocol vocabulary', () =>
     env({ type: 'tool.executing', tool_call_id: 'c1' }),
   ]);
   expect(out).toEqual([
-    { type: 'checklist', groupId: 't1', groupTitle: 'Checklist', items: [{ id: 'a', label: 'Read', status: 'done', order: 0 }, { id: 'b', label: 'b', status: 'in_progress', order: 1 }] },
+    { type: 'tasklist', groupId: 't1', groupTitle: 'Checklist', items: [{ id: 'a', label: 'Read', status: 'done', order: 0 }, { id: 'b', label: 'b', status: 'in_progress', order: 1 }] },
     { type: 'notice', level: 'warn', message: 'fyi', source: 'strand' },
     { type: 'notice', level: 'warn', message: 'provider retry 1/3 in 500 ms: overloaded', source: 'strand' },
     { type: 'error', errorMessage: 'boom', errorCode: 'LLM_API_ERROR', error: { code: 'LLM_API_ERROR', kind: 'permanent', source: 'anthropic' } },

@@ -62,9 +62,10 @@ export class WsTurnMapper {
       case 'usage':
         return [{ type: 'usage', inputTokens: e.input, outputTokens: e.output }];
       case 'checklist':
+        // Sent as `tasklist`, the name the reference client parses (see wsEventSchema).
         return [
           {
-            type: 'checklist',
+            type: 'tasklist',
             groupId: envelope.turn_id ?? 'checklist',
             groupTitle: 'Checklist',
             items: e.items.map((item, order) => ({ id: item.id, label: item.text || item.id, status: item.status, order })),
