@@ -1,7 +1,15 @@
 import type { Logger } from '../../../common/logger';
 import type { SessionService } from '../../sessions/session-service';
-import { EdnErrorCode, EdnOpError, type EdnOutbound, type EdnPeer, type EdnRequest, type EdnSessionHandler, type EdnSessionHandlerFactory } from '../protocol';
-import type { EdnMap } from '../edn-value';
+import type { EdnOutbound, EdnPeer, EdnSessionHandler, EdnSessionHandlerFactory } from '../protocol';
+import { EdnSessionConnection } from './connection';
+import type { OpHandler } from './op-context';
+import { commandOps } from './ops/commands';
+import { dialogOps } from './ops/dialogs';
+import { navigationOps } from './ops/navigation';
+import { readOps } from './ops/reads';
+import { settingsOps } from './ops/settings';
+import { turnOps } from './ops/turns';
+import { unavailableOps } from './ops/unavailable';
 
 /** What the EDN session layer needs from the gateway: the protocol-neutral session face and a logger. */
 export interface EdnSessionDeps {
@@ -9,18 +17,18 @@ export interface EdnSessionDeps {
   log: Logger;
 }
 
-/** One handler per connection: its focus session, subscriptions and event feed live here. */
+/** Every op of specs/rpc-edn.md but `handshake` (the wire layer routes that to `handshake()`). */
+export const EDN_OPS: Readonly<Record<string, OpHandler>> = {
+  ...readOps,
+  ...turnOps,
+  ...settingsOps,
+  ...navigationOps,
+  ...commandOps,
+  ...dialogOps,
+  ...unavailableOps,
+};
+
+/** One handler per connection: its focus session, subscriptions and event feed live in it. */
 export function ednSessionHandlerFactory(deps: EdnSessionDeps): EdnSessionHandlerFactory {
-  return (out: EdnOutbound, peer: EdnPeer): EdnSessionHandler => {
-    void out;
-    void peer;
-    void deps;
-    return {
-      handshake: async (): Promise<{ serverInfo: EdnMap }> => ({ serverInfo: {} }),
-      request: async (req: EdnRequest): Promise<EdnMap> => {
-        throw new EdnOpError(EdnErrorCode.opNotSupported, `op ${req.op} is not supported yet`, { 'supported-ops': [] });
-      },
-      close: () => undefined,
-    };
-  };
+  return (out: EdnOutbound, peer: EdnPeer): EdnSessionHandler => new EdnSessionConnection(deps, out, peer, EDN_OPS);
 }

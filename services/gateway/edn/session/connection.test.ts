@@ -1,0 +1,274 @@
+import pino from 'pino';
+import type { AgentEvent } from '../../../../contracts/agent-events';
+import { ErrorCode, StrandError } from '../../../../contracts/errors';
+import { builtinModelCatalog } from '../../../../contracts/model-catalog';
+import type { SequencedEvent } from '../../events/agent-event-reader';
+import { ModelChoice } from '../../sessions/model-choice';
+import type { SessionService } from '../../sessions/session-service';
+import { isKeyword, type EdnMap } from '../edn-value';
+import { EdnOpError } from '../protocol';
+import { ednSessionHandlerFactory } from './index';
+
+/**
+ * Op-level behaviour of the EDN session layer against an in-memory stand-in for SessionService (the
+ * real one needs Temporal, NATS and the store: test/e2e/edn-session.test.ts drives it end to end).
+ */
+class Feed implements AsyncIterable<SequencedEvent> {
+  private queue: SequencedEvent[] = [];
+  private wake: (() => void) | undefined;
+  stopped = false;
+  private seq = 0;
+  constructor(readonly sessionId: string) {}
+  push(event: AgentEvent, turn = 'turn_1') {
+    this.queue.push({ seq: ++this.seq, envelope: { v: 1, session_id: this.sessionId, turn_id: turn, ts: Date.now(), event } });
+    this.wake?.();
+  }
+  stop() {
+    this.stopped = true;
+    this.wake?.();
+  }
+  async *[Symbol.asyncIterator]() {
+    while (!this.stopped) {
+      const next = this.queue.shift();
+      if (next) yield next;
+      else await new Promise<void>((r) => (this.wake = r));
+    }
+  }
+}
+
+interface FakeSession {
+  project: string;
+  model: string;
+  thinking: string;
+  name?: string;
+  busy: boolean;
+  pending: string[];
+}
+
+function fakeSessions() {
+  const store = new Map<string, FakeSession>();
+  const feeds: Feed[] = [];
+  const calls: Array<[string, ...unknown[]]> = [];
+  const models = new ModelChoice(builtinModelCatalog, []);
+  let n = 0;
+  const get = (id: string) => {
+    const s = store.get(id);
+    if (!s) throw new StrandError(ErrorCode.SESSION_NOT_FOUND, `no session ${id}`);
+    return s;
+  };
+  const view = (id: string) => {
+    const s = get(id);
+    return { session_id: id, status: 'active', agent_state: s.busy ? 'thinking' : 'idle', project_path: s.project, model: s.model, thinking_level: s.thinking, queue_length: 0, active_turn: s.busy ? 'turn_1' : null, message_count: 0, started_at: 0, updated_at: 0, title: 'proj' };
+  };
+  const service = {
+    models,
+    providers: () => ['scripted'],
+    create: async (input: { project_path: string }) => {
+      const id = `sess_${++n}`;
+      store.set(id, { project: input.project_path, model: 'scripted/echo', thinking: 'off', busy: false, pending: [] });
+      return { session_id: id, meta: {} };
+    },
+    require: async (id: string) => (get(id), { session_id: id, metadata: {}, message_count: 0 }),
+    describe: async (id: string) => view(id),
+    list: async () => ({ sessions: [...store.keys()].map(view) }),
+    events: async (id: string) => {
+      const feed = new Feed(id);
+      feeds.push(feed);
+      return feed;
+    },
+    messages: async () => ({ messages: [] }),
+    stats: async () => ({ model: 'scripted/echo', usage: { input: 1200, output: 30, cache_read: 0, cache_write: 0, cost_usd: 0 }, messages: { user: 0, assistant: 0, tool_results: 0, total: 0 }, steps: 0, turns: 0, context: { tokens: 1230, window: 200_000, share: 0.006 } }),
+    prompt: async (id: string, cmd: { text: string; behavior: string }) => {
+      calls.push(['prompt', id, cmd]);
+      const s = get(id);
+      if (s.busy && cmd.behavior === 'reject') throw new StrandError(ErrorCode.SESSION_BUSY, `session ${id} is busy`);
+      s.busy = true;
+      // The session's first event can reach the gateway before the prompt's answer does.
+      feeds.filter((f) => f.sessionId === id && !f.stopped).forEach((f) => f.push({ type: 'session.state', phase: 'thinking', model: s.model, thinking_level: s.thinking, queue_length: 0, turn_id: 'turn_1', streaming: false, retry_attempt: 0 }));
+      await new Promise((r) => setTimeout(r, 20));
+      return { turn_id: 'turn_1', turn_number: 1, agent_state: 'thinking', queued: false, duplicate: false };
+    },
+    updateSettings: async (id: string, change: { model?: string; thinking_level?: string }) => {
+      calls.push(['updateSettings', id, change]);
+      const s = get(id);
+      if (change.model) s.model = models.resolve(change.model).ref;
+      if (change.thinking_level) s.thinking = change.thinking_level;
+      return { model: s.model, thinking_level: s.thinking, auto_retry: true, auto_compaction: true, approval: {} };
+    },
+    pendingApprovals: async (id: string) => get(id).pending.map((c) => ({ tool_call_id: c, tool: 'write_file', params: {}, turn_id: 'turn_1' })),
+    answerApproval: async (id: string, cmd: { tool_call_id: string; decision: string }) => {
+      calls.push(['answerApproval', id, cmd]);
+      const s = get(id);
+      if (!s.pending.includes(cmd.tool_call_id)) throw new StrandError(ErrorCode.INVALID_TOOL_CALL, 'not waiting');
+      s.pending = s.pending.filter((p) => p !== cmd.tool_call_id);
+      return { resolved: true };
+    },
+  };
+  return { sessions: service as unknown as SessionService, store, feeds, calls };
+}
+
+function connect() {
+  const fake = fakeSessions();
+  const log: Array<{ topic: string; data: EdnMap; id?: string } | { response: string }> = [];
+  const handler = ednSessionHandlerFactory({ sessions: fake.sessions, log: pino({ level: 'silent' }) })({ event: (topic, data, id) => log.push({ topic, data, ...(id ? { id } : {}) }) }, { transport: 'stdio', cwd: '/work/proj' });
+  let n = 0;
+  const request = async (op: string, params: EdnMap = {}) => {
+    const id = `req-${++n}`;
+    const data = await handler.request({ id, op, params });
+    log.push({ response: id });
+    return { id, data };
+  };
+  const failure = async (op: string, params: EdnMap = {}) => {
+    const err = await request(op, params).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(EdnOpError);
+    return err as EdnOpError;
+  };
+  const events = () => log.flatMap((e) => ('topic' in e ? [e] : []));
+  return { fake, handler, log, request, failure, events };
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 30));
+
+test('handshake: a session in the working directory, its id, model and thinking level', async () => {
+  const c = connect();
+  const { serverInfo } = await c.handler.handshake({});
+  expect(serverInfo).toMatchObject({ 'protocol-version': '1.0', 'session-id': 'sess_1', 'model-provider': 'scripted', 'model-id': 'echo', 'thinking-level': 'off' });
+  expect(c.fake.store.get('sess_1')!.project).toBe('/work/proj');
+  c.handler.close();
+});
+
+test('subscribe: sorted topics, a snapshot tagged with the request id, and only the asked topics flow', async () => {
+  const c = connect();
+  await c.handler.handshake({});
+  const { id, data } = await c.request('subscribe', { topics: ['session/updated', 'footer/updated', 'assistant/delta', 'bogus/topic'] });
+  expect(data).toEqual({ subscribed: ['assistant/delta', 'footer/updated', 'session/updated'] });
+  const snap = c.events();
+  expect(snap.map((e) => e.topic)).toEqual(['session/updated', 'footer/updated']);
+  expect(snap.every((e) => e.id === id && e.data['session-id'] === 'sess_1')).toBe(true);
+  expect(snap[1]!.data['usage-parts']).toEqual(['↑1.2k', '↓30', '1%/200k']);
+  c.handler.close();
+});
+
+test('prompt: the response goes out before the turn’s first event, which carries the prompt’s id', async () => {
+  const c = connect();
+  await c.handler.handshake({});
+  const { id, data } = await c.request('prompt', { message: 'hello' });
+  expect(data).toEqual({ accepted: true });
+  await settle();
+  const order = c.log.map((e) => ('response' in e ? `response ${e.response}` : e.topic));
+  expect(order.indexOf(`response ${id}`)).toBeLessThan(order.indexOf('session/updated'));
+  expect(c.events().find((e) => e.topic === 'session/updated')).toMatchObject({ id, data: { 'is-streaming': true, phase: 'streaming' } });
+  expect(c.events().find((e) => e.topic === 'footer/updated')?.id).toBe(id);
+  // A second prompt while the first runs: request/session-not-idle.
+  expect((await c.failure('prompt', { message: 'again' })).code).toBe('request/session-not-idle');
+  c.handler.close();
+});
+
+test('params are checked: missing message, images, bad behavior, bad thinking level', async () => {
+  const c = connect();
+  await c.handler.handshake({});
+  expect((await c.failure('prompt', {})).code).toBe('request/invalid-params');
+  expect((await c.failure('prompt', { message: 'x', images: [{ data: 'AA==' }] })).code).toBe('request/invalid-params');
+  expect((await c.failure('prompt_while_streaming', { message: 'x', behavior: 'shout' })).code).toBe('request/invalid-params');
+  expect((await c.failure('set_thinking_level', { level: 'extreme' })).code).toBe('request/invalid-params');
+  expect((await c.failure('set_auto_retry', { enabled: 'yes' })).code).toBe('request/invalid-params');
+  c.handler.close();
+});
+
+test('error codes: unknown op, unknown model, unknown session, no dialog, no login, bash', async () => {
+  const c = connect();
+  await c.handler.handshake({});
+  const unknown = await c.failure('teleport');
+  expect(unknown.code).toBe('request/op-not-supported');
+  expect(unknown.data?.['supported-ops']).toEqual(expect.arrayContaining(['handshake', 'prompt', 'query_eql', 'resolve_dialog', 'export_html']));
+  expect((await c.failure('set_model', { provider: 'openai', 'model-id': 'gpt-5' })).code).toBe('request/unknown-model');
+  expect((await c.failure('switch_session', { 'session-id': 'nope' })).code).toBe('request/not-found');
+  expect((await c.failure('get_state', { 'session-id': 'nope' })).code).toBe('request/not-found');
+  expect((await c.failure('resolve_dialog', { 'dialog-id': 'call_x', result: true })).code).toBe('request/no-active-dialog');
+  expect((await c.failure('login_complete', {})).code).toBe('request/no-pending-login');
+  expect((await c.failure('login_begin', {})).message).toContain('ANTHROPIC_API_KEY');
+  expect((await c.failure('bash', { command: 'ls' })).code).toBe('runtime/failed');
+  c.handler.close();
+});
+
+test('query_eql: not EDN, not a vector, unknown attributes are request/invalid-query; a good query answers', async () => {
+  const c = connect();
+  await c.handler.handshake({});
+  expect((await c.failure('query_eql', { query: '[:a' })).code).toBe('request/invalid-query');
+  expect((await c.failure('query_eql', { query: '{:a 1}' })).code).toBe('request/invalid-query');
+  const unknown = await c.failure('query_eql', { query: '[:psi.agent-session/model-id :no/such]' });
+  expect(unknown.code).toBe('request/invalid-query');
+  expect(unknown.message).toContain(':no/such');
+  const { data } = await c.request('query_eql', { query: '[:psi.agent-session/model-id :psi.agent-session/authenticated-providers :strand.session/project-path {:psi.agent-session/model-catalog [:provider :id]}]' });
+  const result = data.result as EdnMap;
+  expect(result).toMatchObject({ 'psi.agent-session/model-id': 'echo', 'psi.agent-session/authenticated-providers': ['scripted'], 'strand.session/project-path': '/work/proj' });
+  expect(result['psi.agent-session/model-catalog']).toEqual(expect.arrayContaining([{ provider: 'scripted', id: 'slow' }]));
+  c.handler.close();
+});
+
+test('an approval becomes a confirm dialog; true approves, nil rejects; the dialog is then gone', async () => {
+  const c = connect();
+  await c.handler.handshake({});
+  c.fake.store.get('sess_1')!.pending.push('call_1', 'call_2');
+  c.fake.feeds[0]!.push({ type: 'approval.requested', tool_call_id: 'call_1', tool: 'write_file', params: { path: 'a.txt' }, timeout_s: 600 });
+  await settle();
+  expect(c.events().find((e) => e.topic === 'ui/dialog-requested')?.data).toMatchObject({ 'dialog-id': 'call_1', kind: 'confirm', 'session-id': 'sess_1' });
+  await c.request('resolve_dialog', { 'dialog-id': 'call_1', result: true });
+  await c.request('resolve_dialog', { 'dialog-id': 'call_2', result: null });
+  expect(c.fake.calls.filter((x) => x[0] === 'answerApproval').map((x) => (x[2] as { decision: string }).decision)).toEqual(['approve', 'reject']);
+  expect((await c.failure('resolve_dialog', { 'dialog-id': 'call_1', result: true })).code).toBe('request/no-active-dialog');
+  c.handler.close();
+});
+
+test('/model picker round trip: the action the client reads, then the choice applied and confirmed', async () => {
+  const c = connect();
+  await c.handler.handshake({});
+  const { id } = await c.request('command', { text: '/model' });
+  const picker = c.events().find((e) => e.topic === 'ui/frontend-action-requested')!;
+  expect(picker.data['request-id']).toBe(id);
+  const action = picker.data['ui/action'] as EdnMap;
+  expect(isKeyword(action['ui/action-name']) && action['ui/action-name'].name).toBe('select-model');
+  const items = action['ui/items'] as EdnMap[];
+  const slow = items.find((i) => i['ui.item/label'] === 'scripted slow')!;
+  expect(slow['ui.item/value']).toEqual({ provider: 'scripted', id: 'slow' });
+  // The snapshot after the command sets the client idle again.
+  expect(c.events().filter((e) => e.id === id).map((e) => e.topic)).toEqual(['ui/frontend-action-requested', 'session/updated', 'footer/updated']);
+  const answer = await c.request('frontend_action_result', { 'request-id': id, 'action-name': 'select-model', status: 'submitted', value: slow['ui.item/value']! });
+  expect(answer.data).toEqual({ accepted: true, 'request-id': id });
+  expect(c.events().find((e) => e.topic === 'command-result' && e.id === answer.id)?.data).toEqual({ type: 'text', message: '✓ Model set to scripted slow' });
+  expect(c.fake.store.get('sess_1')!.model).toBe('scripted/slow');
+  c.handler.close();
+});
+
+test('slash commands: /thinking X, /quit, an unknown one, and a failing one', async () => {
+  const c = connect();
+  await c.handler.handshake({});
+  const results = async (text: string) => {
+    const { id } = await c.request('command', { text });
+    return c.events().filter((e) => e.id === id && e.topic === 'command-result').map((e) => e.data);
+  };
+  expect(await results('/thinking off')).toEqual([{ type: 'text', message: '✓ Thinking level set to off' }]);
+  expect(await results('/quit')).toEqual([{ type: 'quit' }]);
+  expect(await results('/frobnicate now')).toEqual([{ type: 'text', message: '[not a command] /frobnicate now' }]);
+  const failed = await results('/model openai gpt-5');
+  expect(failed[0]).toMatchObject({ type: 'error' });
+  expect(failed[0]!.message).toContain('not configured');
+  c.handler.close();
+});
+
+test('switch_session: resumed, rehydrated, updated, footer, context, in that order, then the new session’s events only', async () => {
+  const c = connect();
+  await c.handler.handshake({});
+  await c.fake.sessions.create({ project_path: '/work/other' });
+  const { id, data } = await c.request('switch_session', { 'session-id': 'sess_2' });
+  expect(data).toMatchObject({ 'session-id': 'sess_2' });
+  expect(c.events().filter((e) => e.id === id).map((e) => e.topic)).toEqual(['session/resumed', 'session/rehydrated', 'session/updated', 'footer/updated', 'context/updated']);
+  expect(c.events().filter((e) => e.id === id).every((e) => e.data['session-id'] === 'sess_2')).toBe(true);
+  // The old session's feed is stopped; the new one is the connection's only feed.
+  expect(c.fake.feeds[0]!.stopped).toBe(true);
+  c.fake.feeds[1]!.push({ type: 'assistant.delta', turn_id: 'turn_1', step: 0, text: 'hi' });
+  await settle();
+  expect(c.events().filter((e) => e.topic === 'assistant/delta').map((e) => e.data['session-id'])).toEqual(['sess_2']);
+  c.handler.close();
+  expect(c.fake.feeds[1]!.stopped).toBe(true);
+});

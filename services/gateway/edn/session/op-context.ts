@@ -1,0 +1,56 @@
+import type { Logger } from '../../../common/logger';
+import type { SessionService } from '../../sessions/session-service';
+import type { EdnMap } from '../edn-value';
+import type { EdnPeer, EdnRequest } from '../protocol';
+import type { FocusFeed } from './feed';
+import type { SessionFacts } from './session-facts';
+import type { TopicSubscription } from './topics';
+
+/** A picker this connection asked the client to show (`ui/frontend-action-requested`), by its request id. */
+export interface PendingAction {
+  action: string;
+  sessionId: string;
+}
+
+/** Which snapshot events an op sends, in this order. */
+export type Snapshot = 'session' | 'footer' | 'context';
+
+/**
+ * What an op handler gets: the request, the connection's state and the moves only the connection
+ * makes (focus, feed, snapshots). Handlers translate to SessionService calls and back; they keep no
+ * state of their own.
+ */
+export interface OpContext {
+  readonly req: EdnRequest;
+  readonly params: EdnMap;
+  readonly sessions: SessionService;
+  readonly log: Logger;
+  readonly peer: EdnPeer;
+  readonly principal: string | undefined;
+  readonly topics: TopicSubscription;
+  /** Approval dialogs shown on this connection: dialog id (the tool call id) → session. */
+  readonly dialogs: Map<string, string>;
+  readonly actions: Map<string, PendingAction>;
+  /** The session the op targets: its `:session-id` param, else the focus (created on first need). */
+  target(): Promise<string>;
+  /** The focus session (created on first need). */
+  focus(): Promise<string>;
+  facts(sessionId: string): SessionFacts;
+  /** Sends an event caused by this request (topic-filtered, tagged with the request id). */
+  emit(topic: string, data: EdnMap): void;
+  snapshots(sessionId: string, which: readonly Snapshot[]): Promise<void>;
+  /**
+   * Moves the focus to `sessionId` and sends `session/resumed`, `session/rehydrated` (its transcript),
+   * `session/updated`, `footer/updated`, `context/updated`; then the session's events flow, from its
+   * running turn's start (what the transcript holds is not repeated) or after `since`.
+   */
+  navigate(sessionId: string, since?: number): Promise<void>;
+  /** Moves the focus without a rehydration (`subscribe` naming another session). */
+  refocus(sessionId: string): Promise<void>;
+  /** The feed, when `sessionId` is the focus. */
+  feedOf(sessionId: string): FocusFeed | undefined;
+  /** Holds the focus feed's events (if `sessionId` is the focus) until the response is out. */
+  holdEvents(sessionId: string): () => void;
+}
+
+export type OpHandler = (ctx: OpContext) => Promise<EdnMap>;
