@@ -7,7 +7,8 @@ export const REPO_ROOT = path.resolve(__dirname, '../..');
 export interface StackConfig {
   dataDir: string;
   host: string;
-  ports: { temporal: number; temporalUi: number; nats: number; gateway: number };
+  /** `edn` is the gateway's EDN TCP port; left out, a free one is picked like for port 0. */
+  ports: { temporal: number; temporalUi: number; nats: number; gateway: number; edn?: number };
   /** Serve the Temporal Web UI (tests turn it off). */
   ui: boolean;
   /** Extra environment for our three services (e.g. STRAND_SCRIPTED_DELTA_DELAY_MS). */
@@ -25,7 +26,7 @@ function port(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
 /**
  * The local stack's settings from the environment (documented in the README):
  * STRAND_DATA_DIR, STRAND_TEMPORAL_PORT, STRAND_TEMPORAL_UI_PORT, STRAND_NATS_PORT,
- * STRAND_GATEWAY_PORT.
+ * STRAND_GATEWAY_PORT, STRAND_EDN_PORT.
  */
 export function stackConfigFromEnv(env: NodeJS.ProcessEnv = process.env): StackConfig {
   return {
@@ -36,6 +37,7 @@ export function stackConfigFromEnv(env: NodeJS.ProcessEnv = process.env): StackC
       temporalUi: port(env, 'STRAND_TEMPORAL_UI_PORT', 8233),
       nats: port(env, 'STRAND_NATS_PORT', 4222),
       gateway: port(env, 'STRAND_GATEWAY_PORT', 9420),
+      edn: port(env, 'STRAND_EDN_PORT', 9421),
     },
     ui: true,
     serviceEnv: {},

@@ -62,6 +62,7 @@ export async function serviceSpecs(config: StackConfig): Promise<Record<ServiceN
     STRAND_TEMPORAL_ADDRESS: `${host}:${ports.temporal}`,
     STRAND_GATEWAY_HOST: host,
     STRAND_GATEWAY_PORT: String(ports.gateway),
+    STRAND_EDN_PORT: String(ports.edn ?? 0),
     STRAND_STORE_DATA_DIR: path.join(dataDir, 'store'),
     STRAND_TOOL_OUTPUT_DIR: path.join(dataDir, 'tool-output'),
     ...config.serviceEnv,

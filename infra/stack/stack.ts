@@ -13,7 +13,8 @@ export type { ServiceName } from './stack-specs';
 /** A running local stack. */
 export interface Stack {
   config: StackConfig;
-  urls: { gateway: string; temporalUi?: string; temporal: string; nats: string };
+  /** `edn` is the gateway's EDN TCP listener as host:port (specs/rpc-edn.md). */
+  urls: { gateway: string; edn: string; temporalUi?: string; temporal: string; nats: string };
   process(name: ServiceName): ManagedProcess;
   /** Starts one service again after it was stopped or killed, and waits until it is ready. */
   restart(name: ServiceName): Promise<void>;
@@ -48,7 +49,7 @@ const STOP_PHASES: { names: ServiceName[]; graceMs: number }[] = [
 ];
 
 /**
- * Picks free ports for the servers started first. The gateway's is picked only after Temporal is up,
+ * Picks free ports for the servers started first. The gateway's (HTTP and EDN) are picked only after Temporal is up,
  * because the dev server binds several internal ports of its own at random and could take it.
  */
 async function resolvePorts(config: StackConfig): Promise<StackConfig> {
@@ -92,6 +93,7 @@ export async function startStack(
   const { host, ports } = config;
   const urls = {
     gateway: '',
+    edn: '',
     temporal: `${host}:${ports.temporal}`,
     nats: `nats://${host}:${ports.nats}`,
     ...(config.ui ? { temporalUi: `http://${host}:${ports.temporalUi}` } : {}),
@@ -129,7 +131,10 @@ export async function startStack(
 
   const launch = async (name: ServiceName) => {
     if (name === 'gateway' && ports.gateway === 0) ports.gateway = await freePort();
+    // Never the gateway's own port (freePort releases what it found, so two picks can agree).
+    while (name === 'gateway' && (!ports.edn || ports.edn === ports.gateway)) ports.edn = await freePort();
     urls.gateway = `http://${host}:${ports.gateway}`;
+    urls.edn = `${host}:${ports.edn ?? ''}`;
     const proc = procs.get(name) ?? (await create(name));
     // A stop requested meanwhile wins: nothing new may start after it.
     if (stopping) throw new Error(`not starting ${name}: the stack is stopping`);

@@ -10,6 +10,8 @@ const USAGE = `usage: strand <command>
   status      show whether a stack runs and whether its gateway is healthy
   jobs list | show <id> | cancel <id>
               turns running across sessions (through the gateway; STRAND_GATEWAY_URL to pick one)
+  rpc-edn [--cwd DIR] [--session-id ID]
+              EDN RPC on stdin/stdout for editors that spawn it (Emacs); logs on stderr
   supervise   (internal) the stack runner that \`up\` starts; add --detached for \`up -d\``;
 
 async function main(argv: string[]): Promise<void> {
@@ -26,6 +28,9 @@ async function main(argv: string[]): Promise<void> {
       return status();
     case 'jobs':
       return jobs(rest);
+    case 'rpc-edn':
+      // Loaded only here: the other commands do not need the gateway's code.
+      return (await import('./rpc-edn')).rpcEdn(rest);
     default:
       sayError(USAGE);
       process.exitCode = 2;

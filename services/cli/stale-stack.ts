@@ -62,6 +62,7 @@ export async function checkPorts(config: StackConfig): Promise<void> {
     ['STRAND_TEMPORAL_UI_PORT', config.ports.temporalUi],
     ['STRAND_NATS_PORT', config.ports.nats],
     ['STRAND_GATEWAY_PORT', config.ports.gateway],
+    ['STRAND_EDN_PORT', config.ports.edn ?? 0],
   ] as const;
   for (const [name, port] of named) {
     if (port !== 0 && !(await portFree(config.host, port))) {

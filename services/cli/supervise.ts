@@ -64,7 +64,7 @@ export async function supervise(opts: { detached: boolean }): Promise<void> {
   }
   const how = opts.detached ? 'stop it with `npm stop`' : 'Ctrl-C stops';
   if (!stop.signal.aborted) {
-    say(`[strand] ready — gateway ${stack.urls.gateway}  ·  Temporal UI ${stack.urls.temporalUi ?? '(off)'}  ·  ${how}`);
+    say(`[strand] ready — gateway ${stack.urls.gateway}  ·  EDN ${stack.urls.edn}  ·  Temporal UI ${stack.urls.temporalUi ?? '(off)'}  ·  ${how}`);
     await new Promise((resolve) => stop.signal.addEventListener('abort', resolve, { once: true }));
   }
   const started = Date.now();

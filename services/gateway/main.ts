@@ -7,6 +7,9 @@ import { createLogger } from '../common/logger';
 import { connectNats } from '../common/nats';
 import { onShutdown } from '../common/shutdown';
 import { createGatewayAuth, loadTokens } from './auth/tokens';
+import { ednConfigFromEnv } from './edn/edn-config';
+import { ednSessionHandlerFactory } from './edn/session/index';
+import { startEdnTcpServer } from './edn/tcp-server';
 import { gatewayConfig, isLoopback } from './config';
 import { AgentEventReader } from './events/agent-event-reader';
 import { createHttpApp } from './http/app';
@@ -21,6 +24,7 @@ import { processTasks } from './ws/task-registry';
 async function main(): Promise<void> {
   const env = runtimeEnv();
   const config = gatewayConfig();
+  const ednConfig = ednConfigFromEnv();
   const log = createLogger('gateway', env.logLevel);
   log.info(config.defaultModelNotice);
   const auth = createGatewayAuth(loadTokens());
@@ -54,12 +58,15 @@ async function main(): Promise<void> {
     transcripts: new Transcripts({ store, sessions, dir: transcriptsDir() }),
     rateLimit: rateLimitFromEnv(),
   });
+  // Listening before the HTTP server starts: once /healthz answers (the stack's readiness), EDN is up too.
+  const edn = await startEdnTcpServer(config.host, ednConfig.port, { factory: ednSessionHandlerFactory({ sessions, log }), auth, log, config: ednConfig, cwd: process.cwd() });
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
-    console.log(`[gateway] ready url=http://${config.host}:${info.port} default_model=${config.defaultModel}`);
+    console.log(`[gateway] ready url=http://${config.host}:${info.port} edn=${config.host}:${edn.port} default_model=${config.defaultModel}`);
   });
   const rpc = attachRpcServer(server, { sessions, log, auth, tasks: processTasks });
   onShutdown(async () => {
     rpc.close();
+    await edn.close();
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
       // Open SSE streams would hold close() forever: end them.

@@ -45,11 +45,12 @@ export async function stackPlace(): Promise<StackPlace> {
       }
     }
   };
-  const ports = { gateway: await pick(), temporal: await pick(), temporalUi: await pick(), nats: await pick() };
+  const ports = { gateway: await pick(), edn: await pick(), temporal: await pick(), temporalUi: await pick(), nats: await pick() };
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     STRAND_DATA_DIR: dataDir,
     STRAND_GATEWAY_PORT: String(ports.gateway),
+    STRAND_EDN_PORT: String(ports.edn),
     STRAND_TEMPORAL_PORT: String(ports.temporal),
     STRAND_TEMPORAL_UI_PORT: String(ports.temporalUi),
     STRAND_NATS_PORT: String(ports.nats),

@@ -1,0 +1,58 @@
+import type { NatsConnection } from 'nats';
+import { ensureAgentEventsStream } from '../../contracts/agent-event-stream';
+import { StoreClient } from '../../contracts/session-store/client';
+import { taskQueueFromEnv } from '../../contracts/task-queues';
+import type { RuntimeEnv } from '../common/env';
+import type { Logger } from '../common/logger';
+import type { GatewayConfig } from './config';
+import { AgentEventReader } from './events/agent-event-reader';
+import { SessionService } from './sessions/session-service';
+import { SessionCommands } from './temporal/session-commands';
+import { TemporalLink } from './temporal/temporal-link';
+
+/** What every front door to sessions needs: the store, Temporal, and the protocol-neutral SessionService over them. */
+export interface SessionRuntime {
+  nc: NatsConnection;
+  store: StoreClient;
+  temporal: TemporalLink;
+  sessions: SessionService;
+  /** Closes Temporal and drains NATS (turns keep running in the worker). */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the SessionService the same way for the gateway and for `strand rpc-edn`, from the same
+ * environment (services/common/env.ts, services/gateway/config.ts), over a NATS connection the
+ * caller opened (the gateway waits for NATS; the CLI gives up quickly and says the stack is down).
+ * Temporal connects in the background (TemporalLink), so this returns without waiting for it.
+ */
+export async function openSessionRuntime(nc: NatsConnection, deps: { env: RuntimeEnv; config: GatewayConfig; log: Logger }): Promise<SessionRuntime> {
+  const { env, config, log } = deps;
+  // Temporal starts connecting first, so its handshake overlaps the stream check.
+  const temporal = new TemporalLink(env.temporalAddress, env.temporalNamespace);
+  try {
+    await ensureAgentEventsStream(await nc.jetstreamManager());
+  } catch (err) {
+    await temporal.close();
+    throw err;
+  }
+  const store = new StoreClient(nc);
+  const sessions = new SessionService({
+    store,
+    commands: new SessionCommands(temporal, taskQueueFromEnv(), config.sessionIdleTimeoutMs),
+    reader: new AgentEventReader(nc, (seq, reason) => log.warn({ seq, reason }, 'skipped an invalid agent event')),
+    defaultModel: config.defaultModel,
+    catalog: config.catalog,
+    configuredProviders: config.configuredProviders,
+  });
+  return {
+    nc,
+    store,
+    temporal,
+    sessions,
+    async close() {
+      await temporal.close();
+      await nc.drain();
+    },
+  };
+}
