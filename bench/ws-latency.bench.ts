@@ -171,6 +171,8 @@ async function main() {
         mismatched_deltas: runs.reduce((n, x) => n + x.mismatched, 0),
         most_streaming_at_once: Math.max(...runs.map((x) => x.atOnce)),
         added_p99_per_run_ms: runs.map((x) => ms(x.added.p99)),
+        // Tails follow the machine's load (other processes compete for the same cores): say what it was.
+        load_avg_1m_after: +os.loadavg()[0]!.toFixed(2),
       });
     }
     const at50 = levels.find((l) => l.chats === 50);
