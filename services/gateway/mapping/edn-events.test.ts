@@ -33,10 +33,10 @@ describe('EdnEventMapper', () => {
   test('a prompt: session/updated (streaming, with a footer), true deltas, one final assistant/message, session/updated idle', () => {
     const m = new EdnEventMapper(SID);
     const first = m.map(env(state()));
-    expect(first.footer).toBe(true);
+    expect(first.footer).toMatchObject({ turnActive: true, model: 'anthropic/claude-sonnet-4-5' });
     expect(first.events[0]).toMatchObject({ topic: 'session/updated', data: { 'session-id': SID, phase: 'streaming', 'is-streaming': true, 'model-provider': 'anthropic', 'model-id': 'claude-sonnet-4-5', 'thinking-level': 'high' } });
     // Same facts again (a progress report): no new footer.
-    expect(m.map(env(state({ streaming: false }))).footer).toBe(false);
+    expect(m.map(env(state({ streaming: false }))).footer).toBeUndefined();
     const d1 = m.map(env(delta('Hel'))).events;
     const d2 = m.map(env(delta('lo'))).events;
     expect([d1[0]!.data.text, d2[0]!.data.text]).toEqual(['Hel', 'lo']);
@@ -50,7 +50,7 @@ describe('EdnEventMapper', () => {
     expect((block.type as Keyword).name).toBe('text');
     expect(m.map(env({ type: 'turn.finished', turn_id: 'turn_1', outcome: 'done' })).events).toEqual([]);
     const idle = m.map(env(state({ phase: 'idle', turn_id: null, streaming: false })));
-    expect(idle.footer).toBe(true);
+    expect(idle.footer).toMatchObject({ turnActive: false });
     expect(idle.events[0]!.data).toMatchObject({ phase: 'idle', 'is-streaming': false });
   });
 

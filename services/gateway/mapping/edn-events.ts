@@ -13,8 +13,8 @@ export interface EdnEventOut {
 
 export interface EdnMapped {
   events: EdnEventOut[];
-  /** True when the footer's facts changed (a turn began or ended, model, thinking, name): send a fresh one. */
-  footer: boolean;
+  /** Set when the footer's facts changed (a turn began or ended, model, thinking, name): send a fresh one from these. */
+  footer?: SessionStateFacts;
 }
 
 /** What `session/updated` is built from: a `session.state` event, or a snapshot of the session. */
@@ -134,8 +134,8 @@ export class EdnEventMapper {
     const e = envelope.event;
     const turn = envelope.turn_id ?? ('turn_id' in e && typeof e.turn_id === 'string' ? e.turn_id : undefined);
     const id = turn ? this.requests.get(turn) : undefined;
-    const out = (topic: string, data: EdnMap): EdnMapped => ({ events: [{ topic, data: { 'session-id': this.sessionId, ...data }, ...(id ? { id } : {}), ...(turn ? { turn } : {}) }], footer: false });
-    const none: EdnMapped = { events: [], footer: false };
+    const out = (topic: string, data: EdnMap): EdnMapped => ({ events: [{ topic, data: { 'session-id': this.sessionId, ...data }, ...(id ? { id } : {}), ...(turn ? { turn } : {}) }] });
+    const none: EdnMapped = { events: [] };
     if (e.type === 'session.state') return this.state(e, id, turn);
     if (e.type === 'turn.started') {
       this.currentTurn = e.turn_id;
@@ -214,9 +214,9 @@ export class EdnEventMapper {
       ...(e.auto_compaction !== undefined ? { autoCompaction: e.auto_compaction } : {}),
     };
     const key = [facts.turnActive, facts.model, facts.thinkingLevel, facts.sessionName ?? '', facts.phase === 'waiting_approval'].join('|');
-    const footer = key !== this.footerKey;
+    const changed = key !== this.footerKey;
     this.footerKey = key;
-    return { events: [{ topic: 'session/updated', data: sessionUpdatedPayload(this.sessionId, facts), ...(id ? { id } : {}), ...(turn ? { turn } : {}) }], footer };
+    return { events: [{ topic: 'session/updated', data: sessionUpdatedPayload(this.sessionId, facts), ...(id ? { id } : {}), ...(turn ? { turn } : {}) }], ...(changed ? { footer: facts } : {}) };
   }
 
   private step(key: string): StepText {

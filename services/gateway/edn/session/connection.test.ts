@@ -76,7 +76,10 @@ function fakeSessions() {
       feeds.push(feed);
       return feed;
     },
-    messages: async () => ({ messages: [] }),
+    messages: async (id: string) => {
+      if (get(id).project === '/broken') throw new Error('store timed out');
+      return { messages: [] };
+    },
     stats: async () => ({ model: 'scripted/echo', usage: { input: 1200, output: 30, cache_read: 0, cache_write: 0, cost_usd: 0 }, messages: { user: 0, assistant: 0, tool_results: 0, total: 0 }, steps: 0, turns: 0, context: { tokens: 1230, window: 200_000, share: 0.006 } }),
     prompt: async (id: string, cmd: { text: string; behavior: string }) => {
       calls.push(['prompt', id, cmd]);
@@ -271,4 +274,18 @@ test('switch_session: resumed, rehydrated, updated, footer, context, in that ord
   expect(c.events().filter((e) => e.topic === 'assistant/delta').map((e) => e.data['session-id'])).toEqual(['sess_2']);
   c.handler.close();
   expect(c.fake.feeds[1]!.stopped).toBe(true);
+});
+
+test('a read that fails is runtime/query-failed without its internal message; EQL the same', async () => {
+  const c = connect();
+  await c.handler.handshake({});
+  c.fake.store.get('sess_1')!.project = '/broken';
+  const read = await c.failure('get_messages');
+  expect(read.code).toBe('runtime/query-failed');
+  expect(read.message).not.toContain('store timed out');
+  const eql = await c.failure('query_eql', { query: '[:psi.agent-session/messages]' });
+  expect(eql.code).toBe('runtime/query-failed');
+  expect(eql.message).toContain(':psi.agent-session/messages');
+  expect(eql.message).not.toContain('store timed out');
+  c.handler.close();
 });

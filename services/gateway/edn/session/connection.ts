@@ -40,7 +40,11 @@ export class EdnSessionConnection implements EdnSessionHandler {
     const { sessions, log } = deps;
     this.sink = {
       emit: (topic, data, id) => (this.beforeHandshake ? this.beforeHandshake.push([topic, data, id]) : this.emit(topic, data, id)),
-      footer: (sessionId) => footerSnapshot(this.facts(sessionId)),
+      footerUsage: async (sessionId) => {
+        const facts = this.facts(sessionId);
+        const [view, stats] = await Promise.all([facts.view(), facts.stats()]);
+        return { projectPath: view.project_path, usage: stats.usage, context: stats.context };
+      },
       stillPending: async (sessionId, callId) => (await sessions.pendingApprovals(sessionId, this.peer.principal)).some((p) => p.tool_call_id === callId),
       log,
     };
@@ -122,10 +126,15 @@ export class EdnSessionConnection implements EdnSessionHandler {
   }
 
   /**
-   * Moves the focus: stops the old feed, opens the new session's events (from `since`, else from its
-   * running turn's start) before reading its transcript, so every event is either in the transcript
-   * or sent after it, once. With `rehydrate` the transcript goes out as `session/resumed` +
-   * `session/rehydrated`, then the snapshots; the feed's events wait until the response is written.
+   * Moves the focus: stops the old feed, opens the new session's events from its running turn's start
+   * before reading its transcript, so every event is either in the transcript or sent after it, once.
+   * With `rehydrate` the transcript goes out as `session/resumed` + `session/rehydrated`, then the
+   * snapshots; the feed's events wait until the response is written.
+   *
+   * With `since` (a client resuming its own stream) the events after that session sequence are
+   * replayed as they were, none held back for being in the transcript: the client has everything up
+   * to `since`, and gets everything after it. The transcript still comes, as `session/rehydrated`
+   * marked `:since` (without `session/resumed`: nothing needs clearing), for a client that lost its view.
    */
   private async openFeed(sessionId: string, opts: { rehydrate: boolean; since?: number; snapshots?: readonly Snapshot[]; requestId?: string }): Promise<void> {
     const { sessions } = this.deps;
@@ -143,16 +152,19 @@ export class EdnSessionConnection implements EdnSessionHandler {
     try {
       const facts = this.facts(sessionId);
       const transcript = await facts.transcript();
-      feed.mapper.recorded(
-        transcript.flatMap((i) => (i.message.role === 'assistant' && i.turn !== undefined && i.step !== undefined ? [`${i.turn}:${i.step}`] : [])),
-        transcript.flatMap((i) => (i.message.role === 'function_result' ? [i.message.function_call_id] : [])),
-      );
+      if (opts.since === undefined) {
+        feed.mapper.recorded(
+          transcript.flatMap((i) => (i.message.role === 'assistant' && i.turn !== undefined && i.step !== undefined ? [`${i.turn}:${i.step}`] : [])),
+          transcript.flatMap((i) => (i.message.role === 'function_result' ? [i.message.function_call_id] : [])),
+        );
+      }
       feed.start();
       if (this.feed !== feed) return;
       const id = opts.requestId;
       if (opts.rehydrate) {
-        this.emit('session/resumed', { 'session-id': sessionId, 'session-file': null, 'message-count': transcript.length }, id);
-        this.emit('session/rehydrated', { 'session-id': sessionId, messages: transcript.map((i) => messageToEdn(i.message, i.entry_id)), 'tool-calls': {}, 'tool-order': [] }, id);
+        if (opts.since === undefined) this.emit('session/resumed', { 'session-id': sessionId, 'session-file': null, 'message-count': transcript.length }, id);
+        const messages = transcript.map((i) => messageToEdn(i.message, i.entry_id));
+        this.emit('session/rehydrated', { 'session-id': sessionId, messages, 'tool-calls': {}, 'tool-order': [], ...(opts.since !== undefined ? { since: opts.since } : {}) }, id);
       }
       if (opts.snapshots?.length) await this.sendSnapshots(facts, opts.snapshots, id, () => this.feed === feed);
     } finally {

@@ -1,13 +1,17 @@
 import type { Logger } from '../../../common/logger';
 import type { EventSubscription } from '../../events/agent-event-reader';
-import { EdnEventMapper, type EdnEventOut } from '../../mapping/edn-events';
+import { EdnEventMapper, type EdnEventOut, type SessionStateFacts } from '../../mapping/edn-events';
 import type { EdnMap } from '../edn-value';
+import { footerPayload, type FooterInput } from './footer';
+
+/** What a footer shows besides the session state: the project and the usage so far (a store read). */
+export type FooterUsage = Pick<FooterInput, 'projectPath' | 'usage' | 'context'>;
 
 /** What a feed hands its events to, and asks for the facts a mapped event needs. */
 export interface FeedSink {
   emit(topic: string, data: EdnMap, id?: string): void;
-  /** A fresh `footer/updated` payload for the session (usage needs a store read). */
-  footer(sessionId: string): Promise<EdnMap>;
+  /** The session's project and usage so far (reads the store). */
+  footerUsage(sessionId: string): Promise<FooterUsage>;
   /** Whether a tool call still waits for an answer (a replayed approval may have been answered since). */
   stillPending(sessionId: string, toolCallId: string): Promise<boolean>;
   log: Logger;
@@ -31,6 +35,8 @@ export class FocusFeed {
   private held = 0;
   private readonly waiting: EdnEventOut[] = [];
   private stopped = false;
+  /** Usage as last read: a turn's start shows it (it has not changed since), its end reads it afresh. */
+  private usage: FooterUsage | undefined;
 
   constructor(
     readonly sessionId: string,
@@ -81,15 +87,36 @@ export class FocusFeed {
         this.deliver({ ...event, data: { ...event.data, 'session-seq': seq } });
       }
       if (mapped.footer) {
-        const footer = await this.sink.footer(this.sessionId).catch((err: unknown) => {
-          this.sink.log.warn({ err, session: this.sessionId }, 'could not read the footer facts');
-          return undefined;
-        });
+        const footer = await this.footer(mapped.footer);
         const first = mapped.events[0];
         if (footer) this.deliver({ topic: 'footer/updated', data: footer, ...(first?.id ? { id: first.id } : {}), ...(first?.turn ? { turn: first.turn } : {}) });
       }
       if (this.stopped) return;
     }
+  }
+
+  /**
+   * The footer for a session state. While a turn runs the usage read at its start is still true, so
+   * the stream is not held up by a store read; once the turn has ended (nothing else flows) it is
+   * read afresh.
+   */
+  private async footer(state: SessionStateFacts): Promise<EdnMap | undefined> {
+    if (!this.usage || !state.turnActive) {
+      const fresh = await this.sink.footerUsage(this.sessionId).catch((err: unknown) => {
+        this.sink.log.warn({ err, session: this.sessionId }, 'could not read the footer facts');
+        return undefined;
+      });
+      if (fresh) this.usage = fresh;
+    }
+    if (!this.usage) return undefined;
+    return footerPayload({
+      sessionId: this.sessionId,
+      ...this.usage,
+      ...(state.sessionName ? { sessionName: state.sessionName } : {}),
+      model: state.model,
+      thinkingLevel: state.thinkingLevel,
+      ...(state.phase === 'waiting_approval' ? { status: 'waiting for a tool approval' } : {}),
+    });
   }
 
   private async showApproval(toolCallId: string, ts: number): Promise<boolean> {

@@ -42,7 +42,8 @@ export interface OpContext {
   /**
    * Moves the focus to `sessionId` and sends `session/resumed`, `session/rehydrated` (its transcript),
    * `session/updated`, `footer/updated`, `context/updated`; then the session's events flow, from its
-   * running turn's start (what the transcript holds is not repeated) or after `since`.
+   * running turn's start (what the transcript holds is not repeated). With `since` the events after
+   * that session sequence follow as they were (no `session/resumed`: the client keeps its view).
    */
   navigate(sessionId: string, since?: number): Promise<void>;
   /** Moves the focus without a rehydration (`subscribe` naming another session). */
