@@ -118,6 +118,19 @@ describe('EdnConnection envelopes', () => {
     expect(t.state.peers).toEqual([{ transport: 'stdio', cwd: '/tmp/project' }]);
   });
 
+  it('requests sent right behind a handshake wait for its outcome', async () => {
+    const t = setup();
+    t.conn.receiveLine(encodeEdn(t.req('bad', 'handshake', { 'client-info': { 'protocol-version': '3.0' } })));
+    t.conn.receiveLine(encodeEdn(t.req('p1', 'ping')));
+    t.conn.receiveLine(encodeEdn(t.hello('good')));
+    t.conn.receiveLine(encodeEdn(t.req('p2', 'ping')));
+    await new Promise((r) => setImmediate(r));
+    // Answers are matched by id, not by order: each request's outcome is what counts.
+    expect(Object.fromEntries(t.frames().map((f) => [f.id, f['error-code'] ?? 'ok']))).toEqual({
+      bad: EdnErrorCode.unsupportedVersion, p1: EdnErrorCode.notReady, good: 'ok', p2: 'ok',
+    });
+  });
+
   it('accepts the bare {:protocol-version ...} handshake', async () => {
     const t = setup();
     await t.send(t.req('h', 'handshake', { 'protocol-version': '1.3' }));
