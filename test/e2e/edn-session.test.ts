@@ -31,6 +31,8 @@ beforeAll(async () => {
   const script = (n: string, steps: unknown[]) => fs.writeFileSync(path.join(scripts, `${n}.json`), JSON.stringify({ steps }));
   script('edn-write', [[{ type: 'text', text: 'I will write the note.' }, { type: 'tool_call', name: 'write_file', args: { path: 'note.txt', content: 'hello from edn' } }], [{ type: 'text', text: 'Done: {{tool_result_first_line}}' }]]);
   script('edn-slow', [SLOW_WORDS.flatMap((w) => [{ type: 'text', text: [w] }, { type: 'delay', ms: 60 }]).concat([{ type: 'text', text: ['the end.'] }])]);
+  script('edn-read-slow', [[{ type: 'text', text: 'Reading first. ' }, { type: 'tool_call', name: 'read_file', args: { path: 'seed.txt' } }], SLOW_WORDS.slice(0, 25).flatMap((w) => [{ type: 'text', text: [w] }, { type: 'delay', ms: 60 }])]);
+  fs.writeFileSync(path.join(workspace, 'seed.txt'), 'seed\n');
   stack = await startTestStack({ STRAND_SCRIPTS_DIR: scripts, STRAND_SCRIPTED_DELTA_DELAY_MS: '5' });
 }, 180_000);
 
@@ -289,6 +291,34 @@ test('new, fork and switch: the rehydration sequence; a fresh connection joining
   // Its first session (from the handshake) sends nothing here any more.
   expect(b.frames.filter((f) => kindOf(f) === 'event' && b.index(f) > b.index(b.events('session/rehydrated').pop()!)).every((f) => dataOf(f)['session-id'] === first)).toBe(true);
   await idleAfter(a, a.index(await a.waitFor((f) => topicOf(f) === 'assistant/message', 30_000, p2)));
+});
+
+test('joining a turn after its tool step: the transcript holds that step, only the running step is replayed', async () => {
+  const a = await tcp();
+  await bootstrap(a);
+  const sid = await focusNewSession(a);
+  await a.request('set_model', { provider: 'scripted', 'model-id': 'edn-read-slow' });
+  const from = a.frames.length;
+  a.send('prompt', { message: 'read then talk' });
+  const result = await a.waitFor((f) => topicOf(f) === 'tool/result', 30_000, from);
+  await a.waitFor((f) => topicOf(f) === 'assistant/delta' && a.index(f) > a.index(result) && a.events('assistant/delta', a.index(result)).length >= 3, 30_000, from);
+  const b = await tcp();
+  await bootstrap(b);
+  await b.request('switch_session', { 'session-id': sid });
+  const rehydrated = dataOf(b.events('session/rehydrated').pop()!);
+  const shown = (m: EdnMap) => m.text ?? ((m.content as EdnMap[])[0]?.text as string);
+  expect((rehydrated.messages as EdnMap[]).map((m) => [m.role, shown(m)])).toEqual([
+    ['user', 'read then talk'],
+    ['assistant', 'Reading first. '],
+    ['toolResult', expect.stringContaining('seed')],
+  ]);
+  const done = await b.waitFor((f) => topicOf(f) === 'assistant/message' && dataOf(f)['session-id'] === sid, 30_000);
+  const step1 = SLOW_WORDS.slice(0, 25).join('');
+  expect(dataOf(done).text).toBe(step1);
+  const mine = b.frames.filter((f) => dataOf(f)['session-id'] === sid);
+  expect(text(mine.filter((f) => topicOf(f) === 'assistant/delta'))).toBe(step1);
+  expect(mine.filter((f) => topicOf(f)?.startsWith('tool/'))).toEqual([]);
+  await idleAfter(a, a.index(await a.waitFor((f) => topicOf(f) === 'assistant/message', 30_000, from)));
 });
 
 test('every session error code', async () => {
