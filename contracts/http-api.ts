@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ErrorCode } from './errors';
 import { modelIdSchema } from './models';
 import { approvalPolicySchema, thinkingLevelSchema } from './session-settings';
 
@@ -60,7 +61,30 @@ export const listSessionsQuerySchema = z.object({
 });
 
 /** Where an SSE read starts: `Last-Event-ID` header or `?after=`. */
-export const eventsAfterSchema = nonNegativeInt;
+export const eventsAfterSchema = nonNegativeInt.describe('A sequence number: the stream starts with the first event after it.');
+
+/** Query of `GET /api/sessions/{id}/events` (the `Last-Event-ID` header, same shape, wins over it). */
+export const eventsQuerySchema = z.object({ after: eventsAfterSchema.optional() });
+
+/**
+ * Query of `POST /api/sessions/{id}/prompt`. Any value but `1` (or none) keeps the default: a prompt
+ * sent while a turn runs is refused with 409 SESSION_BUSY. Kept a plain string so clients that send
+ * `queue=0` or `queue=` are not refused.
+ */
+export const promptQuerySchema = z.object({
+  queue: z.string().optional().describe('`1`: queue the prompt behind the running turn instead of answering 409 SESSION_BUSY.'),
+});
+
+/** Formats of `GET /api/sessions/{id}/transcript`. */
+export const transcriptFormatSchema = z.enum(['json', 'markdown', 'org']);
+
+/** Query of `GET /api/sessions/{id}/transcript` (an empty `format` means the default). */
+export const transcriptQuerySchema = z.object({ format: transcriptFormatSchema.default('json') });
+
+/** Query of `GET /api/transcripts`. */
+export const transcriptsQuerySchema = z.object({
+  project: z.string().optional().describe("Only this project's sessions (their `project_path`, exactly)."),
+});
 
 /** `POST /api/sessions/{id}/approve`. */
 export const approveBodySchema = z.object({
@@ -97,3 +121,16 @@ export const settingsBodySchema = z.strictObject({
 
 /** `POST /api/sessions/{id}/compact`. */
 export const compactBodySchema = z.object({ instructions: z.string().max(4000).optional() });
+
+/**
+ * The body of every error answer (specs/http-sse.md, "Errors"): the code decides the HTTP status;
+ * `details` is an object, empty unless the code has more to say.
+ */
+export const errorBodySchema = z.object({
+  error: z.object({
+    code: z.enum(ErrorCode),
+    message: z.string(),
+    details: z.record(z.string(), z.unknown()),
+  }),
+});
+export type ErrorBody = z.infer<typeof errorBodySchema>;

@@ -10,6 +10,7 @@ import { approvalsRoutes } from './approvals-routes';
 import { authMiddleware } from './auth-middleware';
 import { rateLimit } from './rate-limit';
 import { jobsRoutes } from './jobs-routes';
+import { openapiRoutes } from './openapi/openapi-routes';
 import { transcriptsRoutes } from './transcripts-routes';
 import type { Transcripts } from '../transcripts/transcripts';
 import { settingsRoutes } from './settings-routes';
@@ -26,6 +27,7 @@ export type HttpDeps = SessionsDeps &
  */
 export function createHttpApp(deps: HttpDeps): Hono {
   const app = new Hono();
+  app.route('/', openapiRoutes()); // the API document and its viewer: public and static, so mounted before auth and rate limiting
   app.use(
     '/api/*',
     bodyLimit({

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { ErrorCode, StrandError } from '../../../contracts/errors';
-import { createSessionBodySchema, listSessionsQuerySchema, messagesQuerySchema, promptBodySchema, steerBodySchema, forkBodySchema } from '../../../contracts/http-api';
+import { createSessionBodySchema, listSessionsQuerySchema, messagesQuerySchema, promptBodySchema, promptQuerySchema, steerBodySchema, forkBodySchema } from '../../../contracts/http-api';
 import type { SessionService } from '../sessions/session-service';
 import type { Transcripts } from '../transcripts/transcripts';
 import { principalOf } from './auth-middleware';
@@ -33,9 +33,10 @@ export function sessionsRoutes(deps: SessionsDeps): Hono {
 
   app.post('/:id/prompt', async (c) => {
     const body = await parseJsonBody(c, promptBodySchema);
+    const query = promptQuerySchema.parse(c.req.query());
     const accepted = await sessions.prompt(
       c.req.param('id'),
-      { text: body.text, behavior: c.req.query('queue') === '1' ? 'queue' : 'reject', ...(body.request_id ? { request_id: body.request_id } : {}) },
+      { text: body.text, behavior: query.queue === '1' ? 'queue' : 'reject', ...(body.request_id ? { request_id: body.request_id } : {}) },
       principalOf(c),
     );
     return c.json(

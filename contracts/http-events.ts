@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { agentPhaseSchema, eventUsageSchema } from './agent-events';
+import { chatStreamTerminalSchema, wsEventSchema } from './ws-rpc';
+
+/**
+ * The `data:` of each frame of `GET /api/sessions/{id}/events` (specs/http-sse.md, "Events"): one
+ * compact JSON object whose `type` is also the frame's `event:` name. The gateway maps canonical
+ * agent events onto these (services/gateway/mapping/http-events.ts); the OpenAPI document describes
+ * the stream with this union.
+ */
+const step = z.number().int().nonnegative();
+
+export const httpEventDataSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('agent.state'), state: agentPhaseSchema, details: z.string().optional() }),
+  z.object({ type: z.literal('message.delta'), content: z.string(), role: z.literal('assistant'), turn_id: z.string() }),
+  z.object({ type: z.literal('thinking.delta'), content: z.string() }),
+  z.object({
+    type: z.literal('message.done'),
+    entry_id: z.string(),
+    content: z.string().describe("The message's text blocks joined."),
+    stop_reason: z.enum(['end', 'length', 'function_call', 'aborted', 'error']),
+    usage: eventUsageSchema.nullable(),
+  }),
+  z.object({ type: z.literal('tool.call'), tool_call_id: z.string(), tool: z.string(), params: z.unknown(), requires_approval: z.boolean() }),
+  z.object({ type: z.literal('tool.output'), tool_call_id: z.string(), content: z.string().describe('The next piece of the output (incremental).') }),
+  z.object({ type: z.literal('tool.result'), tool_call_id: z.string(), status: z.enum(['success', 'error', 'rejected']), result: z.unknown() }),
+  z.object({ type: z.literal('file.changed'), path: z.string(), operation: z.enum(['write', 'edit', 'delete']), timestamp: z.number().int() }),
+  z.object({ type: z.literal('retry'), attempt: z.number().int().positive(), delay_ms: z.number().int().nonnegative(), reason: z.string() }),
+  z.object({ type: z.literal('stream.reset'), turn_id: z.string(), step }),
+  z.object({ type: z.literal('usage'), ...eventUsageSchema.shape }),
+  z.object({
+    type: z.literal('error'),
+    message: z.string(),
+    code: z.string().describe('LLM_API_ERROR for a provider failure; SLOW_CONSUMER just before a client that does not keep up is cut.'),
+  }),
+  z.object({ type: z.literal('turn.finished'), turn_id: z.string(), outcome: z.enum(['done', 'error', 'aborted']) }),
+]);
+export type HttpEventData = z.infer<typeof httpEventDataSchema>;
+
+/**
+ * The `data:` of each frame of `POST /v1/chat/stream` (specs/ws-rpc.md): chat events, then one
+ * terminal `done` or `error` frame. Both unions have an `error` member, so this is an `anyOf`.
+ */
+export const chatStreamFrameSchema = z.union([wsEventSchema, chatStreamTerminalSchema]);

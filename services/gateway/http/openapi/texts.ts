@@ -1,0 +1,47 @@
+import type { ErrorCode } from '../../../../contracts/errors';
+
+/** The prose of the document: what a reader needs before the first route. */
+export const API_DESCRIPTION = `The HTTP REST + SSE face of strand's gateway (binding contract: specs/http-sse.md; the WebSocket
+RPC protocol's HTTP routes under \`/v1\` follow specs/ws-rpc.md). Base URL \`http://127.0.0.1:9420\` by default.
+
+**Auth.** With tokens configured (STRAND_TOKENS or STRAND_TOKENS_FILE) every route needs
+\`Authorization: Bearer <token>\` except \`/healthz\`, \`/api/openapi.json\` and \`/api/docs\` (with its assets). Sessions
+belong to the principal that created them; another principal's session answers exactly like one that does not exist.
+
+**Errors.** Every error is \`{"error": {"code", "message", "details"}}\` (schema \`ErrorBody\`); the code decides the status (each route lists the
+codes it can answer). Unknown errors are answered \`INTERNAL\` without their text. A body that is not JSON is
+\`INVALID_REQUEST\` whatever its content type; so is a route that does not exist. Bodies over STRAND_MAX_BODY_BYTES
+(default 10 MiB) are answered 413 and the connection stays usable. Past STRAND_RATE_LIMIT requests per second per
+principal: 429 with \`Retry-After\`. Requests Node cannot parse never reach a route: malformed HTTP is answered 400,
+headers that are too large 413, a request not received in time 408 (body code \`INVALID_REQUEST\`), and the connection
+is closed.`;
+
+/** When each code is answered. */
+export const ERROR_NOTES: Record<ErrorCode, string> = {
+  INVALID_REQUEST: 'the request is malformed: a body that is not JSON, a wrong shape or type, a bad query value, or a command the session cannot take as sent.',
+  UNKNOWN_MODEL: 'the model is not in the catalog of a configured provider, or its provider is not configured.',
+  JOB_NOT_FOUND: "no such job (or it is another principal's).",
+  UNAUTHORIZED: 'tokens are configured and the request has no valid bearer token.',
+  PERMISSION_DENIED: 'the caller may not do this.',
+  SESSION_NOT_FOUND: "no such session (or it is another principal's).",
+  INVALID_TOOL_CALL: 'no such tool call is waiting for an answer.',
+  SESSION_BUSY: 'a turn (or a compaction) is running.',
+  PAYLOAD_TOO_LARGE: 'the body exceeds STRAND_MAX_BODY_BYTES.',
+  RATE_LIMITED: 'too many requests from this principal (this address with auth off); wait `Retry-After` seconds.',
+  INTERNAL: 'an unexpected failure (logged by the gateway; its text is not sent).',
+  TRANSCRIPT_ERROR: 'the transcript could not be produced.',
+  LLM_API_ERROR: 'the model provider failed.',
+  UNAVAILABLE: 'Temporal or the session store did not answer, or too many event streams are open; try again after `Retry-After` seconds.',
+};
+
+export const TAGS = [
+  { name: 'sessions', description: 'Create, list, describe, fork, delete sessions; their stored conversation and sums.' },
+  { name: 'agent', description: 'Turns: prompt, steer, interrupt.' },
+  { name: 'approvals', description: 'Tool calls waiting for a person.' },
+  { name: 'settings', description: 'Model, thinking level, compaction and the other settings of a session.' },
+  { name: 'events', description: "A session's events as server-sent events." },
+  { name: 'jobs', description: 'Turns running without (or with) a client, across sessions.' },
+  { name: 'transcripts', description: 'Conversations as documents.' },
+  { name: 'ws-rpc', description: 'The HTTP side of the WebSocket RPC protocol (specs/ws-rpc.md).' },
+  { name: 'service', description: 'Health, this document and its viewer.' },
+];
