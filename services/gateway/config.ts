@@ -2,6 +2,7 @@ import type { ModelCatalog } from '../../contracts/model-catalog';
 import { loadModelCatalog } from '../common/model-catalog-file';
 import { portFromEnv } from '../common/env';
 import { providerConfig } from '../common/provider-config';
+import { limitsFromEnv, type GatewayLimits } from './limits/limits-config';
 
 export interface GatewayConfig {
   host: string;
@@ -17,6 +18,8 @@ export interface GatewayConfig {
   maxBodyBytes: number;
   /** How long a session's workflow waits for a command before it completes (STRAND_SESSION_IDLE_TIMEOUT_MS). */
   sessionIdleTimeoutMs?: number;
+  /** Connection, buffer, frame and timeout limits of the HTTP+SSE and WebSocket transports. */
+  limits: GatewayLimits;
 }
 
 /**
@@ -35,6 +38,7 @@ export function gatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConf
     host,
     port,
     maxBodyBytes,
+    limits: limitsFromEnv(env),
     catalog,
     configuredProviders: providers.configured,
     defaultModel: providers.defaultModel,

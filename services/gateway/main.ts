@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import { ensureAgentEventsStream } from '../../contracts/agent-event-stream';
 import { StoreClient } from '../../contracts/session-store/client';
@@ -11,9 +12,12 @@ import { ednConfigFromEnv } from './edn/edn-config';
 import { ednSessionHandlerFactory } from './edn/session/index';
 import { startEdnTcpServer } from './edn/tcp-server';
 import { gatewayConfig, isLoopback } from './config';
-import { AgentEventReader } from './events/agent-event-reader';
 import { createHttpApp } from './http/app';
 import { rateLimitFromEnv } from './http/rate-limit';
+import { answerClientErrors, httpServerOptions } from './http/server-limits';
+import { closeAfterUnreadBody } from './http/unread-body';
+import { ConnectionLimiter } from './limits/connection-limiter';
+import { PacedEventReader } from './limits/paced-event-reader';
 import { SessionService } from './sessions/session-service';
 import { Transcripts, transcriptsDir } from './transcripts/transcripts';
 import { SessionCommands } from './temporal/session-commands';
@@ -41,7 +45,7 @@ async function main(): Promise<void> {
   const sessions = new SessionService({
     store,
     commands: new SessionCommands(temporal, taskQueueFromEnv(), config.sessionIdleTimeoutMs),
-    reader: new AgentEventReader(nc, (seq, reason) => log.warn({ seq, reason }, 'skipped an invalid agent event')),
+    reader: new PacedEventReader(nc, (seq, reason) => log.warn({ seq, reason }, 'skipped an invalid agent event')),
     defaultModel: config.defaultModel,
     catalog: config.catalog,
     configuredProviders: config.configuredProviders,
@@ -57,13 +61,28 @@ async function main(): Promise<void> {
     auth,
     transcripts: new Transcripts({ store, sessions, dir: transcriptsDir() }),
     rateLimit: rateLimitFromEnv(),
+    sseConnections: new ConnectionLimiter(config.limits.maxSseConnections),
+    maxSendBufferBytes: config.limits.maxSendBufferBytes,
+    slowConsumerMs: config.limits.slowConsumerMs,
   });
   // Listening before the HTTP server starts: once /healthz answers (the stack's readiness), EDN is up too.
   const edn = await startEdnTcpServer(config.host, ednConfig.port, { factory: ednSessionHandlerFactory({ sessions, log }), auth, log, config: ednConfig, cwd: process.cwd() });
-  const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, (info) => {
+  const server = serve({ fetch: closeAfterUnreadBody(app.fetch), hostname: config.host, port: config.port, serverOptions: httpServerOptions(config.limits) }, (info) => {
     console.log(`[gateway] ready url=http://${config.host}:${info.port} edn=${config.host}:${edn.port} default_model=${config.defaultModel}`);
   });
-  const rpc = attachRpcServer(server, { sessions, log, auth, tasks: processTasks });
+  answerClientErrors(server as Server);
+  const rpc = attachRpcServer(server, {
+    sessions,
+    log,
+    auth,
+    tasks: processTasks,
+    limits: {
+      connections: new ConnectionLimiter(config.limits.maxWsConnections),
+      maxSendBufferBytes: config.limits.maxSendBufferBytes,
+      slowConsumerMs: config.limits.slowConsumerMs,
+      maxFrameBytes: config.limits.maxWsFrameBytes,
+    },
+  });
   onShutdown(async () => {
     rpc.close();
     await edn.close();

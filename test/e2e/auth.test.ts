@@ -1,9 +1,13 @@
 import { spawnSync } from 'node:child_process';
+import { WebSocket } from 'ws';
+import { decodeTaskId, encodeTaskId, newRequestKey, newSessionId } from '../../services/gateway/ws/task-ids';
 import { http, startTestStack, type TestStack } from '../harness/stack-fixture';
+import { chatStart, connectRpc, rpcId, type RpcTestClient } from '../harness/ws-rpc-client';
 
 /**
- * Authentication and tenancy over HTTP: with tokens configured every route needs one; a principal
- * never sees, lists or touches another's session, and a foreign id answers exactly like an unknown one.
+ * Authentication and tenancy over HTTP and WebSocket: with tokens configured every route and the
+ * upgrade need one; a principal never sees, lists or touches another's session, job or task, and a
+ * foreign id answers exactly like an unknown one.
  */
 let stack: TestStack;
 let base: string;
@@ -17,10 +21,10 @@ afterAll(async () => {
   await stack?.teardown();
 }, 60_000);
 
-async function as(token: string | undefined, method: string, route: string, body?: unknown) {
+async function as(token: string | undefined, method: string, route: string, body?: unknown, authorization = token ? `Bearer ${token}` : undefined) {
   const res = await fetch(`${base}${route}`, {
     method,
-    headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: { ...(authorization ? { Authorization: authorization } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   return { status: res.status, body: (await res.json().catch(() => undefined)) as any, headers: res.headers };
@@ -38,6 +42,62 @@ test('no token or a wrong one answers 401 on every route; the health check stays
   expect((await http(base, 'GET', '/healthz')).status).toBe(200);
 });
 
+/** Every session route, with a valid body where it takes one. */
+const sessionRoutes = (sid: string): Array<[string, string, unknown?]> => [
+  ['GET', `/api/sessions/${sid}`],
+  ['GET', `/api/sessions/${sid}/messages`],
+  ['GET', `/api/sessions/${sid}/events?after=0`],
+  ['GET', `/api/sessions/${sid}/fork-points`],
+  ['GET', `/api/sessions/${sid}/last-assistant-text`],
+  ['GET', `/api/sessions/${sid}/stats`],
+  ['GET', `/api/sessions/${sid}/transcript?format=markdown`],
+  ['GET', `/api/sessions/${sid}/approvals`],
+  ['POST', `/api/sessions/${sid}/prompt`, { text: 'hi' }],
+  ['POST', `/api/sessions/${sid}/steer`, { text: 'hi' }],
+  ['POST', `/api/sessions/${sid}/interrupt`],
+  ['POST', `/api/sessions/${sid}/abort-retry`],
+  ['POST', `/api/sessions/${sid}/resume`],
+  ['POST', `/api/sessions/${sid}/fork`, { entry_id: 'x' }],
+  ['POST', `/api/sessions/${sid}/approve`, { tool_call_id: 'call_x' }],
+  ['POST', `/api/sessions/${sid}/reject`, { tool_call_id: 'call_x' }],
+  ['POST', `/api/sessions/${sid}/model`, { provider: 'scripted', model_id: 'echo' }],
+  ['POST', `/api/sessions/${sid}/thinking`, { level: 'low' }],
+  ['POST', `/api/sessions/${sid}/compact`, {}],
+  ['PATCH', `/api/sessions/${sid}/settings`, { name: 'x' }],
+  ['DELETE', `/api/sessions/${sid}`],
+];
+
+test('no token, a wrong token or another scheme answers 401 on every HTTP route', async () => {
+  const routes: Array<[string, string, unknown?]> = [
+    ['GET', '/api/sessions'],
+    ['POST', '/api/sessions', { project_path: '/tmp/x' }],
+    ...sessionRoutes('any-session'),
+    ['GET', '/api/jobs'],
+    ['GET', '/api/jobs/any-job'],
+    ['POST', '/api/jobs/any-job/cancel'],
+    ['GET', '/api/transcripts?project=/tmp/x'],
+    ['GET', '/v1/status'],
+    ['POST', '/v1/chat/stream', { message: 'hi', history: [], model: '' }],
+  ];
+  const callers: Array<[string | undefined, string | undefined]> = [
+    [undefined, undefined],
+    ['wrong', undefined],
+    [undefined, 'Basic dG9rLWFsaWNlOg=='],
+    [undefined, 'tok-alice'],
+  ];
+  for (const [method, route, body] of routes) {
+    for (const [token, authorization] of callers) {
+      const res = await as(token, method, route, body, authorization ?? (token ? `Bearer ${token}` : undefined));
+      expect([method, route, authorization ?? token, res.status]).toEqual([method, route, authorization ?? token, 401]);
+      expect(res.body.error.code).toBe('UNAUTHORIZED');
+      expect(res.headers.get('www-authenticate')).toBe('Bearer');
+    }
+  }
+  // Open without a token: the health check and the API's own description.
+  expect((await http(base, 'GET', '/healthz')).status).toBe(200);
+  for (const route of ['/api/openapi.json', '/api/docs']) expect((await as(undefined, 'GET', route)).status).not.toBe(401);
+}, 60_000);
+
 test("another principal's session is invisible: not listed, and every route answers exactly as for an unknown id", async () => {
   const created = await as('tok-alice', 'POST', '/api/sessions', { project_path: '/tmp/alice' });
   expect(created.status).toBe(201);
@@ -45,17 +105,7 @@ test("another principal's session is invisible: not listed, and every route answ
   expect((await as('tok-alice', 'GET', `/api/sessions/${sid}`)).status).toBe(200);
   expect((await as('tok-alice', 'GET', '/api/sessions')).body.sessions.map((s: any) => s.session_id)).toContain(sid);
   expect((await as('tok-bob', 'GET', '/api/sessions')).body.sessions.map((s: any) => s.session_id)).not.toContain(sid);
-  const routes: Array<[string, string, unknown?]> = [
-    ['GET', `/api/sessions/${sid}`],
-    ['GET', `/api/sessions/${sid}/messages`],
-    ['GET', `/api/sessions/${sid}/events?after=0`],
-    ['POST', `/api/sessions/${sid}/prompt`, { text: 'hi' }],
-    ['POST', `/api/sessions/${sid}/interrupt`],
-    ['POST', `/api/sessions/${sid}/fork`, { entry_id: 'x' }],
-    ['POST', `/api/sessions/${sid}/thinking`, { level: 'low' }],
-    ['GET', `/api/sessions/${sid}/approvals`],
-    ['DELETE', `/api/sessions/${sid}`],
-  ];
+  const routes = sessionRoutes(sid);
   for (const [method, route, body] of routes) {
     const foreign = await as('tok-bob', method, route, body);
     const unknown = await as('tok-bob', method, route.replace(sid, 'no-such-session'), body);
@@ -63,9 +113,107 @@ test("another principal's session is invisible: not listed, and every route answ
     expect(foreign.body.error.code).toBe('SESSION_NOT_FOUND');
     expect(foreign.body.error.message.replace(sid, 'ID')).toBe(unknown.body.error.message.replace('no-such-session', 'ID'));
   }
-  // Still there for its owner.
-  expect((await as('tok-alice', 'GET', `/api/sessions/${sid}`)).status).toBe(200);
+  // Still there for its owner, untouched.
+  const after = await as('tok-alice', 'GET', `/api/sessions/${sid}`);
+  expect(after.status).toBe(200);
+  expect(after.body.message_count).toBe(0);
 }, 60_000);
+
+test("another principal's running job is not listed, not shown and not cancelled: it answers as an unknown job", async () => {
+  const sid = (await as('tok-alice', 'POST', '/api/sessions', { project_path: '/tmp/alice', model: 'scripted/slow' })).body.session_id as string;
+  expect((await as('tok-alice', 'POST', `/api/sessions/${sid}/prompt`, { text: 'take your time' })).status).toBe(202);
+  let job: any;
+  for (let i = 0; i < 100 && !job; i++) {
+    job = (await as('tok-alice', 'GET', '/api/jobs')).body.jobs.find((j: any) => j.session_id === sid);
+    if (!job) await new Promise((r) => setTimeout(r, 100));
+  }
+  expect(job).toBeDefined();
+  expect((await as('tok-bob', 'GET', '/api/jobs')).body.jobs.map((j: any) => j.session_id)).not.toContain(sid);
+  for (const [method, suffix] of [['GET', ''], ['POST', '/cancel']] as const) {
+    const foreign = await as('tok-bob', method, `/api/jobs/${job.job_id}${suffix}`);
+    const unknown = await as('tok-bob', method, `/api/jobs/no-such-job${suffix}`);
+    expect([suffix, foreign.status, foreign.body.error.code]).toEqual([suffix, 404, 'JOB_NOT_FOUND']);
+    expect(foreign.body.error.message.replace(job.job_id, 'ID')).toBe(unknown.body.error.message.replace('no-such-job', 'ID'));
+  }
+  // Bob's cancel did nothing: the job still runs for Alice until she stops it.
+  expect((await as('tok-alice', 'GET', `/api/jobs/${job.job_id}`)).status).toBe(200);
+  expect((await as('tok-alice', 'POST', `/api/sessions/${sid}/interrupt`)).body.status).toBe('interrupted');
+}, 60_000);
+
+test('WebSocket: the upgrade needs the bearer subprotocol (401 without it or with a wrong token) and echoes the right one', async () => {
+  const url = `${base.replace(/^http/, 'ws')}/v1/rpc`;
+  const upgrade = (protocols: string[]) =>
+    new Promise<{ status?: number; protocol?: string }>((resolve) => {
+      const ws = new WebSocket(url, protocols);
+      ws.once('open', () => {
+        resolve({ protocol: ws.protocol });
+        ws.close();
+      });
+      ws.once('unexpected-response', (_req, res) => resolve({ status: res.statusCode }));
+      ws.once('error', () => undefined);
+    });
+  expect(await upgrade([])).toEqual({ status: 401 });
+  expect(await upgrade(['json'])).toEqual({ status: 401 });
+  expect(await upgrade(['bearer.wrong'])).toEqual({ status: 401 });
+  expect(await upgrade(['bearer.tok-alicex'])).toEqual({ status: 401 });
+  expect(await upgrade(['bearer.tok-alice'])).toEqual({ protocol: 'bearer.tok-alice' });
+  expect(await upgrade(['json', 'bearer.tok-bob'])).toEqual({ protocol: 'bearer.tok-bob' });
+});
+
+describe('WebSocket tenancy', () => {
+  let alice: RpcTestClient;
+  let bob: RpcTestClient;
+  let taskId: string;
+  const unknownTask = encodeTaskId(newSessionId(), newRequestKey());
+
+  beforeAll(async () => {
+    const url = `${base.replace(/^http/, 'ws')}/v1/rpc`;
+    alice = await connectRpc(url, { protocols: ['bearer.tok-alice'] });
+    bob = await connectRpc(url, { protocols: ['bearer.tok-bob'] });
+    const start = rpcId();
+    alice.send(chatStart(start, 'hello from alice'));
+    expect((await alice.terminal(start)).type).toBe('chat.done');
+    taskId = alice.of(start).find((f) => f.type === 'chat.accepted')!.taskId as string;
+  }, 60_000);
+
+  afterAll(() => {
+    alice?.close();
+    bob?.close();
+  });
+
+  /** Bob's answer to a request about a task, without its request id. */
+  async function bobAsks(type: string, task: string) {
+    const id = rpcId();
+    bob.send({ id, type, payload: { taskId: task } });
+    const { id: _id, ...rest } = await bob.waitFor((f) => f.id === id && ['task.status.result', 'chat.error', 'chat.done', 'error'].includes(f.type));
+    return rest;
+  }
+
+  test("re-attaching to another principal's task answers exactly as for an unknown task", async () => {
+    const attached = await bobAsks('chat.attach', taskId);
+    const unknown = await bobAsks('chat.attach', unknownTask);
+    expect(attached).toMatchObject({ type: 'chat.error', errorCode: 'SESSION_NOT_FOUND' });
+    const hide = (frame: Record<string, unknown>, task: string) => JSON.stringify(frame).replaceAll(decodeTaskId(task)!.sessionId, 'ID');
+    expect(hide(attached, taskId)).toBe(hide(unknown, unknownTask));
+  });
+
+  test("a chat naming another principal's session is refused and leaves her conversation as it was", async () => {
+    const sid = decodeTaskId(taskId)!.sessionId;
+    const before = (await as('tok-alice', 'GET', `/api/sessions/${sid}`)).body.message_count;
+    const intrude = rpcId();
+    bob.send(chatStart(intrude, 'let me in', { sessionId: sid }));
+    expect(await bob.terminal(intrude)).toMatchObject({ type: 'chat.error', errorCode: 'SESSION_NOT_FOUND' });
+    expect((await as('tok-alice', 'GET', `/api/sessions/${sid}`)).body.message_count).toBe(before);
+  }, 30_000);
+
+  // KNOWN LEAK (ws/task-status.ts, not fixed here): a foreign session reads as "not found", and the
+  // process-wide task registry then answers with the task's state whoever asks. When this is fixed,
+  // this test starts failing: turn `test.failing` into `test`.
+  test.failing("task.status of another principal's task answers as for an unknown task (null)", async () => {
+    expect(await bobAsks('task.status', unknownTask)).toEqual({ type: 'task.status.result', task: null });
+    expect(await bobAsks('task.status', taskId)).toEqual({ type: 'task.status.result', task: null });
+  });
+});
 
 test('without tokens the gateway refuses to bind anything but loopback, and says why', () => {
   const res = spawnSync(process.execPath, ['--import', 'tsx', 'services/gateway/main.ts'], {

@@ -3,17 +3,28 @@ import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { ServerType } from '@hono/node-server';
 import type { GatewayAuth } from '../auth/tokens';
+import { ConnectionLimiter } from '../limits/connection-limiter';
+import { DEFAULT_LIMITS } from '../limits/limits-config';
+import { waitForRoom, withGatedEvents } from '../limits/send-gate';
 import { encodeFrame } from './frames';
 import { RpcConnection, type RpcConnectionDeps } from './rpc-connection';
 
 /** Where the WebSocket RPC endpoint lives on the gateway's HTTP port. */
 export const RPC_PATH = '/v1/rpc';
 
-/** Largest client frame accepted (a chat request with its whole history fits well within it). */
-const MAX_FRAME_BYTES = 16 * 1024 * 1024;
+/** How long a socket cut as a slow consumer gets to take its close frame before it is destroyed. */
+const CUT_GRACE_MS = 1_000;
 
 export interface RpcServerDeps extends RpcConnectionDeps {
   auth: GatewayAuth;
+  /** Defaults: DEFAULT_LIMITS (1024 sockets, 4 MiB unsent per socket, 10 s to catch up, 16 MiB per client frame). */
+  limits?: {
+    /** Open sockets (handshakes included), against STRAND_MAX_WS_CONNECTIONS. */
+    connections?: ConnectionLimiter;
+    maxSendBufferBytes?: number;
+    slowConsumerMs?: number;
+    maxFrameBytes?: number;
+  };
 }
 
 /** The running endpoint: `close` ends every socket (code 1001, going away) so the HTTP server can stop. */
@@ -32,19 +43,33 @@ function bearerProtocol(protocols: Iterable<string>): string | undefined {
   return undefined;
 }
 
-function reject(socket: Duplex, status: string, extra: string[] = []): void {
-  socket.end(`HTTP/1.1 ${status}\r\n${[...extra, 'Connection: close', 'Content-Length: 0'].join('\r\n')}\r\n\r\n`);
+function reject(socket: Duplex, status: string, extra: string[] = [], body = ''): void {
+  const length = Buffer.byteLength(body);
+  socket.end(`HTTP/1.1 ${status}\r\n${[...extra, 'Connection: close', `Content-Length: ${length}`].join('\r\n')}\r\n\r\n${body}`);
 }
 
 /**
  * Serves the WebSocket JSON RPC protocol (specs/ws-rpc.md) at `/v1/rpc` on the gateway's own HTTP
  * server. With tokens configured, the `bearer.<token>` subprotocol is checked before the upgrade (an
  * HTTP 401 otherwise) and echoed in the handshake, as browsers require.
+ *
+ * Limits: past the maximum of open sockets an upgrade is refused with HTTP 503 UNAVAILABLE and
+ * Retry-After (the socket is counted from its upgrade until its TCP connection closes, however it
+ * ends). A client frame over the frame limit closes the socket with 1009. While a socket has more
+ * unsent bytes than the send buffer bound, its chats read no further events (they wait in
+ * JetStream); a client that does not take enough to get back to half the bound within the slow
+ * consumer time, or lets unsent replies pass twice the bound, is a slow consumer: the socket is
+ * closed with 1013 and a reason saying so (destroyed if it does not take the close within a
+ * second), its chats are detached (their turns go on), and it may re-attach with
+ * `chat.attach {taskId, afterSeq}` to get the rest.
  */
 export function attachRpcServer(server: ServerType, deps: RpcServerDeps): RpcServer {
+  const connections = deps.limits?.connections ?? new ConnectionLimiter(DEFAULT_LIMITS.maxWsConnections);
+  const maxSendBufferBytes = deps.limits?.maxSendBufferBytes ?? DEFAULT_LIMITS.maxSendBufferBytes;
+  const slowConsumerMs = deps.limits?.slowConsumerMs ?? DEFAULT_LIMITS.slowConsumerMs;
   const wss = new WebSocketServer({
     noServer: true,
-    maxPayload: MAX_FRAME_BYTES,
+    maxPayload: deps.limits?.maxFrameBytes ?? DEFAULT_LIMITS.maxWsFrameBytes,
     handleProtocols: (protocols) => bearerProtocol(protocols) ?? false,
   });
 
@@ -54,20 +79,47 @@ export function attachRpcServer(server: ServerType, deps: RpcServerDeps): RpcSer
     const token = bearerProtocol(offeredProtocols(req))?.slice('bearer.'.length);
     const principal = deps.auth.principalOf(token);
     if (principal === undefined) return reject(socket, '401 Unauthorized', ['WWW-Authenticate: Bearer']);
+    const release = connections.tryAcquire();
+    if (!release) {
+      const body = JSON.stringify({ error: { code: 'UNAVAILABLE', message: `too many WebSocket connections (at most ${connections.max}): try again later`, details: {} } });
+      return reject(socket, '503 Service Unavailable', ['Retry-After: 2', 'Content-Type: application/json'], body);
+    }
+    if (socket.destroyed) return release();
+    socket.once('close', release);
     wss.handleUpgrade(req, socket, head, (ws) => serveSocket(ws, principal));
   });
 
   const serveSocket = (ws: WebSocket, principal: string) => {
-    const connection = new RpcConnection(deps, {
+    let cut = false;
+    const cutSlowConsumer = () => {
+      cut = true;
+      deps.log.warn({ unsent_bytes: ws.bufferedAmount }, 'WebSocket client cut: slow consumer');
+      connection.close();
+      ws.close(1013, 'slow consumer: too much unsent data; reconnect and re-attach with chat.attach afterSeq');
+      setTimeout(() => ws.terminate(), CUT_GRACE_MS).unref();
+    };
+    const gone = () => cut || ws.readyState !== WebSocket.OPEN;
+    const ready = async () => {
+      const caughtUp = await waitForRoom(() => ws.bufferedAmount, maxSendBufferBytes, slowConsumerMs, gone);
+      if (!caughtUp && !gone()) cutSlowConsumer();
+      return caughtUp;
+    };
+    const connection = new RpcConnection({ ...deps, sessions: withGatedEvents(deps.sessions, ready) }, {
       authenticated: !deps.auth.enabled || principal !== undefined,
       principal: deps.auth.enabled ? principal : undefined,
       send: (frame) => {
+        if (cut || ws.readyState !== WebSocket.OPEN) return;
         const text = encodeFrame(frame, deps.log);
-        if (text !== undefined && ws.readyState === WebSocket.OPEN) ws.send(text);
+        if (text === undefined) return;
+        // Events are paced by `ready`; replies to requests are not, so a client that sends requests
+        // and never reads is stopped here. One frame always goes into an empty buffer.
+        if (ws.bufferedAmount > 0 && ws.bufferedAmount + Buffer.byteLength(text) > 2 * maxSendBufferBytes) return cutSlowConsumer();
+        ws.send(text);
       },
       close: (code, reason) => ws.close(code, reason),
     });
     ws.on('message', (data, isBinary) => {
+      if (cut) return;
       const text = isBinary ? undefined : Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8');
       connection.handle(text ?? '');
     });

@@ -1,0 +1,60 @@
+/**
+ * The gateway's resource limits on its HTTP+SSE and WebSocket transports, from the environment. Each
+ * bound keeps one client (or many) from taking memory, sockets or time that others need.
+ */
+export interface GatewayLimits {
+  /** Concurrent SSE event streams (`GET /api/sessions/{id}/events`); past it, 503 UNAVAILABLE. */
+  maxSseConnections: number;
+  /** Concurrent WebSocket sockets on `/v1/rpc` (handshakes included); past it, the upgrade gets 503. */
+  maxWsConnections: number;
+  /**
+   * Bytes one SSE stream or socket may have waiting to be sent. Past it the gateway reads no further
+   * events for that client (they wait in JetStream) until it has taken half of them.
+   */
+  maxSendBufferBytes: number;
+  /** How long a client over its send buffer bound has to get back to half of it before it is cut as a slow consumer. */
+  slowConsumerMs: number;
+  /** Largest WebSocket message a client may send; a bigger one closes the socket with 1009. */
+  maxWsFrameBytes: number;
+  /** Time a client has to send a whole request (headers and body); then 408 and the connection is closed. */
+  requestTimeoutMs: number;
+  /** Time a client has to send a request's headers (slow-header attacks). */
+  headersTimeoutMs: number;
+}
+
+export const DEFAULT_LIMITS: GatewayLimits = {
+  maxSseConnections: 1024,
+  maxWsConnections: 1024,
+  maxSendBufferBytes: 4 * 1024 * 1024,
+  slowConsumerMs: 10_000,
+  maxWsFrameBytes: 16 * 1024 * 1024,
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
+};
+
+/** A positive integer from `name`, the default when unset; anything else is an error naming the variable. */
+function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name}=${raw} is not a positive integer`);
+  return n;
+}
+
+/**
+ * STRAND_MAX_SSE_CONNECTIONS, STRAND_MAX_WS_CONNECTIONS, STRAND_MAX_SEND_BUFFER_BYTES,
+ * STRAND_SLOW_CONSUMER_MS, STRAND_MAX_WS_FRAME_BYTES, STRAND_REQUEST_TIMEOUT_MS and STRAND_HEADERS_TIMEOUT_MS. Node requires
+ * the headers timeout not to exceed the request timeout, so it is clamped to it.
+ */
+export function limitsFromEnv(env: NodeJS.ProcessEnv = process.env): GatewayLimits {
+  const requestTimeoutMs = positiveInt(env, 'STRAND_REQUEST_TIMEOUT_MS', DEFAULT_LIMITS.requestTimeoutMs);
+  return {
+    maxSseConnections: positiveInt(env, 'STRAND_MAX_SSE_CONNECTIONS', DEFAULT_LIMITS.maxSseConnections),
+    maxWsConnections: positiveInt(env, 'STRAND_MAX_WS_CONNECTIONS', DEFAULT_LIMITS.maxWsConnections),
+    maxSendBufferBytes: positiveInt(env, 'STRAND_MAX_SEND_BUFFER_BYTES', DEFAULT_LIMITS.maxSendBufferBytes),
+    slowConsumerMs: positiveInt(env, 'STRAND_SLOW_CONSUMER_MS', DEFAULT_LIMITS.slowConsumerMs),
+    maxWsFrameBytes: positiveInt(env, 'STRAND_MAX_WS_FRAME_BYTES', DEFAULT_LIMITS.maxWsFrameBytes),
+    requestTimeoutMs,
+    headersTimeoutMs: Math.min(requestTimeoutMs, positiveInt(env, 'STRAND_HEADERS_TIMEOUT_MS', DEFAULT_LIMITS.headersTimeoutMs)),
+  };
+}
