@@ -1,6 +1,6 @@
 import type { AgentEvent, AgentEventEnvelope } from '../../../contracts/agent-events';
 import { Keyword } from '../edn/edn-value';
-import { EdnEventMapper, sessionUpdatedPayload } from './edn-events';
+import { EdnEventMapper, sessionUpdatedPayload, TOOL_UPDATE_MAX_CHARS } from './edn-events';
 
 const SID = 'sess_1';
 let seq = 0;
@@ -68,6 +68,10 @@ describe('EdnEventMapper', () => {
     m.map(env({ type: 'tool.output', tool_call_id: 'c1', content: 'line 1\n' }));
     const update = m.map(env({ type: 'tool.output', tool_call_id: 'c1', content: 'line 2\n' })).events[0]!;
     expect(update.data['result-text']).toBe('line 1\nline 2\n');
+    // A long-running command's updates carry its newest output, bounded.
+    const big = m.map(env({ type: 'tool.output', tool_call_id: 'c1', content: `${'x'.repeat(TOOL_UPDATE_MAX_CHARS)}END` })).events[0]!;
+    expect((big.data['result-text'] as string).length).toBe(TOOL_UPDATE_MAX_CHARS);
+    expect(big.data['result-text']).toMatch(/^…x+END$/);
     const result = m.map(env({ type: 'tool.result', tool_call_id: 'c1', status: 'success', is_error: false, summary: 'wrote a.txt', result: 'wrote 1 byte to a.txt' })).events[0]!;
     expect(result).toMatchObject({ topic: 'tool/result', data: { 'tool-id': 'c1', 'tool-name': 'write_file', 'result-text': 'wrote 1 byte to a.txt', 'is-error': false } });
     const rejected = m.map(env({ type: 'tool.result', tool_call_id: 'c1', status: 'rejected', is_error: true, summary: 'no', result: 'The user rejected this call.' })).events[0]!;

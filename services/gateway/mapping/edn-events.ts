@@ -2,6 +2,12 @@ import type { AgentEvent, AgentEventEnvelope, AgentPhase } from '../../../contra
 import { kw, type EdnMap } from '../edn/edn-value';
 import { callSummary, contentToEdn, jsonText, stopReasonKeyword, usageToEdn } from '../edn/session/content';
 
+/**
+ * How much of a running tool's output `tool/update` carries: the client replaces the row's body with
+ * each update, so it gets the newest part; the whole output arrives with `tool/result` and is stored.
+ */
+export const TOOL_UPDATE_MAX_CHARS = 8_192;
+
 /** One EDN event: its topic, its payload and, when a request caused it, that request's id. */
 export interface EdnEventOut {
   topic: string;
@@ -181,8 +187,10 @@ export class EdnEventMapper {
         return this.tool(e.tool_call_id, 'tool/executing', out, none);
       case 'tool.output': {
         const tool = this.tools.get(e.tool_call_id);
-        if (tool) tool.output += e.content;
-        return this.tool(e.tool_call_id, 'tool/update', out, none, { output: tool?.output ?? e.content, isError: false });
+        const all = (tool?.output ?? '') + e.content;
+        const kept = all.length > TOOL_UPDATE_MAX_CHARS ? `…${all.slice(all.length - TOOL_UPDATE_MAX_CHARS + 1)}` : all;
+        if (tool) tool.output = kept;
+        return this.tool(e.tool_call_id, 'tool/update', out, none, { output: kept, isError: false });
       }
       case 'tool.result': {
         const text = typeof e.result === 'string' ? e.result : e.result === undefined ? e.summary : jsonText(e.result);

@@ -109,7 +109,7 @@ export function sessionSlot(view: SessionView, activeId: string): EdnMap {
 }
 
 /** How many sessions `context/updated` lists (newest first): a picker, not an archive. */
-const CONTEXT_SESSIONS = 50;
+const CONTEXT_SESSIONS = 20;
 
 /** The focus session's project's sessions (the caller's only), the focus among them. */
 export async function contextSnapshot(f: SessionFacts): Promise<EdnMap> {
