@@ -289,3 +289,15 @@ test('a read that fails is runtime/query-failed without its internal message; EQ
   expect(eql.message).not.toContain('store timed out');
   c.handler.close();
 });
+
+test('an op naming another session acts on it, but only the focus session’s events reach the client', async () => {
+  const c = connect();
+  await c.handler.handshake({});
+  await c.fake.sessions.create({ project_path: '/work/other' });
+  const { id } = await c.request('command', { 'session-id': 'sess_2', text: '/thinking off' });
+  expect(c.fake.calls.find((x) => x[0] === 'updateSettings')?.[1]).toBe('sess_2');
+  const caused = c.events().filter((e) => e.id === id);
+  // The command's result (no session named) arrives; sess_2's snapshots do not.
+  expect(caused.map((e) => e.topic)).toEqual(['command-result']);
+  c.handler.close();
+});

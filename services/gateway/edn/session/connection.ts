@@ -99,6 +99,9 @@ export class EdnSessionConnection implements EdnSessionHandler {
 
   private emit(topic: string, data: EdnMap, id?: string): void {
     if (this.closed || !this.topics.wants(topic)) return;
+    // Only the focus session's events reach the client (it drops others once it knows its session).
+    const about = data['session-id'];
+    if (typeof about === 'string' && this.focusId !== undefined && about !== this.focusId) return;
     if (topic === 'ui/dialog-requested' && typeof data['dialog-id'] === 'string' && typeof data['session-id'] === 'string') this.dialogs.set(data['dialog-id'], data['session-id']);
     this.out.event(topic, data, id);
   }
