@@ -321,6 +321,44 @@ test('joining a turn after its tool step: the transcript holds that step, only t
   await idleAfter(a, a.index(await a.waitFor((f) => topicOf(f) === 'assistant/message', 30_000, from)));
 });
 
+test('reads and settings: stats, last text, commands, models, export_html, name, toggles, cycles, list, abort_retry', async () => {
+  const c = await tcp();
+  await bootstrap(c);
+  const sid = await focusNewSession(c);
+  const from = c.frames.length;
+  c.send('prompt', { message: 'count me' });
+  await idleAfter(c, c.index(await c.waitFor((f) => topicOf(f) === 'assistant/message', 30_000, from)));
+  const stats = (await c.request('get_session_stats')).stats as EdnMap;
+  expect(stats).toMatchObject({ 'session-id': sid, model: 'scripted/echo', steps: 1, turns: 1, messages: { user: 1, assistant: 1, total: 2 } });
+  expect((stats.tokens as EdnMap).output).toBeGreaterThan(0);
+  expect(await c.request('get_last_assistant_text')).toMatchObject({ text: 'You said: count me' });
+  expect(((await c.request('get_commands')).commands as EdnMap[]).map((x) => x.name)).toEqual(expect.arrayContaining(['model', 'thinking', 'compact', 'new', 'resume', 'tree', 'quit']));
+  expect((await c.request('get_available_models')).models).toEqual(expect.arrayContaining([expect.objectContaining({ provider: 'scripted', id: 'echo' })]));
+  const exported = await c.request('export_html');
+  const html = fs.readFileSync(exported.path as string, 'utf8');
+  expect(html).toContain('<!DOCTYPE html>');
+  expect(html).toContain('You said: count me');
+  fs.rmSync(exported.path as string);
+
+  const named = c.frames.length;
+  expect(await c.request('set_session_name', { name: 'edn work' })).toEqual({ 'session-name': 'edn work' });
+  expect(dataOf(await c.waitFor((f) => topicOf(f) === 'session/updated' && dataOf(f)['session-name'] === 'edn work', 10_000, named))['session-id']).toBe(sid);
+  expect(String(dataOf(await c.waitFor((f) => topicOf(f) === 'footer/updated', 10_000, named))['path-line'])).toMatch(/ • edn work$/);
+  expect(await c.request('set_auto_retry', { enabled: false })).toEqual({ enabled: false });
+  expect(await c.request('set_auto_compaction', { enabled: false })).toEqual({ enabled: false });
+  expect((await c.request('get_state')).state).toMatchObject({ 'session-name': 'edn work', 'auto-retry-enabled': false, 'auto-compaction-enabled': false });
+  const next = (await c.request('cycle_model', { direction: 'next' })).model as EdnMap;
+  const back = (await c.request('cycle_model', { direction: 'prev' })).model as EdnMap;
+  expect(next.id).not.toBe('echo');
+  expect(back).toEqual({ provider: 'scripted', id: 'echo' });
+  expect(await c.request('cycle_thinking_level')).toEqual({ 'thinking-level': 'off' });
+  expect(await c.request('abort_retry')).toEqual({ accepted: true, cancelled: false });
+  const listed = await c.request('list_sessions');
+  expect(listed['active-session-id']).toBe(sid);
+  expect((listed.sessions as EdnMap[]).find((x) => x.id === sid)).toMatchObject({ 'is-active': true, 'worktree-path': workspace });
+  expect(await c.request('ping')).toEqual({ pong: true, 'protocol-version': '1.0' });
+});
+
 test('every session error code', async () => {
   const c = await tcp();
   await bootstrap(c);
