@@ -9,10 +9,8 @@ import { isKeyword, type EdnMap } from '../edn-value';
 import { EdnOpError } from '../protocol';
 import { ednSessionHandlerFactory } from './index';
 
-/**
- * Op-level behaviour of the EDN session layer against an in-memory stand-in for SessionService (the
- * real one needs Temporal, NATS and the store: test/e2e/edn-session.test.ts drives it end to end).
- */
+// Op-level behaviour against an in-memory stand-in for SessionService (the real one needs Temporal,
+// NATS and the store: test/e2e/edn-session*.test.ts drive it end to end).
 class Feed implements AsyncIterable<SequencedEvent> {
   private queue: SequencedEvent[] = [];
   private wake: (() => void) | undefined;
@@ -23,10 +21,7 @@ class Feed implements AsyncIterable<SequencedEvent> {
     this.queue.push({ seq: ++this.seq, envelope: { v: 1, session_id: this.sessionId, turn_id: turn, ts: Date.now(), event } });
     this.wake?.();
   }
-  stop() {
-    this.stopped = true;
-    this.wake?.();
-  }
+  stop = () => void ((this.stopped = true), this.wake?.());
   async *[Symbol.asyncIterator]() {
     while (!this.stopped) {
       const next = this.queue.shift();
