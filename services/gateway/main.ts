@@ -1,8 +1,5 @@
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
-import { ensureAgentEventsStream } from '../../contracts/agent-event-stream';
-import { StoreClient } from '../../contracts/session-store/client';
-import { taskQueueFromEnv } from '../../contracts/task-queues';
 import { runtimeEnv } from '../common/env';
 import { createLogger } from '../common/logger';
 import { connectNats } from '../common/nats';
@@ -17,11 +14,8 @@ import { rateLimitFromEnv } from './http/rate-limit';
 import { answerClientErrors, httpServerOptions } from './http/server-limits';
 import { closeAfterUnreadBody } from './http/unread-body';
 import { ConnectionLimiter } from './limits/connection-limiter';
-import { PacedEventReader } from './limits/paced-event-reader';
-import { SessionService } from './sessions/session-service';
+import { openSessionRuntime } from './session-runtime';
 import { Transcripts, transcriptsDir } from './transcripts/transcripts';
-import { SessionCommands } from './temporal/session-commands';
-import { TemporalLink } from './temporal/temporal-link';
 import { attachRpcServer } from './ws/rpc-server';
 import { processTasks } from './ws/task-registry';
 
@@ -38,18 +32,10 @@ async function main(): Promise<void> {
   }
   log.info(auth.enabled ? 'bearer tokens required on every transport' : 'no tokens configured: auth is off, loopback only');
 
+  // The gateway waits for NATS however long it takes (start order does not matter); `strand rpc-edn` builds the same runtime.
   const nc = await connectNats(env.natsUrl, 'strand-gateway');
-  await ensureAgentEventsStream(await nc.jetstreamManager());
-  const temporal = new TemporalLink(env.temporalAddress, env.temporalNamespace);
-  const store = new StoreClient(nc);
-  const sessions = new SessionService({
-    store,
-    commands: new SessionCommands(temporal, taskQueueFromEnv(), config.sessionIdleTimeoutMs),
-    reader: new PacedEventReader(nc, (seq, reason) => log.warn({ seq, reason }, 'skipped an invalid agent event')),
-    defaultModel: config.defaultModel,
-    catalog: config.catalog,
-    configuredProviders: config.configuredProviders,
-  });
+  const runtime = await openSessionRuntime(nc, { env, config, log });
+  const { store, temporal, sessions } = runtime;
   const app = createHttpApp({
     store,
     nc,
@@ -91,8 +77,7 @@ async function main(): Promise<void> {
       // Open SSE streams would hold close() forever: end them.
       (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
     });
-    await temporal.close();
-    await nc.drain();
+    await runtime.close();
   }, (m) => log.info(m));
 }
 

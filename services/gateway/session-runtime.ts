@@ -5,7 +5,7 @@ import { taskQueueFromEnv } from '../../contracts/task-queues';
 import type { RuntimeEnv } from '../common/env';
 import type { Logger } from '../common/logger';
 import type { GatewayConfig } from './config';
-import { AgentEventReader } from './events/agent-event-reader';
+import { PacedEventReader } from './limits/paced-event-reader';
 import { SessionService } from './sessions/session-service';
 import { SessionCommands } from './temporal/session-commands';
 import { TemporalLink } from './temporal/temporal-link';
@@ -40,7 +40,7 @@ export async function openSessionRuntime(nc: NatsConnection, deps: { env: Runtim
   const sessions = new SessionService({
     store,
     commands: new SessionCommands(temporal, taskQueueFromEnv(), config.sessionIdleTimeoutMs),
-    reader: new AgentEventReader(nc, (seq, reason) => log.warn({ seq, reason }, 'skipped an invalid agent event')),
+    reader: new PacedEventReader(nc, (seq, reason) => log.warn({ seq, reason }, 'skipped an invalid agent event')),
     defaultModel: config.defaultModel,
     catalog: config.catalog,
     configuredProviders: config.configuredProviders,
