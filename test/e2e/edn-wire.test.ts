@@ -40,6 +40,8 @@ beforeAll(async () => {
     STRAND_EDN_MAX_PENDING: String(MAX_PENDING),
     STRAND_EDN_MAX_FRAME_BYTES: String(MAX_FRAME),
     STRAND_EDN_MAX_SEND_BUFFER_BYTES: String(256 * 1024),
+    // The fuzz keeps one connection without a handshake for as long as it runs.
+    STRAND_EDN_HANDSHAKE_TIMEOUT_MS: '600000',
     STRAND_SCRIPTED_DELTA_DELAY_MS: '5',
   });
   ednPort = stack.config.ports.edn!;

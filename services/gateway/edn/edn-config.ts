@@ -12,6 +12,8 @@ export interface EdnConfig {
   maxConnections: number;
   /** Unsent bytes one TCP socket may hold before it is cut as a slow consumer (STRAND_EDN_MAX_SEND_BUFFER_BYTES, default 8 MiB). */
   maxSendBufferBytes: number;
+  /** Time a TCP client has to complete its handshake before the connection is closed (STRAND_EDN_HANDSHAKE_TIMEOUT_MS, default 30 s). */
+  handshakeTimeoutMs: number;
 }
 
 export const EDN_DEFAULT_PORT = 9421;
@@ -22,6 +24,7 @@ export const DEFAULT_EDN_CONFIG: EdnConfig = {
   maxFrameBytes: 4 * 1024 * 1024,
   maxConnections: 256,
   maxSendBufferBytes: 8 * 1024 * 1024,
+  handshakeTimeoutMs: 30_000,
 };
 
 function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -40,5 +43,6 @@ export function ednConfigFromEnv(env: NodeJS.ProcessEnv = process.env): EdnConfi
     maxFrameBytes: positiveInt(env, 'STRAND_EDN_MAX_FRAME_BYTES', d.maxFrameBytes),
     maxConnections: positiveInt(env, 'STRAND_EDN_MAX_CONNECTIONS', d.maxConnections),
     maxSendBufferBytes: positiveInt(env, 'STRAND_EDN_MAX_SEND_BUFFER_BYTES', d.maxSendBufferBytes),
+    handshakeTimeoutMs: positiveInt(env, 'STRAND_EDN_HANDSHAKE_TIMEOUT_MS', d.handshakeTimeoutMs),
   };
 }

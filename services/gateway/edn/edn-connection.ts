@@ -66,6 +66,11 @@ export class EdnConnection {
     this.sendError({ code: EdnErrorCode.invalidFrame, message });
   }
 
+  /** Whether a handshake succeeded (ops other than handshake are served). */
+  get isReady(): boolean {
+    return this.ready;
+  }
+
   /** Requests accepted and not answered yet. */
   get pendingCount(): number {
     return this.pending.size;

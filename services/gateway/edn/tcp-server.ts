@@ -10,7 +10,7 @@ export interface EdnTcpServerDeps {
   factory: EdnSessionHandlerFactory;
   auth: GatewayAuth;
   log: Logger;
-  config: Pick<EdnConfig, 'maxPending' | 'maxFrameBytes' | 'maxConnections' | 'maxSendBufferBytes'>;
+  config: Pick<EdnConfig, 'maxPending' | 'maxFrameBytes' | 'maxConnections' | 'maxSendBufferBytes' | 'handshakeTimeoutMs'>;
   /** Project path of sessions a TCP client creates (the gateway's working directory). */
   cwd: string;
 }
@@ -34,7 +34,9 @@ const HALF_CLOSE_DRAIN_MS = 5_000;
  * the handshake when tokens are configured. Past `maxConnections` a new connection gets one
  * `:error` frame and is closed. Frames go out without waiting for the client; a socket whose unsent
  * bytes pass `maxSendBufferBytes` is a slow consumer: it gets a last `:error` naming the reason and is
- * destroyed if it does not take it within a second. It can reconnect and replay with subscribe.
+ * destroyed if it does not take it within a second. It can reconnect and replay with subscribe. A
+ * connection without a successful handshake after `handshakeTimeoutMs` is closed the same way, so
+ * idle strangers cannot hold every slot.
  */
 export function startEdnTcpServer(host: string, port: number, deps: EdnTcpServerDeps): Promise<EdnTcpServer> {
   const { config, log } = deps;
@@ -85,6 +87,13 @@ export function startEdnTcpServer(host: string, port: number, deps: EdnTcpServer
       maxPending: config.maxPending,
       log,
     });
+    const handshakeTimer = setTimeout(() => {
+      if (conn.isReady || cutOff) return;
+      cutOff = true;
+      cut(socket, errorLine({ code: EdnErrorCode.notReady, message: `no handshake within ${config.handshakeTimeoutMs} ms: closing the connection`, retryable: true }));
+      conn.close();
+    }, config.handshakeTimeoutMs);
+    handshakeTimer.unref();
     const framer = framerFor(conn, config.maxFrameBytes);
     socket.on('data', (chunk: Buffer) => framer.push(chunk));
     socket.on('end', () => {
@@ -92,6 +101,7 @@ export function startEdnTcpServer(host: string, port: number, deps: EdnTcpServer
       void conn.drain(HALF_CLOSE_DRAIN_MS).then(() => socket.end());
     });
     socket.on('close', () => {
+      clearTimeout(handshakeTimer);
       sockets.delete(socket);
       conn.close();
     });
