@@ -37,6 +37,8 @@ export class FocusFeed {
   private stopped = false;
   /** Usage as last read: a turn's start shows it (it has not changed since), its end reads it afresh. */
   private usage: FooterUsage | undefined;
+  /** Counts fresh usage reads: only the latest one may send its footer. */
+  private footerGeneration = 0;
 
   constructor(
     readonly sessionId: string,
@@ -48,6 +50,13 @@ export class FocusFeed {
 
   /** Reads until stopped; a read that fails says so with an `error` event. */
   start(): void {
+    // The first turn's footer should not wait for a read: have the usage ready before it starts.
+    void this.sink
+      .footerUsage(this.sessionId)
+      .then((fresh) => {
+        if (this.footerGeneration === 0) this.usage ??= fresh;
+      })
+      .catch(() => undefined);
     void this.run().catch((err: unknown) => {
       if (this.stopped) return;
       this.sink.log.error({ err, session: this.sessionId }, 'the EDN event feed stopped');
@@ -81,37 +90,61 @@ export class FocusFeed {
   private async run(): Promise<void> {
     for await (const { seq, envelope } of this.subscription) {
       if (this.stopped) return;
+      if (envelope.event.type === 'usage') this.addUsage(envelope.event);
       const mapped = this.mapper.map(envelope);
       for (const event of mapped.events) {
         if (event.topic === 'ui/dialog-requested' && !(await this.showApproval(String(event.data['dialog-id']), envelope.ts))) continue;
         this.deliver({ ...event, data: { ...event.data, 'session-seq': seq } });
       }
-      if (mapped.footer) {
-        const footer = await this.footer(mapped.footer);
-        const first = mapped.events[0];
-        if (footer) this.deliver({ topic: 'footer/updated', data: footer, ...(first?.id ? { id: first.id } : {}), ...(first?.turn ? { turn: first.turn } : {}) });
-      }
+      if (mapped.footer) this.footer(mapped.footer, mapped.events[0]);
       if (this.stopped) return;
     }
   }
 
   /**
-   * The footer for a session state. While a turn runs the usage read at its start is still true, so
-   * the stream is not held up by a store read; once the turn has ended (nothing else flows) it is
-   * read afresh.
+   * Sends the footer for a session state without ever holding up the stream: with usage known it
+   * goes out at once, in stream order; when the usage must be read afresh (first footer, a turn has
+   * ended) the read runs beside the stream and a footer with the fresh figures follows when it lands.
+   * A read overtaken by a later state is dropped, so footers never go back in time.
    */
-  private async footer(state: SessionStateFacts): Promise<EdnMap | undefined> {
-    if (!this.usage || !state.turnActive) {
-      const fresh = await this.sink.footerUsage(this.sessionId).catch((err: unknown) => {
-        this.sink.log.warn({ err, session: this.sessionId }, 'could not read the footer facts');
-        return undefined;
-      });
-      if (fresh) this.usage = fresh;
-    }
-    if (!this.usage) return undefined;
+  private footer(state: SessionStateFacts, cause: EdnEventOut | undefined): void {
+    const tags = { ...(cause?.id ? { id: cause.id } : {}), ...(cause?.turn ? { turn: cause.turn } : {}) };
+    const send = () => {
+      if (this.usage) this.deliver({ topic: 'footer/updated', data: this.footerData(state, this.usage), ...tags });
+    };
+    send();
+    if (this.usage && state.turnActive) return;
+    const generation = ++this.footerGeneration;
+    void this.sink
+      .footerUsage(this.sessionId)
+      .then((fresh) => {
+        if (generation !== this.footerGeneration || this.stopped) return;
+        this.usage = fresh;
+        send();
+      })
+      .catch((err: unknown) => this.sink.log.warn({ err, session: this.sessionId }, 'could not read the footer facts'));
+  }
+
+  /**
+   * A step's usage, added to the figures last read, so the footer at a turn's end is right at once
+   * (the fresh read that follows it says the same, from the store).
+   */
+  private addUsage(step: { input: number; output: number; cache_read: number; cache_write: number; cost_usd: number }): void {
+    if (!this.usage) return;
+    const u = this.usage.usage;
+    const tokens = step.input + step.output + step.cache_read + step.cache_write;
+    const window = this.usage.context.window;
+    this.usage = {
+      ...this.usage,
+      usage: { input: u.input + step.input, output: u.output + step.output, cache_read: u.cache_read + step.cache_read, cache_write: u.cache_write + step.cache_write, cost_usd: u.cost_usd + step.cost_usd },
+      context: { ...this.usage.context, share: window ? Math.round((tokens / window) * 1000) / 1000 : 0 },
+    };
+  }
+
+  private footerData(state: SessionStateFacts, usage: FooterUsage): EdnMap {
     return footerPayload({
       sessionId: this.sessionId,
-      ...this.usage,
+      ...usage,
       ...(state.sessionName ? { sessionName: state.sessionName } : {}),
       model: state.model,
       thinkingLevel: state.thinkingLevel,
