@@ -12,7 +12,7 @@ import { gatewayConfig, isLoopback } from './config';
 import { createHttpApp } from './http/app';
 import { rateLimitFromEnv } from './http/rate-limit';
 import { answerClientErrors, httpServerOptions } from './http/server-limits';
-import { closeAfterUnreadBody } from './http/unread-body';
+import { drainUnreadBody } from './http/unread-body';
 import { ConnectionLimiter } from './limits/connection-limiter';
 import { openSessionRuntime } from './session-runtime';
 import { Transcripts, transcriptsDir } from './transcripts/transcripts';
@@ -53,7 +53,7 @@ async function main(): Promise<void> {
   });
   // Listening before the HTTP server starts: once /healthz answers (the stack's readiness), EDN is up too.
   const edn = await startEdnTcpServer(config.host, ednConfig.port, { factory: ednSessionHandlerFactory({ sessions, log }), auth, log, config: ednConfig, cwd: process.cwd() });
-  const server = serve({ fetch: closeAfterUnreadBody(app.fetch), hostname: config.host, port: config.port, serverOptions: httpServerOptions(config.limits) }, (info) => {
+  const server = serve({ fetch: drainUnreadBody(app.fetch, { maxDrainBytes: 4 * config.maxBodyBytes, maxDrainMs: 5_000 }), hostname: config.host, port: config.port, serverOptions: httpServerOptions(config.limits) }, (info) => {
     console.log(`[gateway] ready url=http://${config.host}:${info.port} edn=${config.host}:${edn.port} default_model=${config.defaultModel}`);
   });
   answerClientErrors(server as Server);

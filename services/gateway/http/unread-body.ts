@@ -1,20 +1,33 @@
-/** What the handler needs of @hono/node-server's bindings: whether the request has arrived in full. */
-type FetchHandler = (req: Request, env: { incoming?: { complete: boolean } }) => Response | Promise<Response>;
+import type { IncomingMessage } from 'node:http';
+import type { Http2ServerRequest } from 'node:http2';
+
+type NodeRequest = IncomingMessage | Http2ServerRequest;
+
+/** What the handler needs of @hono/node-server's bindings: the Node request behind the fetch Request. */
+type FetchHandler = (req: Request, env: { incoming?: NodeRequest }) => Response | Promise<Response>;
+
+export interface UnreadBodyLimits {
+  /** The most body bytes read and thrown away after an early answer before giving up on the connection. */
+  maxDrainBytes: number;
+  /** How long the rest of a body may take to arrive before giving up on the connection. */
+  maxDrainMs: number;
+}
 
 /**
- * Closes the connection after an answer given before the request's body was read (401 from auth,
- * 413 from the body limit, 404, …). @hono/node-server with Hono's body limit starts reading a body
- * as soon as anything looks at it, and then neither Node nor the adapter reads the rest: the next
- * request on that keep-alive connection is taken for body bytes and never answered, and the adapter
- * destroys the socket half a second later (found by the fuzz test: about one request in 200 failed
- * that way). Saying `Connection: close` on such an answer makes the client open a new connection for
- * its next request instead. A body that has arrived in full leaves the connection open, as before.
+ * Keeps a keep-alive connection usable after an answer given before the request's body was read
+ * (413 from the body limit, 401 from auth, 404, …): @hono/node-server reads no further than the
+ * handler did, so the next request on that connection would be taken for body bytes and never
+ * answered (found by the fuzz test). The rest of the body is read and dropped before the answer goes
+ * out — the spec wants the connection to stay usable after a 413 — unless it is larger than
+ * `maxDrainBytes` or slower than `maxDrainMs`; then the answer says `Connection: close` and the
+ * client opens a new connection for its next request.
  */
-export function closeAfterUnreadBody(handler: FetchHandler): FetchHandler {
+export function drainUnreadBody(handler: FetchHandler, limits: UnreadBodyLimits): FetchHandler {
   return async (req, env) => {
     const res = await handler(req, env);
     const incoming = env?.incoming;
     if (!incoming || incoming.complete || req.method === 'GET' || req.method === 'HEAD') return res;
+    if (await drain(incoming, limits)) return res;
     try {
       res.headers.set('Connection', 'close');
       return res;
@@ -25,4 +38,33 @@ export function closeAfterUnreadBody(handler: FetchHandler): FetchHandler {
       return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
     }
   };
+}
+
+/** Reads the rest of a request body and drops it; false when it is too large or too slow. */
+function drain(incoming: NodeRequest, limits: UnreadBodyLimits): Promise<boolean> {
+  const declared = Number(incoming.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limits.maxDrainBytes) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    let read = 0;
+    const finish = (ok: boolean) => {
+      clearTimeout(timer);
+      incoming.off('data', onData);
+      incoming.off('end', onEnd);
+      incoming.off('error', onError);
+      if (!ok) incoming.pause();
+      resolve(ok);
+    };
+    const onData = (chunk: Buffer) => {
+      read += chunk.length;
+      if (read > limits.maxDrainBytes) finish(false);
+    };
+    const onEnd = () => finish(true);
+    const onError = () => finish(false);
+    const timer = setTimeout(() => finish(false), limits.maxDrainMs);
+    incoming.on('data', onData);
+    incoming.on('end', onEnd);
+    incoming.on('error', onError);
+    if (incoming.complete) finish(true);
+    else incoming.resume();
+  });
 }
