@@ -1,11 +1,14 @@
+import type { AddressInfo } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
 import type { AgentEventEnvelope } from '../../../contracts/agent-events';
+import { connectRaw, parseResponse, readToEnd, sseFrames } from '../../../test/harness/raw-http';
 import type { EventSubscription, SequencedEvent } from '../events/agent-event-reader';
 import { ConnectionLimiter } from '../limits/connection-limiter';
 import type { SessionService } from '../sessions/session-service';
-import { eventsRoute } from './events-route';
+import { eventsRoute, type EventsDeps } from './events-route';
 
-/** A session whose event read yields `count` deltas of `size` characters, then waits until stopped. */
-function fakeSessions(count: number, size: number) {
+/** A session whose event read yields `count` deltas of `size` characters, then ends (`end`) or waits until stopped. */
+function fakeSessions(count: number, size: number, end = false) {
   const state = { stopped: 0, read: 0 };
   const delta = (seq: number): SequencedEvent => ({
     seq,
@@ -24,7 +27,7 @@ function fakeSessions(count: number, size: number) {
           state.read = seq;
           yield delta(seq);
         }
-        await stopped;
+        if (!end) await stopped;
       },
     };
   };
@@ -32,56 +35,95 @@ function fakeSessions(count: number, size: number) {
   return { sessions, state };
 }
 
-test('a client that does not read is cut: events stop being read, a last error frame without id, the slot is freed', async () => {
-  const { sessions, state } = fakeSessions(1_000, 10_000);
+const servers: ServerType[] = [];
+afterAll(() => servers.forEach((s) => s.close()));
+
+/** The route on a real Node server (the route writes to Node's response itself). */
+async function start(deps: Omit<EventsDeps, 'keepaliveMs'>): Promise<string> {
+  const app = eventsRoute({ keepaliveMs: 60_000, ...deps });
+  app.onError((err, c) => c.json({ code: (err as { code?: string }).code }, 503));
+  const server = await new Promise<ServerType>((resolve) => {
+    const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
+  });
+  servers.push(server);
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+const request = 'GET /s1/events HTTP/1.1\r\nHost: x\r\n\r\n';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+test('a client that does not read is cut: events stop being read, the connection is closed, the slot is freed', async () => {
+  const { sessions, state } = fakeSessions(5_000, 10_000);
   const limiter = new ConnectionLimiter(1);
-  const app = eventsRoute({ sessions, keepaliveMs: 60_000, sseConnections: limiter, maxSendBufferBytes: 32_000, slowConsumerMs: 100 });
-  const res = await app.request('/s1/events');
-  expect(res.status).toBe(200);
+  const base = await start({ sessions, sseConnections: limiter, maxSendBufferBytes: 64_000, slowConsumerMs: 200 });
+  const socket = await connectRaw(base);
+  socket.write(request);
+  socket.pause();
+  for (let i = 0; i < 50 && limiter.active === 0; i++) await sleep(20);
   expect(limiter.active).toBe(1);
-  // Nobody reads: the route stops reading events after a few, then gives up on the client.
-  await new Promise((r) => setTimeout(r, 1_500));
-  expect(state.read).toBeLessThan(10);
-  expect(state.stopped).toBeGreaterThan(0);
+  // Socket buffers take a few MB; past them the route stops reading, waits, and cuts the client.
+  for (let i = 0; i < 100 && limiter.active > 0; i++) await sleep(100);
   expect(limiter.active).toBe(0);
-  const body = await res.text();
-  const frames = body.trim().split('\n\n');
+  expect(state.stopped).toBeGreaterThan(0);
+  expect(state.read).toBeLessThan(5_000);
+  const { data, closed } = await readToEnd(socket, 5_000);
+  expect(closed).toBe(true);
+  const frames = sseFrames(parseResponse(data)!.body);
+  // Whole frames in order, each with its id; the client got far less than was there to send.
+  expect(frames.map((f) => f.id)).toEqual(frames.map((_, i) => String(i + 1)));
+  expect(frames.length).toBeLessThan(state.read);
+}, 20_000);
+
+test('a client that reads in bursts, pausing for less than the slow consumer time, gets every event and is never cut', async () => {
+  const { sessions } = fakeSessions(1_500, 10_000, true);
+  const base = await start({ sessions, maxSendBufferBytes: 32_000, slowConsumerMs: 2_000 });
+  const socket = await connectRaw(base);
+  const chunks: Buffer[] = [];
+  const ended = new Promise<void>((resolve) => {
+    socket.on('data', (c: Buffer) => {
+      chunks.push(c);
+      // The end of a chunked answer: the stream was finished by the route, not cut.
+      if (c.subarray(-5).toString('latin1') === '0\r\n\r\n') resolve();
+    });
+  });
+  socket.write(request);
+  socket.pause();
+  const drip = setInterval(() => (socket.isPaused() ? socket.resume() : socket.pause()), 300);
+  await ended;
+  clearInterval(drip);
+  socket.destroy();
+  const frames = sseFrames(parseResponse(Buffer.concat(chunks))!.body);
+  expect(frames.filter((f) => f.event === 'message.delta')).toHaveLength(1_500);
+  expect(frames.some((f) => f.event === 'error')).toBe(false);
+}, 30_000);
+
+test('a client that stalls but reads again within a second of the cut gets the error frame without an id', async () => {
+  const { sessions } = fakeSessions(2_000, 10_000);
+  const base = await start({ sessions, maxSendBufferBytes: 64_000, slowConsumerMs: 300 });
+  const socket = await connectRaw(base);
+  socket.write(request);
+  socket.pause();
+  await sleep(700); // longer than the slow consumer time: cut, and the last frame waits for the grace second
+  const { data, closed } = await readToEnd(socket, 5_000);
+  expect(closed).toBe(true);
+  const frames = sseFrames(parseResponse(data)!.body);
   const last = frames[frames.length - 1]!;
-  expect(last).not.toMatch(/^id:/m);
-  expect(last).toMatch(/^event: error$/m);
-  expect(JSON.parse(/^data: (.*)$/m.exec(last)![1]!)).toMatchObject({ type: 'error', code: 'SLOW_CONSUMER', message: expect.stringMatching(/slow consumer.*Last-Event-ID/) });
-  // What it did get is whole frames in order, each with its id.
-  expect(frames.slice(0, -1).map((f) => /^id: (\d+)$/m.exec(f)?.[1])).toEqual(frames.slice(0, -1).map((_, i) => String(i + 1)));
-});
+  expect(last.event).toBe('error');
+  expect(last.id).toBeUndefined();
+  expect(JSON.parse(last.data)).toMatchObject({ type: 'error', code: 'SLOW_CONSUMER', message: expect.stringMatching(/slow consumer.*Last-Event-ID/) });
+}, 15_000);
 
-test('a client that reads gets every event, however far over the bound the events are', async () => {
-  const { sessions } = fakeSessions(200, 10_000);
-  const app = eventsRoute({ sessions, keepaliveMs: 60_000, maxSendBufferBytes: 32_000, slowConsumerMs: 2_000 });
-  const res = await app.request('/s1/events');
-  const reader = res.body!.getReader();
-  let text = '';
-  const decoder = new TextDecoder();
-  while (!text.slice(-30_000).includes('id: 200\n')) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    text += decoder.decode(value, { stream: true });
-  }
-  await reader.cancel();
-  expect(text.match(/^id: \d+$/gm)).toHaveLength(200);
-  expect(text).not.toMatch(/SLOW_CONSUMER/);
-});
-
-test('past the maximum of open streams a new one is refused with 503 UNAVAILABLE and Retry-After', async () => {
+test('past the maximum of open streams a new one is refused with 503 UNAVAILABLE; a closed one frees its slot', async () => {
   const { sessions } = fakeSessions(0, 0);
   const limiter = new ConnectionLimiter(1);
-  const app = eventsRoute({ sessions, keepaliveMs: 60_000, sseConnections: limiter });
-  app.onError((err, c) => c.json({ code: (err as { code?: string }).code }, 503));
-  const first = await app.request('/s1/events');
-  expect(first.status).toBe(200);
-  const second = await app.request('/s1/events');
+  const base = await start({ sessions, sseConnections: limiter });
+  const first = await connectRaw(base);
+  first.write(request);
+  await sleep(100);
+  const second = await fetch(`${base}/s1/events`);
   expect(second.status).toBe(503);
   expect(await second.json()).toEqual({ code: 'UNAVAILABLE' });
-  await first.body!.cancel();
-  await new Promise((r) => setTimeout(r, 50));
+  first.destroy();
+  for (let i = 0; i < 50 && limiter.active > 0; i++) await sleep(20);
   expect(limiter.active).toBe(0);
 });

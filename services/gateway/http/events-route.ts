@@ -1,12 +1,13 @@
-import type { Socket } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono, type Context } from 'hono';
-import { streamSSE } from 'hono/streaming';
 import { ErrorCode, StrandError } from '../../../contracts/errors';
 import { eventsAfterSchema } from '../../../contracts/http-api';
 import type { Logger } from '../../common/logger';
-import { BoundedWriter } from '../limits/bounded-writer';
+import type { EventSubscription } from '../events/agent-event-reader';
 import { ConnectionLimiter } from '../limits/connection-limiter';
 import { DEFAULT_LIMITS } from '../limits/limits-config';
+import { WritablePacer } from '../limits/writable-pacer';
 import type { SessionService } from '../sessions/session-service';
 import { toHttpEvent } from '../mapping/http-events';
 import { principalOf } from './auth-middleware';
@@ -19,11 +20,11 @@ export interface EventsDeps {
   sseConnections?: ConnectionLimiter;
   /** Bytes a stream may have unsent before the gateway stops reading events for it. */
   maxSendBufferBytes?: number;
-  /** How long a client over that bound has to take half of it before it is cut as a slow consumer. */
+  /** How long a client over that bound has to drain before it is cut as a slow consumer. */
   slowConsumerMs?: number;
 }
 
-/** How long a cut client gets to take the last frames before its connection is destroyed. */
+/** How long a cut client gets to take the last frame before its connection is destroyed. */
 const CUT_GRACE_MS = 1_000;
 
 /** Where to resume: `Last-Event-ID` wins over `?after=`; neither means live events only. */
@@ -35,9 +36,9 @@ function resumeAfter(header: string | undefined, query: string | undefined): num
   return parsed.data;
 }
 
-/** The Node response under a request served by @hono/node-server (absent in `app.request` tests). */
-function nodeResponseOf(c: Context): { socket: Socket | null; writableFinished: boolean } | undefined {
-  return (c.env as { outgoing?: { socket: Socket | null; writableFinished: boolean } } | undefined)?.outgoing;
+/** The Node response under a request served by @hono/node-server. */
+function nodeResponseOf(c: Context): ServerResponse | undefined {
+  return (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
 }
 
 /** One frame as `writeSSE` spells it: one compact `data:` line (JSON has no raw newlines). */
@@ -45,73 +46,85 @@ const sseFrame = (id: number, event: string, data: unknown) => `event: ${event}\
 
 /**
  * `GET /api/sessions/{id}/events`: the session's events as SSE, one compact `data:` line per frame
- * with `id: <seq>`. The JetStream consumer is created before the response starts, so an event
- * published right after the client sees the headers is not missed.
+ * with `id: <seq>`. The JetStream read is opened before the response starts, so an event published
+ * right after the client sees the headers is not missed. Frames are written straight to Node's
+ * response (each event is one `write`, no web-stream layers between the events and the socket).
  *
  * Limits: past STRAND_MAX_SSE_CONNECTIONS open streams a new one gets 503 UNAVAILABLE (Retry-After).
- * Frames are written without waiting for each one; while more than the send buffer bound is unsent
- * the route reads no further events (the reader pulls in small batches, so they wait in JetStream).
- * A client that does not take half of it within the slow consumer time is cut: it gets a last
- * `event: error` frame (code SLOW_CONSUMER, no id, so its Last-Event-ID still names the last event it
- * has) if it takes it within a second, then the connection is closed and its JetStream consumer
- * deleted. It reconnects with Last-Event-ID and gets the rest.
+ * While more than the send buffer bound is unsent, the route reads no further events (the reader
+ * pulls in small batches, so they wait in JetStream). A client that does not drain within the slow
+ * consumer time is cut: it gets a last `event: error` frame (code SLOW_CONSUMER, no id, so its
+ * Last-Event-ID still names the last event it has) if it takes it within a second, then the
+ * connection is closed and its JetStream read stopped. It reconnects with Last-Event-ID for the rest.
  */
 export function eventsRoute(deps: EventsDeps): Hono {
   const connections = deps.sseConnections ?? new ConnectionLimiter(DEFAULT_LIMITS.maxSseConnections);
   const maxBuffered = deps.maxSendBufferBytes ?? DEFAULT_LIMITS.maxSendBufferBytes;
   const slowConsumerMs = deps.slowConsumerMs ?? DEFAULT_LIMITS.slowConsumerMs;
+
+  /** Sends the subscription's events until the client leaves, the read ends, or the client is cut. */
+  async function stream(res: ServerResponse, subscription: EventSubscription, sessionId: string): Promise<void> {
+    const out = new WritablePacer(res, maxBuffered);
+    // A client that is behind is sent events, not keepalives.
+    const keepalive = setInterval(() => out.buffered === 0 && out.write(': keepalive\n\n'), deps.keepaliveMs);
+    res.once('close', () => subscription.stop());
+    let slow = false;
+    try {
+      for await (const { seq, envelope } of subscription) {
+        if (!out.open) break;
+        const frame = toHttpEvent(envelope);
+        if (!frame) continue;
+        out.write(sseFrame(seq, frame.event, frame.data));
+        // Over the bound, the next event is not read until the client has caught up (or is cut).
+        if (!(await out.room(slowConsumerMs))) {
+          slow = out.open;
+          break;
+        }
+      }
+    } finally {
+      clearInterval(keepalive);
+      subscription.stop();
+    }
+    if (!slow) return void res.end();
+    deps.log?.warn({ session: sessionId, unsent_bytes: out.buffered }, 'SSE client cut: slow consumer');
+    const message = `slow consumer: more than ${maxBuffered} bytes stayed unsent for ${slowConsumerMs} ms; reconnect with Last-Event-ID set to the last id received`;
+    out.write(`event: error\ndata: ${JSON.stringify({ type: 'error', code: 'SLOW_CONSUMER', message })}\n\n`);
+    // A client that does not read will not take the last frame either: its connection is destroyed.
+    // One that does gets the frame, then the connection is closed too (it was cut, not finished).
+    const socket = res.socket;
+    if (await out.drained(CUT_GRACE_MS)) res.end(() => socket?.destroySoon());
+    else res.destroy();
+  }
+
   const app = new Hono();
   app.get('/:id/events', async (c) => {
+    const res = nodeResponseOf(c);
+    if (!res) throw new StrandError(ErrorCode.INTERNAL, 'event streams are served by the Node HTTP server only');
     const sessionId = c.req.param('id');
     const after = resumeAfter(c.req.header('Last-Event-ID'), c.req.query('after'));
     const release = connections.tryAcquire();
     if (!release) throw new StrandError(ErrorCode.UNAVAILABLE, `too many event streams open (at most ${connections.max}): try again later`);
-    let subscription: Awaited<ReturnType<SessionService['events']>>;
+    let subscription: EventSubscription;
     try {
       subscription = await deps.sessions.events(sessionId, after, principalOf(c));
     } catch (err) {
       release();
       throw err;
     }
-    c.header('Cache-Control', 'no-cache');
-    c.header('X-Accel-Buffering', 'no');
-    return streamSSE(c, async (stream) => {
-      const writer = new BoundedWriter(stream, maxBuffered);
-      let slow = false;
-      const keepalive = setInterval(() => {
-        // A client that is behind is sent events, not keepalives.
-        if (writer.buffered === 0) writer.write(': keepalive\n\n');
-      }, deps.keepaliveMs);
-      stream.onAbort(() => subscription.stop());
-      try {
-        for await (const { seq, envelope } of subscription) {
-          if (stream.aborted) break;
-          const frame = toHttpEvent(envelope);
-          if (!frame) continue;
-          writer.write(sseFrame(seq, frame.event, frame.data));
-          // Over the bound, the next event is not read until the client has caught up (or is cut).
-          if (!(await writer.room(slowConsumerMs))) {
-            slow = true;
-            break;
-          }
-        }
-        if (slow && !stream.aborted) {
-          subscription.stop();
-          deps.log?.warn({ session: sessionId, unsent_bytes: writer.buffered }, 'SSE client cut: slow consumer');
-          const message = `slow consumer: more than ${maxBuffered} bytes stayed unsent for ${slowConsumerMs} ms; reconnect with Last-Event-ID set to the last id received`;
-          writer.write(`event: error\ndata: ${JSON.stringify({ type: 'error', code: 'SLOW_CONSUMER', message })}\n\n`);
-          const response = nodeResponseOf(c);
-          const socket = response?.socket;
-          // A client that does not read will not take the last frame either: its connection is destroyed.
-          if (!(await writer.drained(CUT_GRACE_MS))) socket?.destroy();
-          else setTimeout(() => response?.writableFinished === false && socket?.destroy(), CUT_GRACE_MS).unref();
-        }
-      } finally {
-        clearInterval(keepalive);
-        subscription.stop();
-        release();
-      }
+    if (res.closed || res.destroyed) {
+      // The client left while the read was being opened.
+      subscription.stop();
+      release();
+      return RESPONSE_ALREADY_SENT;
+    }
+    res.once('close', release);
+    res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+    res.flushHeaders();
+    stream(res, subscription, sessionId).catch((err: unknown) => {
+      deps.log?.error({ err, session: sessionId }, 'an event stream failed');
+      res.destroy();
     });
+    return RESPONSE_ALREADY_SENT;
   });
   return app;
 }

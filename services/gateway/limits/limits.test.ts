@@ -1,57 +1,60 @@
-import { BoundedWriter } from './bounded-writer';
+import { Writable } from 'node:stream';
 import { ConnectionLimiter } from './connection-limiter';
 import { gateSubscription, waitForRoom } from './send-gate';
+import { WritablePacer } from './writable-pacer';
 import { DEFAULT_LIMITS, limitsFromEnv } from './limits-config';
 
-/** A sink whose writes complete only when the test says the client read them. */
-function heldSink() {
-  const held: Array<{ text: string; done: () => void }> = [];
-  return {
-    held,
-    write: (text: string) => new Promise<void>((done) => held.push({ text, done })),
-    readOne: () => held.shift()?.done(),
+/** A stream that takes chunks only when the test reads them (highWaterMark 4 bytes, so `drain` is real). */
+function heldStream() {
+  const taken: string[] = [];
+  let pending: Array<() => void> = [];
+  const out = new Writable({
+    highWaterMark: 4,
+    write(chunk: Buffer, _enc, done) {
+      pending.push(() => {
+        taken.push(chunk.toString());
+        done();
+      });
+    },
+  });
+  const readAll = () => {
+    // Each completed write lets the stream hand over the next one: keep going until nothing waits.
+    const step = () => {
+      const now = pending;
+      pending = [];
+      for (const p of now) p();
+      if (pending.length > 0 || out.writableLength > 0) setImmediate(step);
+    };
+    step();
   };
+  return { out, taken, readAll };
 }
 
-test('a writer counts unsent bytes; over its limit, room waits until the client has taken half', async () => {
-  const sink = heldSink();
-  const w = new BoundedWriter(sink, 10);
-  w.write('aaaa');
-  await expect(w.room(10)).resolves.toBe(true);
-  w.write('bbbb');
-  w.write('cccc');
-  expect(w.buffered).toBe(12);
-  // Over the limit and nobody reads: no room in time (a slow consumer).
-  await expect(w.room(20)).resolves.toBe(false);
-  const waiting = w.room(5_000);
-  sink.readOne();
-  await Promise.resolve();
-  expect(w.buffered).toBe(8);
-  let settled = false;
-  void waiting.then(() => (settled = true));
-  await new Promise((r) => setTimeout(r, 10));
-  expect(settled).toBe(false); // 8 is under the limit but not yet at half of it
-  sink.readOne();
+test('a pacer has room under its limit; over it, room waits until the stream has drained, or says no in time', async () => {
+  const { out, readAll } = heldStream();
+  const p = new WritablePacer(out, 10);
+  p.write('aaaa');
+  await expect(p.room(10)).resolves.toBe(true);
+  p.write('bbbb');
+  p.write('cccc');
+  expect(p.buffered).toBe(12);
+  await expect(p.room(30)).resolves.toBe(false); // nobody reads: a slow consumer
+  const waiting = p.room(5_000);
+  readAll();
   await expect(waiting).resolves.toBe(true);
-  expect(w.buffered).toBe(4);
+  expect(p.buffered).toBe(0);
 });
 
-test('drained resolves when everything was taken, or false after its time', async () => {
-  const sink = heldSink();
-  const w = new BoundedWriter(sink, 100);
-  await expect(w.drained(10)).resolves.toBe(true);
-  w.write('abc');
-  await expect(w.drained(20)).resolves.toBe(false);
-  const later = w.drained(5_000);
-  sink.readOne();
-  await expect(later).resolves.toBe(true);
-});
-
-test('a failed write counts as taken (the client is gone), so the count cannot stick', async () => {
-  const w = new BoundedWriter({ write: () => Promise.reject(new Error('gone')) }, 10);
-  w.write('abcdefghijkl');
-  await expect(w.drained(1_000)).resolves.toBe(true);
-  expect(w.buffered).toBe(0);
+test('a pacer on a closed stream has no room and writes nothing', async () => {
+  const { out } = heldStream();
+  const p = new WritablePacer(out, 10);
+  p.write('aaaaaaaaaaaa');
+  const waiting = p.drained(5_000);
+  out.destroy();
+  await expect(waiting).resolves.toBe(false);
+  expect(p.open).toBe(false);
+  await expect(p.room(10)).resolves.toBe(false);
+  expect(() => p.write('more')).not.toThrow();
 });
 
 test('waitForRoom: at once under the limit, after catching up to half, false when stuck or gone', async () => {

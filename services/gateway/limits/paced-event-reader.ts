@@ -1,7 +1,8 @@
-import { DeliverPolicy, type Consumer, type ConsumerMessages, type JsMsg, type NatsConnection } from 'nats';
+import { DeliverPolicy, type Consumer, type ConsumerMessages, type JetStreamManager, type JsMsg, type NatsConnection } from 'nats';
 import { AGENT_EVENTS_STREAM, agentEventSubject } from '../../../contracts/agent-event-stream';
 import { agentEventEnvelopeSchema } from '../../../contracts/agent-events';
 import { AgentEventReader, type EventSubscription, type SequencedEvent } from '../events/agent-event-reader';
+import { feedSubscription, SessionFeed } from './session-feed';
 
 /** Events pulled from JetStream at a time: the most one reader holds that its client has not taken. */
 export const READ_BATCH = 64;
@@ -26,8 +27,15 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * Each batch is taken off the client's iterator as it arrives (`drainBatch`): the ordered consumer
  * ends a fetch's iterator when the batch's last message arrives, and its iterator drops messages it
  * has queued but not yet handed out at that moment, which a slow reader would lose.
+ *
+ * Readers of the same session share one read (a SessionFeed) while they are at its live edge: one
+ * JetStream consumer, each event parsed and checked once, however many clients watch the session. A
+ * reader further back (a replay) reads on its own until it reaches the feed.
  */
 export class PacedEventReader extends AgentEventReader {
+  private readonly feeds = new Map<string, Promise<SessionFeed>>();
+  private jsm: Promise<JetStreamManager> | undefined;
+
   constructor(
     private readonly conn: NatsConnection,
     private readonly reportInvalid: (seq: number, reason: string) => void = () => undefined,
@@ -36,13 +44,53 @@ export class PacedEventReader extends AgentEventReader {
   }
 
   override async open(sessionId: string, afterSeq?: number): Promise<EventSubscription> {
-    let next: number;
-    if (afterSeq !== undefined) {
-      next = afterSeq + 1;
-    } else {
-      const jsm = await this.conn.jetstreamManager();
-      next = (await jsm.streams.info(AGENT_EVENTS_STREAM)).state.last_seq + 1;
+    const cursor = afterSeq ?? (await this.lastSeq());
+    const feed = await this.feedOf(sessionId);
+    let start = cursor;
+    let joinable = cursor >= feed.floor;
+    // Nothing of this session between the cursor and the feed's reach: join at the feed's floor.
+    if (!joinable && (await this.lastSeqOf(sessionId)) <= cursor) {
+      start = Math.max(cursor, feed.floor);
+      joinable = true;
     }
+    return feedSubscription(feed, start, joinable, (after) => this.openOwn(sessionId, after));
+  }
+
+  private async lastSeq(): Promise<number> {
+    this.jsm ??= this.conn.jetstreamManager();
+    return (await (await this.jsm).streams.info(AGENT_EVENTS_STREAM)).state.last_seq;
+  }
+
+  /** The sequence of the session's last event so far, 0 when it has none. */
+  private async lastSeqOf(sessionId: string): Promise<number> {
+    this.jsm ??= this.conn.jetstreamManager();
+    try {
+      return (await (await this.jsm).streams.getMessage(AGENT_EVENTS_STREAM, { last_by_subj: agentEventSubject(sessionId) })).seq;
+    } catch {
+      return 0;
+    }
+  }
+
+  /** The session's live feed, started at the stream's current end when there is none. */
+  private feedOf(sessionId: string): Promise<SessionFeed> {
+    const existing = this.feeds.get(sessionId);
+    if (existing) return existing.then((f) => (f.live ? f : (this.feeds.delete(sessionId), this.feedOf(sessionId))));
+    const created = (async () => {
+      const startAfter = await this.lastSeq();
+      const read = await this.openOwn(sessionId, startAfter);
+      const feed: SessionFeed = new SessionFeed(read, startAfter, () => {
+        if (this.feeds.get(sessionId) === created) this.feeds.delete(sessionId);
+      });
+      return feed;
+    })();
+    this.feeds.set(sessionId, created);
+    created.catch(() => this.feeds.get(sessionId) === created && this.feeds.delete(sessionId));
+    return created;
+  }
+
+  /** A read of the session's events after `afterSeq` with a consumer of its own, paced by its caller. */
+  private async openOwn(sessionId: string, afterSeq: number): Promise<EventSubscription> {
+    let next = afterSeq + 1;
     const consumerFrom = (seq: number) =>
       this.conn.jetstream().consumers.get(AGENT_EVENTS_STREAM, {
         filterSubjects: agentEventSubject(sessionId),

@@ -5,7 +5,7 @@ import type { SessionService } from '../sessions/session-service';
 const POLL_MS = 20;
 
 /**
- * The pacing rule of BoundedWriter for a transport that only reports its unsent bytes (a
+ * The pacing rule of WritablePacer for a transport that only reports its unsent bytes (a
  * WebSocket's `bufferedAmount`): true at once under `limit`; at or over it, true once the count is
  * at half the limit, false if that takes longer than `ms` or the connection is `gone`.
  */

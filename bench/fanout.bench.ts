@@ -1,0 +1,199 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { connect, type NatsConnection } from 'nats';
+import { agentEventSubject, EVENT_TYPE_HEADER } from '../contracts/agent-event-stream';
+import { startStack } from '../infra/stack/stack';
+import { median, ms, nowMs, percentile } from './stats';
+
+/**
+ * SSE fan-out of one session over the real local stack: one turn streams DELTAS scripted deltas DELAY
+ * ms apart while N clients watch the session's `GET /api/sessions/{id}/events`. For every delta at
+ * every client, the added latency is its arrival at the client minus its arrival at a direct NATS
+ * subscriber on the agent-events subjects (the floor, same process, same run). Each run measures 1
+ * subscriber, then SUBSCRIBERS subscribers, so the baseline is taken in the same run under the same
+ * load; p50/p99 per run, median of RUNS runs. Target: the fan-out p99 at most 2× the single one.
+ * Every subscriber is its own HTTP connection with a minimal SSE parser, all in this process (which
+ * therefore also pays for parsing 100 streams). Run: `npm run bench:fanout` (BENCH_RUNS,
+ * BENCH_SUBSCRIBERS, BENCH_DELTAS, BENCH_DELTA_DELAY_MS). Prints one JSON document.
+ */
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 100);
+const DELTAS = Number(process.env.BENCH_DELTAS ?? 200);
+const DELAY_MS = Number(process.env.BENCH_DELTA_DELAY_MS ?? 20);
+const SCRIPT = 'fanout-bench';
+const TIMEOUT_MS = 120_000;
+const progress = (what: string) => console.error(`[bench] ${what}`);
+
+/** One delta as a receiver saw it: when (this process's clock) and its text. */
+interface Arrival {
+  at: number;
+  text: string;
+}
+
+/** The floor: every delta of `sid` as a direct NATS subscriber on its subject receives it. */
+function floorOf(nc: NatsConnection, sid: string): { arrivals: Arrival[]; stop: () => void } {
+  const arrivals: Arrival[] = [];
+  const sub = nc.subscribe(agentEventSubject(sid), {
+    callback: (_err, msg) => {
+      const at = nowMs();
+      if (msg.headers?.get(EVENT_TYPE_HEADER) !== 'assistant.delta') return;
+      arrivals.push({ at, text: (JSON.parse(new TextDecoder().decode(msg.data)) as { event: { text: string } }).event.text });
+    },
+  });
+  return { arrivals, stop: () => sub.unsubscribe() };
+}
+
+/** Added latency of every delta at every subscriber (its arrival minus the floor's), and deltas that did not match. */
+function addedLatencies(floor: Arrival[], subscribers: Arrival[][]): { added: number[]; mismatched: number } {
+  const added: number[] = [];
+  let mismatched = 0;
+  for (const got of subscribers) {
+    mismatched += Math.abs(floor.length - got.length);
+    for (let i = 0; i < Math.min(floor.length, got.length); i++) {
+      if (floor[i]!.text !== got[i]!.text) mismatched++;
+      else added.push(got[i]!.at - floor[i]!.at);
+    }
+  }
+  return { added, mismatched };
+}
+
+/** One SSE subscriber: resolves `connected` once the answer's headers are in, `done` with its deltas at `turn.finished`. */
+function subscribe(base: string, sid: string): { connected: Promise<void>; done: Promise<Arrival[]>; close: () => void } {
+  const arrivals: Arrival[] = [];
+  let req: http.ClientRequest;
+  let onConnected!: () => void;
+  const connected = new Promise<void>((resolve) => (onConnected = resolve));
+  const done = new Promise<Arrival[]>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no turn.finished within ${TIMEOUT_MS} ms`)), TIMEOUT_MS);
+    req = http.get(`${base}/api/sessions/${sid}/events`, { agent: false, headers: { Accept: 'text/event-stream' } }, (res) => {
+      if (res.statusCode !== 200) return reject(new Error(`events answered ${res.statusCode}`));
+      onConnected();
+      res.setEncoding('utf8');
+      let buffer = '';
+      res.on('data', (chunk: string) => {
+        const at = nowMs();
+        buffer += chunk;
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const frame = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          if (frame.startsWith('event: message.delta\n')) {
+            const data = frame.slice(frame.indexOf('data: ') + 6, frame.indexOf('\n', frame.indexOf('data: ')));
+            arrivals.push({ at, text: (JSON.parse(data) as { content: string }).content });
+          } else if (frame.startsWith('event: turn.finished\n')) {
+            clearTimeout(timer);
+            resolve(arrivals);
+          }
+        }
+      });
+      res.on('error', (err) => {
+        if (!closed) reject(err);
+      });
+    });
+    req.on('error', (err) => {
+      if (!closed) reject(err);
+    });
+  });
+  // A failure is reported where `done` is awaited; until then it must not count as unhandled.
+  done.catch(() => undefined);
+  let closed = false;
+  return {
+    connected,
+    done,
+    close: () => {
+      closed = true;
+      req.destroy();
+    },
+  };
+}
+
+async function post(base: string, route: string, body: unknown): Promise<Record<string, unknown>> {
+  const res = await fetch(`${base}${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (res.status >= 300) throw new Error(`${route} answered ${res.status}: ${await res.text()}`);
+  return (await res.json()) as Record<string, unknown>;
+}
+
+async function main() {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-bench-fanout-'));
+  const scripts = path.join(dataDir, 'scripts');
+  fs.mkdirSync(scripts);
+  const text = Array.from({ length: DELTAS }, (_, i) => `d${i} `);
+  fs.writeFileSync(path.join(scripts, `${SCRIPT}.json`), JSON.stringify({ steps: [[{ type: 'text', text }]] }));
+  progress('starting the stack');
+  const stack = await startStack(
+    {
+      dataDir,
+      host: '127.0.0.1',
+      ports: { temporal: 0, temporalUi: 0, nats: 0, gateway: 0 },
+      ui: false,
+      serviceEnv: { STRAND_LOG_LEVEL: 'warn', STRAND_RATE_LIMIT: '100000/100000', STRAND_SCRIPTS_DIR: scripts, STRAND_SCRIPTED_DELTA_DELAY_MS: String(DELAY_MS) },
+    },
+    () => undefined,
+  );
+  const nc = await connect({ servers: stack.urls.nats, name: 'bench-fanout-floor' });
+  const base = stack.urls.gateway;
+  const levels = [1, SUBSCRIBERS];
+  const perRun = new Map<number, Array<{ p50: number; p99: number; deltas: number; mismatched: number }>>(levels.map((l) => [l, []]));
+  try {
+    for (let r = 0; r < RUNS; r++) {
+      for (const level of levels) {
+        const { session_id: sid } = await post(base, '/api/sessions', { project_path: os.tmpdir(), model: `scripted/${SCRIPT}` });
+        const subs = Array.from({ length: level }, () => subscribe(base, sid as string));
+        await Promise.all(subs.map((s) => s.connected));
+        const floor = floorOf(nc, sid as string);
+        const t0 = nowMs();
+        await post(base, `/api/sessions/${sid}/prompt`, { text: 'stream please' });
+        const received = await Promise.all(subs.map((s) => s.done));
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        floor.stop();
+        for (const s of subs) s.close();
+        const { added, mismatched } = addedLatencies(floor.arrivals, received);
+        const run = { p50: percentile(added, 50), p99: percentile(added, 99), deltas: added.length, mismatched };
+        perRun.get(level)!.push(run);
+        progress(`run ${r + 1}/${RUNS}, ${level} subscriber(s): ${run.deltas} deltas in ${((nowMs() - t0) / 1000).toFixed(1)} s, added p50 ${ms(run.p50)} p99 ${ms(run.p99)} ms`);
+      }
+    }
+    const summary = (level: number) => {
+      const runs = perRun.get(level)!;
+      return {
+        added_ms: { p50: ms(median(runs.map((x) => x.p50))), p99: ms(median(runs.map((x) => x.p99))) },
+        added_p99_per_run_ms: runs.map((x) => ms(x.p99)),
+        deltas_per_run: runs.map((x) => x.deltas),
+        mismatched_deltas: runs.reduce((n, x) => n + x.mismatched, 0),
+      };
+    };
+    const single = summary(1);
+    const many = summary(SUBSCRIBERS);
+    const ratio = +(many.added_ms.p99 / single.added_ms.p99).toFixed(2);
+    console.log(
+      JSON.stringify(
+        {
+          bench: 'sse-fanout',
+          runs: RUNS,
+          deltas_per_turn: DELTAS,
+          delta_delay_ms: DELAY_MS,
+          subscribers_1: single,
+          [`subscribers_${SUBSCRIBERS}`]: many,
+          added_p99_ratio: ratio,
+          target: 'fan-out added p99 ≤ 2× single',
+          target_met: ratio <= 2,
+          cores: os.cpus().length,
+          load_avg_1m_after: +os.loadavg()[0]!.toFixed(2),
+        },
+        null,
+        2,
+      ),
+    );
+  } finally {
+    await nc.close();
+    await stack.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

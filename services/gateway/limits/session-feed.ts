@@ -1,0 +1,174 @@
+import type { EventSubscription, SequencedEvent } from '../events/agent-event-reader';
+
+/** Recent events a feed keeps, so that a reader a little behind (or just opened) joins without a read of its own. */
+const RING = 256;
+/** Events a joined reader may have waiting before it leaves the feed and reads on its own. */
+const MAX_QUEUED = 512;
+/** A feed without readers is kept this long, so a reconnecting client finds it warm. */
+const LINGER_MS = 5_000;
+
+/** Opens a paced read of one session's events after `afterSeq` (a JetStream consumer of its own). */
+export type OpenRead = (afterSeq: number) => Promise<EventSubscription>;
+
+/** One reader joined to a feed: the feed pushes, the reader takes at its own pace. */
+interface Member {
+  queue: SequencedEvent[];
+  /** Set when the reader fell MAX_QUEUED behind, or the feed ended: it goes on with a read of its own. */
+  dropped: boolean;
+  wake: (() => void) | undefined;
+}
+
+/**
+ * All live readers of one session share one JetStream read. The feed reads every event of the
+ * session after `floor` as it comes (parsed and checked once), keeps the last RING of them, and
+ * pushes each to every joined reader's queue. A reader joins at a cursor at or after `floor` and
+ * gets the ring's events after its cursor, then live ones; a reader that falls MAX_QUEUED events
+ * behind is dropped and continues with a read of its own from where it was (so one slow client never
+ * holds the others back or makes the feed buffer without bound).
+ */
+export class SessionFeed {
+  /** Every event of the session with a sequence above this is in the ring or still to come. */
+  floor: number;
+  private readonly ring: SequencedEvent[] = [];
+  private readonly members = new Set<Member>();
+  private holders = 0;
+  private ended = false;
+  private lingering: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly read: EventSubscription,
+    startAfter: number,
+    private readonly onIdle: () => void,
+  ) {
+    this.floor = startAfter;
+    void this.pump();
+  }
+
+  get live(): boolean {
+    return !this.ended;
+  }
+
+  /** A subscription of the session counts as a holder from open to stop, whether joined or reading on its own. */
+  hold(): () => void {
+    this.holders += 1;
+    clearTimeout(this.lingering);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.holders -= 1;
+      if (this.holders === 0) this.lingering = setTimeout(() => this.holders === 0 && this.close(), LINGER_MS).unref();
+    };
+  }
+
+  /** Joins a reader that has every event up to `cursor` (which must be at least `floor`). */
+  join(cursor: number): Member | undefined {
+    if (this.ended || cursor < this.floor) return undefined;
+    const member: Member = { queue: this.ring.filter((e) => e.seq > cursor), dropped: false, wake: undefined };
+    this.members.add(member);
+    return member;
+  }
+
+  leave(member: Member): void {
+    this.members.delete(member);
+  }
+
+  close(): void {
+    if (this.ended) return;
+    this.ended = true;
+    clearTimeout(this.lingering);
+    this.read.stop();
+    for (const m of this.members) this.drop(m);
+    this.onIdle();
+  }
+
+  private async pump(): Promise<void> {
+    try {
+      for await (const event of this.read) {
+        this.ring.push(event);
+        if (this.ring.length > RING) this.floor = this.ring.shift()!.seq;
+        for (const m of this.members) {
+          if (m.queue.length >= MAX_QUEUED) this.drop(m);
+          else {
+            m.queue.push(event);
+            m.wake?.();
+          }
+        }
+      }
+    } catch {
+      // The read failed: readers go on with reads of their own, which retry.
+    }
+    this.close();
+  }
+
+  private drop(m: Member): void {
+    this.members.delete(m);
+    m.dropped = true;
+    m.queue = [];
+    m.wake?.();
+  }
+}
+
+/**
+ * A subscription served by a feed when it can be, by a read of its own when it must: it starts joined
+ * when its cursor is within the feed's reach, otherwise reads on its own (a replay) until it reaches
+ * the feed, and goes back to reading on its own from where it is if the feed drops it or ends.
+ * Events come in order, without gap or repeat, across those switches.
+ */
+export function feedSubscription(feed: SessionFeed, afterSeq: number, joinable: boolean, openRead: OpenRead): EventSubscription {
+  const release = feed.hold();
+  let stopped = false;
+  let own: EventSubscription | undefined;
+  let member: Member | undefined;
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    own?.stop();
+    if (member) {
+      feed.leave(member);
+      member.wake?.();
+    }
+    release();
+  };
+  return {
+    stop,
+    async *[Symbol.asyncIterator]() {
+      let last = afterSeq;
+      let tryJoin = joinable;
+      try {
+        while (!stopped) {
+          member = tryJoin ? feed.join(last) : undefined;
+          if (member) {
+            // Joined: take what the feed pushes, in order.
+            while (!stopped && !member.dropped) {
+              const next = member.queue.shift();
+              if (next) {
+                last = next.seq;
+                yield next;
+                continue;
+              }
+              await new Promise<void>((resolve) => ((member as Member).wake = resolve));
+              member.wake = undefined;
+            }
+            feed.leave(member);
+            member = undefined;
+            if (stopped) return;
+          }
+          // On its own: from just after the last event it has, until it reaches the feed's reach.
+          own = await openRead(last);
+          if (stopped) return own.stop();
+          for await (const event of own) {
+            last = event.seq;
+            yield event;
+            if (feed.live && last >= feed.floor) break;
+          }
+          own.stop();
+          own = undefined;
+          tryJoin = true;
+        }
+      } finally {
+        stop();
+      }
+    },
+  };
+}
