@@ -7,7 +7,7 @@ import {
 } from '@temporalio/client';
 import { ApplicationFailure, TypedSearchAttributes, WorkflowNotFoundError } from '@temporalio/common';
 import { ErrorCode, StrandError } from '../../../contracts/errors';
-import { FailureType } from '../../../contracts/failures';
+import { FailureType, providerKindOf } from '../../../contracts/failures';
 import {
   abortRetryUpdate,
   abortUpdate,
@@ -209,6 +209,9 @@ export function translateFailure(err: unknown): unknown {
     if (cause.type === FailureType.SESSION_NOT_FOUND) return new StrandError(ErrorCode.SESSION_NOT_FOUND, cause.message);
     if (cause.type === FailureType.UNKNOWN_TOOL_CALL) return new StrandError(ErrorCode.INVALID_TOOL_CALL, cause.message);
   }
+  // A model call the session made itself (compaction) failed: the provider's failure, as 502.
+  const provider = causes(err).find((e) => e instanceof ApplicationFailure && providerKindOf(e.type) !== undefined);
+  if (provider) return new StrandError(ErrorCode.LLM_API_ERROR, provider.message, { kind: providerKindOf((provider as ApplicationFailure).type) }, { cause: err });
   const unreachable = causes(err).find((e) => GRPC_UNREACHABLE.has((e as { code?: unknown }).code as number) || /UNAVAILABLE|ECONNREFUSED|DEADLINE_EXCEEDED|deadline/i.test(e.message));
   if (unreachable) return new StrandError(ErrorCode.UNAVAILABLE, `Temporal did not answer: ${unreachable.message}`, undefined, { cause: err });
   return err;

@@ -109,7 +109,7 @@ export const agentRouteDocs: RouteDoc[] = [
     params: SESSION_ID,
     body: compactBodySchema,
     replies: { 200: { description: 'The summary.', content: { [json]: compactedSchema } } },
-    errors: [...SESSION_READ, E.SESSION_BUSY],
+    errors: [...SESSION_READ, E.SESSION_BUSY, E.LLM_API_ERROR],
   },
   {
     method: 'patch',
