@@ -18,8 +18,8 @@ import { median } from './stats';
  * Run: `npm run bench:connections` (BENCH_RUNS, BENCH_CONNECTIONS). Prints one JSON document.
  */
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 500);
-const SETTLE_MS = 3_000;
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 1000);
+const SETTLE_MS = 2_000;
 const progress = (what: string) => console.error(`[bench] ${what}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -29,15 +29,21 @@ function rssKb(pid: number): number {
   return Number(m[1]);
 }
 
-/** The gateway's resident set once things have settled: the median of a few samples. */
-async function settledRss(pid: number, settleMs = SETTLE_MS): Promise<number> {
-  await sleep(settleMs);
+/**
+ * The gateway's resident set once it has settled: sampled every half second until the last six
+ * samples lie within 1 MB of each other (a fresh process sheds start-up garbage for a while), or
+ * `maxMs` has passed; their median.
+ */
+async function settledRss(pid: number, maxMs = 30_000): Promise<number> {
+  await sleep(SETTLE_MS);
   const samples: number[] = [];
-  for (let i = 0; i < 5; i++) {
+  const deadline = Date.now() + maxMs;
+  for (;;) {
     samples.push(rssKb(pid));
-    await sleep(200);
+    const last = samples.slice(-6);
+    if ((last.length === 6 && Math.max(...last) - Math.min(...last) < 1024) || Date.now() > deadline) return median(last);
+    await sleep(500);
   }
-  return median(samples);
 }
 
 /** An idle SSE stream on a raw socket: resolves once the answer's headers are in; its events are never read. */
@@ -74,7 +80,7 @@ async function openMany<T>(count: number, open: () => Promise<T>, width = 50): P
 async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-bench-connections-'));
   progress('starting the stack');
-  const stack = await startStack({ dataDir, host: '127.0.0.1', ports: { temporal: 0, temporalUi: 0, nats: 0, gateway: 0 }, ui: false, serviceEnv: { STRAND_LOG_LEVEL: 'warn', STRAND_RATE_LIMIT: '100000/100000' } }, () => undefined);
+  const stack = await startStack({ dataDir, host: '127.0.0.1', ports: { temporal: 0, temporalUi: 0, nats: 0, gateway: 0 }, ui: false, serviceEnv: { STRAND_LOG_LEVEL: 'warn', STRAND_RATE_LIMIT: '100000/100000', STRAND_MAX_SSE_CONNECTIONS: '5000', STRAND_MAX_WS_CONNECTIONS: '5000' } }, () => undefined);
   const base = stack.urls.gateway;
   const port = Number(new URL(base).port);
   const wsUrl = `${base.replace(/^http/, 'ws')}/v1/rpc`;
@@ -93,8 +99,7 @@ async function main() {
         const pid = stack.process('gateway').pid!;
         // Warm up: the first connections of a kind load code and grow pools that later ones reuse.
         for (const c of await openMany(20, t.open)) c.close();
-        // A fresh process sheds its start-up garbage over several seconds: the baseline waits longer.
-        const before = await settledRss(pid, 4 * SETTLE_MS);
+        const before = await settledRss(pid);
         const open = await openMany(CONNECTIONS, t.open);
         const after = await settledRss(pid);
         for (const c of open) c.close();

@@ -27,7 +27,7 @@ export function drainUnreadBody(handler: FetchHandler, limits: UnreadBodyLimits)
     const res = await handler(req, env);
     const incoming = env?.incoming;
     if (!incoming || incoming.complete || req.method === 'GET' || req.method === 'HEAD') return res;
-    if (await drain(incoming, limits)) return res;
+    if (await drain(req, incoming, limits)) return res;
     try {
       res.headers.set('Connection', 'close');
       return res;
@@ -40,10 +40,45 @@ export function drainUnreadBody(handler: FetchHandler, limits: UnreadBodyLimits)
   };
 }
 
-/** Reads the rest of a request body and drops it; false when it is too large or too slow. */
-function drain(incoming: NodeRequest, limits: UnreadBodyLimits): Promise<boolean> {
+/**
+ * Reads the rest of a request body and drops it; false when it is too large or too slow. Once
+ * anything has looked at the fetch Request's body, @hono/node-server has tied the Node request to a
+ * web stream that pauses it whenever nobody reads that stream: the rest must then be read through
+ * that stream (reading the Node request directly stalls, measured: every early answer then waited
+ * `maxDrainMs`). A body whose stream a handler has locked can only be given up on.
+ */
+async function drain(req: Request, incoming: NodeRequest, limits: UnreadBodyLimits): Promise<boolean> {
   const declared = Number(incoming.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limits.maxDrainBytes) return Promise.resolve(false);
+  if (Number.isFinite(declared) && declared > limits.maxDrainBytes) return false;
+  const body = req.body;
+  if (body && body.locked) return false;
+  if (body) return drainStream(body, limits);
+  return drainNode(incoming, limits);
+}
+
+async function drainStream(body: ReadableStream<Uint8Array>, limits: UnreadBodyLimits): Promise<boolean> {
+  const reader = body.getReader();
+  const timer = setTimeout(() => void reader.cancel().catch(() => undefined), limits.maxDrainMs);
+  let read = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return true;
+      read += value.length;
+      if (read > limits.maxDrainBytes) {
+        await reader.cancel().catch(() => undefined);
+        return false;
+      }
+    }
+  } catch {
+    return false; // cancelled after maxDrainMs, or the client went away
+  } finally {
+    clearTimeout(timer);
+    reader.releaseLock();
+  }
+}
+
+function drainNode(incoming: NodeRequest, limits: UnreadBodyLimits): Promise<boolean> {
   return new Promise((resolve) => {
     let read = 0;
     const finish = (ok: boolean) => {
