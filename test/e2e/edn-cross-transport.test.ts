@@ -4,13 +4,14 @@ import path from 'node:path';
 import type { EdnMap } from '../../services/gateway/edn/edn-value';
 import { openSse, readUntil, type SseConnection } from '../harness/sse-client';
 import { http, startTestStack, type TestStack } from '../harness/stack-fixture';
+import { chatStart, connectRpc, rpcId, streamedText } from '../harness/ws-rpc-client';
 import { dataOf, EdnTestClient, topicOf, type Frame } from './edn-session-client';
 
 /**
  * One session, two protocols: a turn prompted over HTTP is watched over EDN (the client's focus
  * session gets every event of it, stamped with its id, with no request id of its own), and a turn
  * prompted over EDN is watched over SSE; the tool approval asked of an EDN client can be answered
- * over HTTP.
+ * over HTTP; a chat started over the WebSocket protocol is watched over EDN.
  */
 jest.setTimeout(60_000);
 
@@ -104,4 +105,25 @@ test('an approval asked of an EDN client, answered over HTTP: the turn goes on a
   expect(fs.readFileSync(path.join(workspace, 'cross.txt'), 'utf8')).toBe('crossed');
   // Answered elsewhere: the EDN client's answer now finds no dialog.
   expect((await c.failure('resolve_dialog', { 'dialog-id': dialog['dialog-id']!, result: true }))['error-code']).toBe('request/no-active-dialog');
+});
+
+test('a chat started over WebSocket (acolyte protocol) is watched over EDN', async () => {
+  const sid = await newSession();
+  const c = await ednOn(sid);
+  const from = c.frames.length;
+  const ws = await connectRpc(`${stack.urls.gateway.replace(/^http/, 'ws')}/v1/rpc`);
+  try {
+    const id = rpcId();
+    ws.send(chatStart(id, 'from websocket', { sessionId: sid, workspace }));
+    const done = await ws.terminal(id, 30_000);
+    expect(done.type).toBe('chat.done');
+    expect(streamedText(ws.of(id))).toBe('You said: from websocket');
+    const message = await c.waitFor((f) => topicOf(f) === 'assistant/message', 30_000, from);
+    const events = turnEvents(c, from);
+    expect(events.filter((f) => topicOf(f) === 'assistant/delta').map((f) => dataOf(f).text).join('')).toBe('You said: from websocket');
+    expect(dataOf(message).text).toBe('You said: from websocket');
+    expect(events.every((f) => dataOf(f)['session-id'] === sid)).toBe(true);
+  } finally {
+    ws.close();
+  }
 });
