@@ -206,10 +206,9 @@ describe('WebSocket tenancy', () => {
     expect((await as('tok-alice', 'GET', `/api/sessions/${sid}`)).body.message_count).toBe(before);
   }, 30_000);
 
-  // KNOWN LEAK (ws/task-status.ts, not fixed here): a foreign session reads as "not found", and the
-  // process-wide task registry then answers with the task's state whoever asks. When this is fixed,
-  // this test starts failing: turn `test.failing` into `test`.
-  test.failing("task.status of another principal's task answers as for an unknown task (null)", async () => {
+  // The process-wide task registry answers only the principal that started a task (it answered
+  // anyone before: a foreign session reads as "not found" and the registry filled in).
+  test("task.status of another principal's task answers as for an unknown task (null)", async () => {
     expect(await bobAsks('task.status', unknownTask)).toEqual({ type: 'task.status.result', task: null });
     expect(await bobAsks('task.status', taskId)).toEqual({ type: 'task.status.result', task: null });
   });

@@ -49,7 +49,7 @@ export function rpcHttpRoutes(deps: RpcHttpDeps): Hono {
     const sessionId = request.sessionId ?? newSessionId();
     const requestKey = newRequestKey();
     const taskId = encodeTaskId(sessionId, requestKey);
-    tasks.set(taskId, 'accepted');
+    tasks.set(taskId, 'accepted', principalOf(c));
     c.header('Cache-Control', 'no-cache');
     c.header('X-Accel-Buffering', 'no');
     c.header('X-Task-Id', taskId);

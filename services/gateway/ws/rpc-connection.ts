@@ -126,7 +126,7 @@ export class RpcConnection {
     if (this.running && this.queue.push(entry) === undefined) {
       return this.peer.send({ id, type: 'error', error: `queue is full (${RPC_MAX_QUEUED} chats waiting on this connection): try again when one has finished` });
     }
-    this.deps.tasks.set(entry.taskId, 'accepted');
+    this.deps.tasks.set(entry.taskId, 'accepted', this.peer.principal);
     this.peer.send({ id, type: 'chat.accepted', taskId: entry.taskId });
     if (this.running) {
       this.deps.tasks.set(entry.taskId, 'queued');

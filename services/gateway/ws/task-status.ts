@@ -35,7 +35,7 @@ const iso = (ms: number | undefined) => new Date(ms ?? Date.now()).toISOString()
  * another principal answers as an unknown one: null.
  */
 export async function taskRecord(sessions: SessionService, registry: TaskRegistry, taskId: string, principal: string | undefined): Promise<TaskRecord | null> {
-  const local = registry.get(taskId);
+  const local = registry.get(taskId, principal);
   const address = decodeTaskId(taskId);
   if (!address) return null;
   let found;
