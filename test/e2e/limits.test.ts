@@ -296,3 +296,38 @@ test('requests that trickle in and stall are answered 408 and closed; malformed 
   expect(parseResponse(garbage.data)?.status).toBe(400);
   expect((await http(base, 'GET', '/healthz')).status).toBe(200);
 }, 60_000);
+
+test('POST /v1/chat/stream counts against the event-stream cap, and a chat stream that is not read is cut while its turn finishes', async () => {
+  const sid = await floodSession();
+  // Every slot taken by REST event streams: a chat stream is refused like one more of them.
+  const held = await Promise.all(Array.from({ length: MAX_SSE }, () => openSse(`${base}/api/sessions/${sid}/events`)));
+  cleanup.push(() => held.forEach((c) => c.close()));
+  expect(held.map((c) => c.status)).toEqual(Array(MAX_SSE).fill(200));
+  const refused = await http(base, 'POST', '/v1/chat/stream', { message: 'hi', history: [], model: 'scripted/echo', workspace });
+  expect([refused.status, refused.headers.get('retry-after'), refused.body.error?.code]).toEqual([503, '2', 'UNAVAILABLE']);
+  for (const c of held) c.close();
+
+  // A client that sends the chat and never reads: the 16 MB of tool output is not buffered for it.
+  const socket = await connectRaw(base);
+  cleanup.push(() => socket.destroy());
+  const body = JSON.stringify({ message: 'flood', history: [], model: 'scripted/flood', sessionId: sid, workspace });
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  await eventually(async () => {
+    socket.write(`POST /v1/chat/stream HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  });
+  socket.pause();
+  await waitForLog(/chat stream cut: slow consumer/, 60_000);
+  socket.resume();
+  await closed;
+  // The turn went on without its client and finished.
+  const after = await openSse(`${base}/api/sessions/${sid}/events?after=0`);
+  cleanup.push(() => after.close());
+  const events = await readUntil(after, (e: SseEvent) => e.event === 'turn.finished', 60_000);
+  expect(JSON.parse(events.at(-1)!.data).outcome).toBe('done');
+  // And the slot it held is free again.
+  await eventually(async () => {
+    const again = await Promise.all(Array.from({ length: MAX_SSE - 1 }, () => openSse(`${base}/api/sessions/${sid}/events`)));
+    for (const c of again) c.close();
+    expect(again.map((c) => c.status)).toEqual(Array(MAX_SSE - 1).fill(200));
+  });
+}, 120_000);

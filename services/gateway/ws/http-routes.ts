@@ -13,6 +13,8 @@ import { ChatRun } from './chat-run';
 import { statusPayload } from './status';
 import { encodeTaskId, newRequestKey, newSessionId } from './task-ids';
 import { processTasks, type TaskRegistry } from './task-registry';
+import { ConnectionLimiter } from '../limits/connection-limiter';
+import { DEFAULT_LIMITS } from '../limits/limits-config';
 
 export interface RpcHttpDeps {
   sessions: SessionService;
@@ -22,6 +24,10 @@ export interface RpcHttpDeps {
   maxBodyBytes: number;
   rateLimit: { perSecond: number; burst: number };
   tasks?: TaskRegistry;
+  /** Open event streams (shared with the REST event streams, against STRAND_MAX_SSE_CONNECTIONS). */
+  sseConnections?: ConnectionLimiter;
+  /** Bytes a chat stream may have unsent; past it the client is cut as a slow consumer. */
+  maxSendBufferBytes?: number;
 }
 
 /**
@@ -44,8 +50,12 @@ export function rpcHttpRoutes(deps: RpcHttpDeps): Hono {
 
   app.get('/v1/status', async (c) => c.json(await statusPayload({ sessions: deps.sessions, tasks }, principalOf(c))));
 
+  const connections = deps.sseConnections ?? new ConnectionLimiter(DEFAULT_LIMITS.maxSseConnections);
+  const maxUnsent = deps.maxSendBufferBytes ?? DEFAULT_LIMITS.maxSendBufferBytes;
   app.post('/v1/chat/stream', async (c) => {
     const request = await parseJsonBody(c, chatRequestSchema);
+    const release = connections.tryAcquire();
+    if (!release) throw new StrandError(ErrorCode.UNAVAILABLE, `too many event streams open (at most ${connections.max}): try again later`);
     const sessionId = request.sessionId ?? newSessionId();
     const requestKey = newRequestKey();
     const taskId = encodeTaskId(sessionId, requestKey);
@@ -54,10 +64,27 @@ export function rpcHttpRoutes(deps: RpcHttpDeps): Hono {
     c.header('X-Accel-Buffering', 'no');
     c.header('X-Task-Id', taskId);
     return streamSSE(c, async (stream) => {
-      // Frames go out in order, one write at a time; a failed write means the client left.
+      // Frames go out in order, one write at a time; a failed write means the client left. What waits
+      // to be written is bounded: a client that stops reading is cut (its turn goes on; chat.attach
+      // over the WebSocket or task.status tell the rest) instead of being buffered without end.
       let chain: Promise<void> = Promise.resolve();
+      let unsent = 0;
       const write = (text: string) => {
-        chain = chain.then(() => stream.write(text).then(() => undefined)).catch(() => run.detach());
+        if (stream.aborted || stream.closed) return;
+        const bytes = Buffer.byteLength(text);
+        if (unsent + bytes > maxUnsent) {
+          deps.log.warn({ taskId, unsent }, 'chat stream cut: slow consumer');
+          run.detach();
+          void stream.abort();
+          return;
+        }
+        unsent += bytes;
+        chain = chain
+          .then(() => stream.write(text).then(() => undefined))
+          .catch(() => run.detach())
+          .finally(() => {
+            unsent -= bytes;
+          });
       };
       const data = (frame: WsEvent | ChatStreamTerminal) => write(`data: ${JSON.stringify(frame)}\n\n`);
       const run = new ChatRun({ sessions: deps.sessions, log: deps.log }, { sessionId, requestKey, principal: principalOf(c) }, {
@@ -77,7 +104,10 @@ export function rpcHttpRoutes(deps: RpcHttpDeps): Hono {
           data(parsed.success ? parsed.data : { type: 'error', errorMessage: 'internal error: the reply did not match the protocol (see the gateway log)', errorCode: ErrorCode.INTERNAL });
         },
       });
-      stream.onAbort(() => run.detach());
+      stream.onAbort(() => {
+        run.detach();
+        release();
+      });
       const keepalive = setInterval(() => write(': keepalive\n\n'), deps.keepaliveMs);
       try {
         data({ type: 'status', state: { kind: 'accepted' } });
@@ -85,6 +115,7 @@ export function rpcHttpRoutes(deps: RpcHttpDeps): Hono {
         await chain;
       } finally {
         clearInterval(keepalive);
+        release();
       }
     });
   });
