@@ -7,6 +7,7 @@ import type { StorePort } from './store/store-port';
 import type { ToolLedger } from './tool-calls/ledger';
 import { createRecordToolResults } from './tool-calls/record-results';
 import { createRunTool, type ToolExecutorPort } from './tool-calls/run-tool';
+import { createRunUserCommand } from './tool-calls/user-command';
 
 /** Everything activities touch, injected so tests pass fakes and the worker passes real clients. */
 export interface ActivityDeps extends Pick<StreamModelStepDeps, 'price' | 'systemPrompt' | 'tools' | 'isReadOnly' | 'heartbeatMs' | 'stallMs' | 'cancels' | 'modelInfo'> {
@@ -29,6 +30,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createSessionStoreActivities(deps.store, deps.now),
     streamModelStep: createStreamModelStep(deps),
     runTool: createRunTool({ ...deps, tools: deps.toolExecutor ?? noTools }),
+    runUserCommand: createRunUserCommand({ ...deps, tools: deps.toolExecutor ?? noTools }),
     recordToolResults: createRecordToolResults(deps),
     compactSession: createCompactSession(deps),
     /** The fast path of an abort: tells the turn's running activities to stop now. */

@@ -133,5 +133,26 @@ export const setSettingsUpdate = defineUpdate<SessionSettings, [SettingsChange]>
 /** Compacts the conversation now (only while idle); `instructions` steer what the summary keeps. */
 export const compactUpdate = defineUpdate<{ compacted: boolean; summary: string; tokens_before: number; tokens_after: number }, [{ instructions?: string }]>('compact');
 
+/** A shell command the user runs themselves in the session's workspace (psi's `bash` op). */
+export const userCommandSchema = z.strictObject({
+  command: z.string().min(1).max(100_000),
+  timeout_s: z.number().int().positive().max(3_600).optional(),
+});
+export type UserCommand = z.infer<typeof userCommandSchema>;
+
+/** What the command printed (capped; the whole output kept at `full_output_path` when cut) and how it ended. */
+export interface UserCommandResult {
+  output: string;
+  exit_code: number | null;
+  cancelled: boolean;
+  truncated: boolean;
+  full_output_path?: string;
+}
+
+/** Runs a user's shell command (only while idle): streamed like a tool call, recorded in the conversation. */
+export const userCommandUpdate = defineUpdate<UserCommandResult, [UserCommand]>('userCommand');
+/** Stops the running user command (its process group is killed); `stopped: false` when none runs. */
+export const abortUserCommandUpdate = defineUpdate<{ stopped: boolean }, []>('abortUserCommand');
+
 /** Reads the session's runtime state. */
 export const sessionStateQuery = defineQuery<SessionSnapshot>('sessionState');

@@ -124,7 +124,7 @@ test('every session error code', async () => {
   expect(await code('cancel_dialog', { 'dialog-id': 'call_nope' })).toBe('request/no-active-dialog');
   expect(await code('login_complete', { input: 'code' })).toBe('request/no-pending-login');
   expect(await code('login_begin', { provider: 'anthropic' })).toBe('runtime/failed');
-  expect(await code('bash', { command: 'ls' })).toBe('runtime/failed');
+  expect(await code('bash', {})).toBe('request/invalid-params');
   expect(await code('query_eql', { query: '[:psi.agent-session/model-id' })).toBe('request/invalid-query');
   expect(await code('query_eql', { query: ':psi.agent-session/model-id' })).toBe('request/invalid-query');
   const unknown = await c.failure('query_eql', { query: '[:psi.agent-session/model-id :no.such/thing]' });

@@ -139,6 +139,36 @@ test('abort mid-stream: after the abort answer no delta and no assistant/message
   expect(last.content[0].text.startsWith('w0 w1 w2')).toBe(true);
 });
 
+test('bash runs the user\'s command in the workspace (tool events, recorded for the model); abort_bash stops a long one; prompts wait', async () => {
+  const c = await tcp();
+  await bootstrap(c);
+  const sid = await focusNewSession(c);
+  const start = c.frames.length;
+  const ran = await c.request('bash', { command: 'echo strand-$((6*7)) && pwd' });
+  expect(ran).toMatchObject({ 'exit-code': 0, cancelled: false, truncated: false });
+  expect(ran.output).toContain('strand-42');
+  expect(ran.output).toContain(fs.realpathSync(workspace));
+  expect(c.frames.slice(start).map(topicOf)).toEqual(expect.arrayContaining(['tool/start', 'tool/result']));
+  const failing = await c.request('bash', { command: 'exit 3' });
+  expect(failing['exit-code']).toBe(3);
+  // The conversation holds the command and its output: the model reads it with the next prompt.
+  const stored = (await http(edn.stack.urls.gateway, 'GET', `/api/sessions/${sid}/messages`)).body.messages;
+  expect(stored.map((m: any) => m.message.content[0].text).join('\n')).toContain('$ echo strand-$((6*7)) && pwd\nstrand-42');
+
+  const long = c.send('bash', { command: 'sleep 30; echo never' });
+  await c.waitFor((f) => topicOf(f) === 'tool/start' && String(dataOf(f)['call-summary'] ?? dataOf(f)['arguments'] ?? '').includes('sleep'), 15_000, start);
+  expect((await c.failure('prompt', { message: 'while the command runs' }))['error-code']).toBe('request/session-not-idle');
+  const startedAt = Date.now();
+  expect(await c.request('abort_bash')).toEqual({ accepted: true, aborted: true });
+  const stopped = dataOf(await c.answer(long, 15_000));
+  expect(stopped).toMatchObject({ cancelled: true });
+  expect(Date.now() - startedAt).toBeLessThan(10_000);
+  expect(await c.request('abort_bash')).toEqual({ accepted: true, aborted: false });
+  // Idle again: a prompt is taken.
+  expect(await c.request('prompt', { message: 'after the command' })).toEqual({ accepted: true });
+  await idleAfter(c, c.frames.length);
+});
+
 test('the /model picker: frontend action, choice applied, "✓ Model set to ..."', async () => {
   const c = await tcp();
   await bootstrap(c);

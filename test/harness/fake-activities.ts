@@ -41,6 +41,10 @@ export function createRecordingActivities(
       stored.last_turn = input.last_turn;
       stored.requests = [...input.requests];
     },
+    async runUserCommand(input) {
+      userMessages.push({ entry_id: input.id, text: `$ ${input.command}` });
+      return { output: `ran ${input.command}`, exit_code: 0, cancelled: false, truncated: false };
+    },
     async recordSteering(input) {
       userMessages.push({ entry_id: `${input.turn_id}:s${input.step}:steer:${input.index}`, text: input.text });
       return { entry_id: `${input.turn_id}:s${input.step}:steer:${input.index}` };

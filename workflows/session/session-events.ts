@@ -17,6 +17,18 @@ export const COMPACTION_OPTIONS: wf.ActivityOptions = {
 export const compaction = wf.proxyActivities<Activities>(COMPACTION_OPTIONS);
 
 /**
+ * A user's shell command: as long as its own timeout allows (at most an hour), heartbeating; a retry
+ * only reports it as interrupted (it never runs twice). Cancelling waits for the activity to kill the
+ * command and record what it printed.
+ */
+export const userCommands = wf.proxyActivities<Activities>({
+  startToCloseTimeout: '65 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumAttempts: 2 },
+  cancellationType: wf.ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+});
+
+/**
  * Publishes the session's events in the order the workflow produced them: each publish waits for the
  * one before, so `turn.finished`/`idle` can never overtake the state that preceded them. Event ids are
  * workflow uuids: deterministic on replay, unique across runs (JetStream de-duplicates retried

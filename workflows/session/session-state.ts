@@ -10,6 +10,7 @@ import {
   approvalCommandSchema,
   promptCommandSchema,
   settingsChangeSchema,
+  userCommandSchema,
   type SettingsChange,
   type ApprovalCommand,
   type PromptAccepted,
@@ -44,6 +45,8 @@ export class SessionState {
   private unloadedPrompts = 0;
   /** A manual compaction runs (the session takes no prompt meanwhile). */
   compacting = false;
+  /** A user's own shell command runs (queued prompts wait for it). */
+  runningCommand = false;
 
   constructor(
     readonly sessionId: string,
@@ -59,7 +62,7 @@ export class SessionState {
 
   /** True while a turn runs, one is queued, or a prompt is being accepted. */
   get busy(): boolean {
-    return this.activeTurn !== null || this.queue.length > 0 || this.unloadedPrompts > 0 || this.compacting;
+    return this.activeTurn !== null || this.queue.length > 0 || this.unloadedPrompts > 0 || this.compacting || this.runningCommand;
   }
 
   /** The prompt validator: synchronous; a rejected prompt never reaches history. */
@@ -154,6 +157,12 @@ export class SessionState {
   }
 
   /** A manual compaction needs an idle session (a turn compacts on its own when it must). */
+  /** A user command runs only while the session is idle (psi's `bash`: between turns). */
+  validateUserCommand(cmd: unknown): void {
+    if (!userCommandSchema.safeParse(cmd).success) throw ApplicationFailure.nonRetryable('a command needs `command` (a non-empty string) and an optional whole `timeout_s` up to 3600', FailureType.INVALID_COMMAND);
+    if (this.busy) throw ApplicationFailure.nonRetryable(`session ${this.sessionId} is busy: run the command once the turn is done`, FailureType.SESSION_BUSY);
+  }
+
   validateCompact(): void {
     if (this.busy) throw ApplicationFailure.nonRetryable(`session ${this.sessionId} is busy: compact it once the turn is done`, FailureType.SESSION_BUSY);
   }

@@ -11,6 +11,8 @@ import {
   sessionWorkflowInputSchema,
   setSettingsUpdate,
   steerUpdate,
+  abortUserCommandUpdate,
+  userCommandUpdate,
   type QueuedPrompt,
   type SessionWorkflowInput,
   type SessionWorkflowResult,
@@ -18,7 +20,7 @@ import {
 import { turnAbortRetrySignal, turnAbortSignal, turnApprovalSignal, turnProgressSignal, turnSteerSignal } from '../../contracts/turn-workflow';
 import { turnId, turnWorkflowId } from '../../contracts/workflow-ids';
 import { turnWorkflow } from '../turn/turn-workflow';
-import { COMPACTION_OPTIONS, SessionEventQueue, compaction, local, stateEvent } from './session-events';
+import { COMPACTION_OPTIONS, SessionEventQueue, compaction, local, stateEvent, userCommands } from './session-events';
 import { SessionState } from './session-state';
 import { summaryOf } from './summary';
 import { FailureType } from '../../contracts/failures';
@@ -145,6 +147,37 @@ export async function sessionWorkflow(raw: SessionWorkflowInput): Promise<Sessio
     },
     { validator: (_cmd) => state.validateCompact() },
   );
+  let commandScope: wf.CancellationScope | undefined;
+  wf.setHandler(
+    userCommandUpdate,
+    async (cmd) => {
+      state.runningCommand = true;
+      try {
+        await wf.condition(() => state.loaded);
+        state.phase = 'tool_execution';
+        await publishState();
+        const scope = new wf.CancellationScope();
+        commandScope = scope;
+        return await scope.run(() =>
+          userCommands.runUserCommand({ session_id: input.session_id, project_path: state.record!.project_path, id: `cmd:${wf.uuid4()}`, ...cmd }),
+        );
+      } catch (err) {
+        if (wf.isCancellation(err)) return { output: 'the command was stopped', exit_code: null, cancelled: true, truncated: false };
+        throw err;
+      } finally {
+        commandScope = undefined;
+        state.runningCommand = false;
+        if (!state.busy) state.phase = 'idle';
+        await publishState();
+      }
+    },
+    { validator: (cmd) => state.validateUserCommand(cmd) },
+  );
+  wf.setHandler(abortUserCommandUpdate, () => {
+    if (!commandScope) return { stopped: false };
+    commandScope.cancel();
+    return { stopped: true };
+  });
   wf.setHandler(clearQueueUpdate, async () => {
     const cleared = state.clearQueue();
     if (cleared > 0) await publishState();
@@ -157,7 +190,7 @@ export async function sessionWorkflow(raw: SessionWorkflowInput): Promise<Sessio
   if (!state.record) state.record = sessionRecordSchema.parse(await local.loadSessionRecord(input.session_id));
 
   for (;;) {
-    const woke = await wf.condition(() => state.queue.length > 0, input.idle_timeout_ms);
+    const woke = await wf.condition(() => state.queue.length > 0 && !state.runningCommand, input.idle_timeout_ms);
     if (woke) {
       const next = state.startNext() as QueuedPrompt;
       // Where the turn's events begin, so a client that connects mid-turn gets them from there.

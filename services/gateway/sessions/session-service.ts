@@ -3,7 +3,7 @@ import { ErrorCode, StrandError } from '../../../contracts/errors';
 import type { StoreClient } from '../../../contracts/session-store/client';
 import type { SessionMeta } from '../../../contracts/session-store/schemas';
 import { RUNTIME_KEYS, SESSION_METADATA_KEYS as KEYS, seenRequestSchema, sessionSettingsSchema } from '../../../contracts/session-settings';
-import type { AbortResult, ApprovalCommand, PromptAccepted, PromptCommand, SessionSnapshot, SettingsChange } from '../../../contracts/session-workflow';
+import type { AbortResult, ApprovalCommand, PromptAccepted, PromptCommand, SessionSnapshot, SettingsChange, UserCommand, UserCommandResult } from '../../../contracts/session-workflow';
 import { builtinModelCatalog, type ModelCatalog } from '../../../contracts/model-catalog';
 import type { SessionSettings } from '../../../contracts/session-settings';
 import { ModelChoice } from './model-choice';
@@ -212,6 +212,17 @@ export class SessionService {
     const md = meta.metadata ?? {};
     const owner = str(md[KEYS.owner]);
     return { session_id: meta.session_id, project_path: str(md[KEYS.projectPath]) ?? '', model: str(md[KEYS.model]) ?? this.deps.defaultModel, ...(owner ? { owner } : {}) };
+  }
+
+  /** A user's own shell command in the session's workspace (only while idle), recorded in the conversation. */
+  async runCommand(sessionId: string, cmd: UserCommand, principal?: string): Promise<UserCommandResult> {
+    const meta = await this.require(sessionId, principal);
+    return this.deps.commands.userCommand(this.startInfo(meta), cmd);
+  }
+
+  async abortCommand(sessionId: string, principal?: string): Promise<{ stopped: boolean }> {
+    await this.require(sessionId, principal);
+    return this.deps.commands.abortUserCommand(sessionId);
   }
 
   async abort(sessionId: string, principal?: string, requestId?: string): Promise<AbortResult> {

@@ -20,6 +20,10 @@ import {
   sessionStateQuery,
   setSettingsUpdate,
   steerUpdate,
+  userCommandUpdate,
+  abortUserCommandUpdate,
+  type UserCommand,
+  type UserCommandResult,
   type SettingsChange,
   type AbortResult,
   type PromptAccepted,
@@ -119,6 +123,24 @@ export class SessionCommands {
     } catch (err) {
       throw translateFailure(err);
     }
+  }
+
+  /** Runs a user's shell command in the session's workspace (idle sessions only), waking a dormant one. */
+  async userCommand(info: SessionStartInfo, cmd: UserCommand, requestId?: string): Promise<UserCommandResult> {
+    try {
+      return await this.client().workflow.executeUpdateWithStart(userCommandUpdate, {
+        args: [cmd],
+        updateId: requestId ?? randomUUID(),
+        startWorkflowOperation: this.startOperation(info),
+      });
+    } catch (err) {
+      throw translateFailure(err);
+    }
+  }
+
+  /** Stops the running user command, if any. */
+  async abortUserCommand(sessionId: string, requestId?: string): Promise<{ stopped: boolean }> {
+    return this.onRunning(sessionId, { stopped: false }, (h) => h.executeUpdate(abortUserCommandUpdate, { args: [], updateId: requestId ?? randomUUID() }));
   }
 
   /** Stops the running turn, if any (a session whose workflow is not running has none). */

@@ -185,7 +185,7 @@ test('error codes: unknown op, unknown model, unknown session, no dialog, no log
   expect((await c.failure('resolve_dialog', { 'dialog-id': 'call_x', result: true })).code).toBe('request/no-active-dialog');
   expect((await c.failure('login_complete', {})).code).toBe('request/no-pending-login');
   expect((await c.failure('login_begin', {})).message).toContain('ANTHROPIC_API_KEY');
-  expect((await c.failure('bash', { command: 'ls' })).code).toBe('runtime/failed');
+  expect((await c.failure('bash', {})).code).toBe('request/invalid-params');
   c.handler.close();
 });
 

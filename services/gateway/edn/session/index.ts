@@ -8,6 +8,7 @@ import { dialogOps } from './ops/dialogs';
 import { navigationOps } from './ops/navigation';
 import { readOps } from './ops/reads';
 import { settingsOps } from './ops/settings';
+import { shellOps } from './ops/shell';
 import { turnOps } from './ops/turns';
 import { unavailableOps } from './ops/unavailable';
 
@@ -25,6 +26,7 @@ export const EDN_OPS: Readonly<Record<string, OpHandler>> = {
   ...navigationOps,
   ...commandOps,
   ...dialogOps,
+  ...shellOps,
   ...unavailableOps,
 };
 

@@ -3,8 +3,7 @@ import type { OpHandler } from '../op-context';
 
 /**
  * Ops psi's clients send that have no counterpart in strand, answered with a clear error instead of
- * pretending: strand has no OAuth login (providers use API keys from the environment), and shell
- * commands run only inside the agent's tools on the worker (the gateway runs nothing itself).
+ * pretending: strand has no OAuth login (providers use API keys from the environment).
  */
 export const unavailableOps: Record<string, OpHandler> = {
   login_begin: async (ctx) => {
@@ -13,11 +12,5 @@ export const unavailableOps: Record<string, OpHandler> = {
   },
   login_complete: async () => {
     throw new EdnOpError(EdnErrorCode.noPendingLogin, 'no login is pending: strand uses API keys from the environment, not OAuth');
-  },
-  bash: async () => {
-    throw new EdnOpError(EdnErrorCode.failed, 'strand runs shell commands only as the agent\'s tool (on the worker, in the session\'s project): ask for it in a prompt, e.g. "run `ls`"');
-  },
-  abort_bash: async () => {
-    throw new EdnOpError(EdnErrorCode.failed, 'strand runs no shell commands outside the agent\'s tools: abort stops the running turn and its command');
   },
 };
