@@ -20,6 +20,7 @@ import { startTestStack, type TestStack } from '../harness/stack-fixture';
  * 10,000+ generated malformed frames while a healthy session prompts on another connection.
  */
 const TOKEN = 'tok-edn-alice';
+const BOB_TOKEN = 'tok-edn-bob';
 const MAX_CONNECTIONS = 8;
 const MAX_PENDING = 8;
 const MAX_FRAME = 64 * 1024;
@@ -35,7 +36,7 @@ const procs: EdnProcess[] = [];
 
 beforeAll(async () => {
   stack = await startTestStack({
-    STRAND_TOKENS: `${TOKEN}:alice`,
+    STRAND_TOKENS: `${TOKEN}:alice,${BOB_TOKEN}:bob`,
     STRAND_EDN_MAX_CONNECTIONS: String(MAX_CONNECTIONS),
     STRAND_EDN_MAX_PENDING: String(MAX_PENDING),
     STRAND_EDN_MAX_FRAME_BYTES: String(MAX_FRAME),
@@ -199,6 +200,32 @@ describe('TCP', () => {
     const c = await tcp();
     expect(await c.handshake(extra as EdnMap)).toMatchObject({ kind: kw('error'), 'error-code': EdnErrorCode.unauthorized, op: 'handshake' });
     await c.waitForClose(5_000);
+  });
+
+  test("another principal's session answers over EDN exactly as an unknown one, and is left as it was", async () => {
+    const alice = await authed();
+    const aliceSession = ((await alice.request('new_session')).data as EdnMap)['session-id'] as string;
+    expect(aliceSession).toMatch(/\S/);
+    const bob = await tcp();
+    expect(kindOf(await bob.handshake({ 'auth-token': BOB_TOKEN }))).toBe('response');
+    const strip = (f: EdnMap, id: string) => ({ code: f['error-code'], op: f.op, message: String(f['error-message']).replaceAll(id, '<id>') });
+    const unknown = 'sess_unknown_to_everyone';
+    for (const [op, params] of [
+      ['switch_session', (id: string) => ({ 'session-id': id })],
+      ['get_messages', (id: string) => ({ 'session-id': id })],
+      ['get_state', (id: string) => ({ 'session-id': id })],
+      ['prompt', (id: string) => ({ 'session-id': id, message: 'hello from bob' })],
+      ['set_model', (id: string) => ({ 'session-id': id, provider: 'scripted', 'model-id': 'echo' })],
+      ['abort', (id: string) => ({ 'session-id': id })],
+    ] as const) {
+      const foreign = await bob.request(op, params(aliceSession));
+      const none = await bob.request(op, params(unknown));
+      expect([op, strip(foreign, aliceSession)]).toEqual([op, strip(none, unknown)]);
+      expect(foreign['error-code']).toBe(EdnErrorCode.notFound);
+    }
+    // Nothing of bob's reached alice's session.
+    const messages = (await alice.request('get_messages', { 'session-id': aliceSession })).data as EdnMap;
+    expect(messages.messages).toEqual([]);
   });
 
   test('the right token: ready, and the gateway answers ops', async () => {
