@@ -67,6 +67,7 @@ async function main(): Promise<void> {
       maxSendBufferBytes: config.limits.maxSendBufferBytes,
       slowConsumerMs: config.limits.slowConsumerMs,
       maxFrameBytes: config.limits.maxWsFrameBytes,
+      pingIntervalMs: config.limits.wsPingIntervalMs,
     },
   });
   onShutdown(async () => {

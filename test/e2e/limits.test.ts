@@ -46,6 +46,8 @@ beforeAll(async () => {
     STRAND_REQUEST_TIMEOUT_MS: '3000',
     STRAND_HEADERS_TIMEOUT_MS: '2000',
     STRAND_RATE_LIMIT: '1000/2000',
+    // Longer than the slow-consumer time: a client that stops reading is cut as a slow consumer first.
+    STRAND_WS_PING_INTERVAL_MS: '4000',
   });
   base = stack.urls.gateway;
   wsUrl = `${base.replace(/^http/, 'ws')}/v1/rpc`;
@@ -331,3 +333,27 @@ test('POST /v1/chat/stream counts against the event-stream cap, and a chat strea
     expect(again.map((c) => c.status)).toEqual(Array(MAX_SSE - 1).fill(200));
   });
 }, 120_000);
+
+test('a WebSocket peer that stops answering pings is dropped; one that answers stays', async () => {
+  const open = (autoPong: boolean) =>
+    new Promise<WebSocket>((resolve, reject) => {
+      const ws = new WebSocket(wsUrl, { autoPong });
+      cleanup.push(() => ws.terminate());
+      ws.once('open', () => resolve(ws));
+      ws.once('error', reject);
+    });
+  const silent = await open(false);
+  const healthy = await open(true);
+  const closed = new Promise<number>((resolve) => silent.once('close', (code) => resolve(code)));
+  const startedAt = Date.now();
+  // Pinged every 4 s: no pong by the next ping means dead (terminated: 1006 on this side).
+  expect(await closed).toBe(1006);
+  expect(Date.now() - startedAt).toBeLessThan(12_000);
+  await waitForLog(/no pong to the last ping/);
+  expect(healthy.readyState).toBe(WebSocket.OPEN);
+  const answered = new Promise<string>((resolve) => healthy.once('message', (d) => resolve(String(d))));
+  const id = rpcId();
+  healthy.send(JSON.stringify({ id, type: 'status.get' }));
+  expect(JSON.parse(await answered)).toMatchObject({ id, type: 'status.result' });
+  healthy.close();
+}, 30_000);

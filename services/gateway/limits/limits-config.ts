@@ -16,6 +16,11 @@ export interface GatewayLimits {
   slowConsumerMs: number;
   /** Largest WebSocket message a client may send; a bigger one closes the socket with 1009. */
   maxWsFrameBytes: number;
+  /**
+   * How often the gateway pings each WebSocket; a socket that has not answered the previous ping by
+   * the next one is dead (a peer gone without a close, a half-open TCP connection) and is dropped.
+   */
+  wsPingIntervalMs: number;
   /** Time a client has to send a whole request (headers and body); then 408 and the connection is closed. */
   requestTimeoutMs: number;
   /** Time a client has to send a request's headers (slow-header attacks). */
@@ -28,6 +33,7 @@ export const DEFAULT_LIMITS: GatewayLimits = {
   maxSendBufferBytes: 4 * 1024 * 1024,
   slowConsumerMs: 10_000,
   maxWsFrameBytes: 16 * 1024 * 1024,
+  wsPingIntervalMs: 30_000,
   requestTimeoutMs: 30_000,
   headersTimeoutMs: 10_000,
 };
@@ -54,6 +60,7 @@ export function limitsFromEnv(env: NodeJS.ProcessEnv = process.env): GatewayLimi
     maxSendBufferBytes: positiveInt(env, 'STRAND_MAX_SEND_BUFFER_BYTES', DEFAULT_LIMITS.maxSendBufferBytes),
     slowConsumerMs: positiveInt(env, 'STRAND_SLOW_CONSUMER_MS', DEFAULT_LIMITS.slowConsumerMs),
     maxWsFrameBytes: positiveInt(env, 'STRAND_MAX_WS_FRAME_BYTES', DEFAULT_LIMITS.maxWsFrameBytes),
+    wsPingIntervalMs: positiveInt(env, 'STRAND_WS_PING_INTERVAL_MS', DEFAULT_LIMITS.wsPingIntervalMs),
     requestTimeoutMs,
     headersTimeoutMs: Math.min(requestTimeoutMs, positiveInt(env, 'STRAND_HEADERS_TIMEOUT_MS', DEFAULT_LIMITS.headersTimeoutMs)),
   };

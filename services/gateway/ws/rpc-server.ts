@@ -24,6 +24,8 @@ export interface RpcServerDeps extends RpcConnectionDeps {
     maxSendBufferBytes?: number;
     slowConsumerMs?: number;
     maxFrameBytes?: number;
+    /** Ping every this often; no pong by the next ping drops the socket (default 30 s). */
+    pingIntervalMs?: number;
   };
 }
 
@@ -89,7 +91,25 @@ export function attachRpcServer(server: ServerType, deps: RpcServerDeps): RpcSer
     wss.handleUpgrade(req, socket, head, (ws) => serveSocket(ws, principal));
   });
 
+  // Dead peers (gone without a close, half-open TCP) would hold their slot and session feed forever:
+  // every socket is pinged, and one that has not answered the previous ping by the next is dropped.
+  const alive = new WeakMap<WebSocket, boolean>();
+  const pinger = setInterval(() => {
+    for (const ws of wss.clients) {
+      if (alive.get(ws) === false) {
+        deps.log.warn('WebSocket client dropped: no pong to the last ping');
+        ws.terminate();
+        continue;
+      }
+      alive.set(ws, false);
+      ws.ping();
+    }
+  }, deps.limits?.pingIntervalMs ?? DEFAULT_LIMITS.wsPingIntervalMs);
+  pinger.unref();
+
   const serveSocket = (ws: WebSocket, principal: string) => {
+    alive.set(ws, true);
+    ws.on('pong', () => alive.set(ws, true));
     let cut = false;
     const cutSlowConsumer = () => {
       cut = true;
@@ -129,6 +149,7 @@ export function attachRpcServer(server: ServerType, deps: RpcServerDeps): RpcSer
 
   return {
     close() {
+      clearInterval(pinger);
       for (const ws of wss.clients) ws.close(1001, 'the gateway is stopping');
       // Sockets that do not finish the closing handshake promptly are cut.
       setTimeout(() => {
