@@ -26,3 +26,12 @@ export function portFromEnv(name: string, fallback: number, env: NodeJS.ProcessE
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`${name}=${raw} is not a TCP port`);
   return port;
 }
+
+/** A positive integer from `name`, the default when unset; anything else is an error naming the variable. */
+export function positiveIntFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name}=${raw} is not a positive integer`);
+  return n;
+}

@@ -1,4 +1,4 @@
-import { portFromEnv } from '../../common/env';
+import { portFromEnv, positiveIntFromEnv } from '../../common/env';
 
 /** The EDN transports' settings (README "Emacs / EDN"); the same for stdio and TCP where they apply. */
 export interface EdnConfig {
@@ -27,22 +27,14 @@ export const DEFAULT_EDN_CONFIG: EdnConfig = {
   handshakeTimeoutMs: 30_000,
 };
 
-function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name]?.trim();
-  if (!raw) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name}=${raw} is not a positive integer`);
-  return n;
-}
-
 export function ednConfigFromEnv(env: NodeJS.ProcessEnv = process.env): EdnConfig {
   const d = DEFAULT_EDN_CONFIG;
   return {
     port: portFromEnv('STRAND_EDN_PORT', d.port, env),
-    maxPending: positiveInt(env, 'STRAND_EDN_MAX_PENDING', d.maxPending),
-    maxFrameBytes: positiveInt(env, 'STRAND_EDN_MAX_FRAME_BYTES', d.maxFrameBytes),
-    maxConnections: positiveInt(env, 'STRAND_EDN_MAX_CONNECTIONS', d.maxConnections),
-    maxSendBufferBytes: positiveInt(env, 'STRAND_EDN_MAX_SEND_BUFFER_BYTES', d.maxSendBufferBytes),
-    handshakeTimeoutMs: positiveInt(env, 'STRAND_EDN_HANDSHAKE_TIMEOUT_MS', d.handshakeTimeoutMs),
+    maxPending: positiveIntFromEnv(env, 'STRAND_EDN_MAX_PENDING', d.maxPending),
+    maxFrameBytes: positiveIntFromEnv(env, 'STRAND_EDN_MAX_FRAME_BYTES', d.maxFrameBytes),
+    maxConnections: positiveIntFromEnv(env, 'STRAND_EDN_MAX_CONNECTIONS', d.maxConnections),
+    maxSendBufferBytes: positiveIntFromEnv(env, 'STRAND_EDN_MAX_SEND_BUFFER_BYTES', d.maxSendBufferBytes),
+    handshakeTimeoutMs: positiveIntFromEnv(env, 'STRAND_EDN_HANDSHAKE_TIMEOUT_MS', d.handshakeTimeoutMs),
   };
 }

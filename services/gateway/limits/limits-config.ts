@@ -1,3 +1,4 @@
+import { positiveIntFromEnv } from '../../common/env';
 /**
  * The gateway's resource limits on its HTTP+SSE and WebSocket transports, from the environment. Each
  * bound keeps one client (or many) from taking memory, sockets or time that others need.
@@ -38,30 +39,21 @@ export const DEFAULT_LIMITS: GatewayLimits = {
   headersTimeoutMs: 10_000,
 };
 
-/** A positive integer from `name`, the default when unset; anything else is an error naming the variable. */
-function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name]?.trim();
-  if (!raw) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name}=${raw} is not a positive integer`);
-  return n;
-}
-
 /**
  * STRAND_MAX_SSE_CONNECTIONS, STRAND_MAX_WS_CONNECTIONS, STRAND_MAX_SEND_BUFFER_BYTES,
  * STRAND_SLOW_CONSUMER_MS, STRAND_MAX_WS_FRAME_BYTES, STRAND_REQUEST_TIMEOUT_MS and STRAND_HEADERS_TIMEOUT_MS. Node requires
  * the headers timeout not to exceed the request timeout, so it is clamped to it.
  */
 export function limitsFromEnv(env: NodeJS.ProcessEnv = process.env): GatewayLimits {
-  const requestTimeoutMs = positiveInt(env, 'STRAND_REQUEST_TIMEOUT_MS', DEFAULT_LIMITS.requestTimeoutMs);
+  const requestTimeoutMs = positiveIntFromEnv(env, 'STRAND_REQUEST_TIMEOUT_MS', DEFAULT_LIMITS.requestTimeoutMs);
   return {
-    maxSseConnections: positiveInt(env, 'STRAND_MAX_SSE_CONNECTIONS', DEFAULT_LIMITS.maxSseConnections),
-    maxWsConnections: positiveInt(env, 'STRAND_MAX_WS_CONNECTIONS', DEFAULT_LIMITS.maxWsConnections),
-    maxSendBufferBytes: positiveInt(env, 'STRAND_MAX_SEND_BUFFER_BYTES', DEFAULT_LIMITS.maxSendBufferBytes),
-    slowConsumerMs: positiveInt(env, 'STRAND_SLOW_CONSUMER_MS', DEFAULT_LIMITS.slowConsumerMs),
-    maxWsFrameBytes: positiveInt(env, 'STRAND_MAX_WS_FRAME_BYTES', DEFAULT_LIMITS.maxWsFrameBytes),
-    wsPingIntervalMs: positiveInt(env, 'STRAND_WS_PING_INTERVAL_MS', DEFAULT_LIMITS.wsPingIntervalMs),
+    maxSseConnections: positiveIntFromEnv(env, 'STRAND_MAX_SSE_CONNECTIONS', DEFAULT_LIMITS.maxSseConnections),
+    maxWsConnections: positiveIntFromEnv(env, 'STRAND_MAX_WS_CONNECTIONS', DEFAULT_LIMITS.maxWsConnections),
+    maxSendBufferBytes: positiveIntFromEnv(env, 'STRAND_MAX_SEND_BUFFER_BYTES', DEFAULT_LIMITS.maxSendBufferBytes),
+    slowConsumerMs: positiveIntFromEnv(env, 'STRAND_SLOW_CONSUMER_MS', DEFAULT_LIMITS.slowConsumerMs),
+    maxWsFrameBytes: positiveIntFromEnv(env, 'STRAND_MAX_WS_FRAME_BYTES', DEFAULT_LIMITS.maxWsFrameBytes),
+    wsPingIntervalMs: positiveIntFromEnv(env, 'STRAND_WS_PING_INTERVAL_MS', DEFAULT_LIMITS.wsPingIntervalMs),
     requestTimeoutMs,
-    headersTimeoutMs: Math.min(requestTimeoutMs, positiveInt(env, 'STRAND_HEADERS_TIMEOUT_MS', DEFAULT_LIMITS.headersTimeoutMs)),
+    headersTimeoutMs: Math.min(requestTimeoutMs, positiveIntFromEnv(env, 'STRAND_HEADERS_TIMEOUT_MS', DEFAULT_LIMITS.headersTimeoutMs)),
   };
 }
