@@ -14,6 +14,20 @@ export interface TestStack extends Stack {
 }
 
 export async function startTestStack(serviceEnv: NodeJS.ProcessEnv = {}): Promise<TestStack> {
+  // Free ports are picked, then released, then bound: another process (a parallel stack, an ephemeral
+  // client socket) can take one in between — the Temporal dev server also binds internal ports of its
+  // own choosing. Such a start fails with "address already in use"; it is retried on fresh ports.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startTestStackOnce(serviceEnv);
+    } catch (err) {
+      if (attempt >= 3 || !/address already in use|EADDRINUSE/i.test((err as Error).message)) throw err;
+      process.stderr.write(`[stack-fixture] a port was taken while the stack started (attempt ${attempt}); retrying on fresh ports\n`);
+    }
+  }
+}
+
+async function startTestStackOnce(serviceEnv: NodeJS.ProcessEnv): Promise<TestStack> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-e2e-'));
   const output: string[] = [];
   const verbose = !!process.env.STRAND_TEST_VERBOSE;
