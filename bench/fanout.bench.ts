@@ -1,10 +1,8 @@
-import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
-import path from 'node:path';
-import { connect, type NatsConnection } from 'nats';
+import type { NatsConnection } from 'nats';
 import { agentEventSubject, EVENT_TYPE_HEADER } from '../contracts/agent-event-stream';
-import { startStack } from '../infra/stack/stack';
+import { startLatencyStack } from './latency-common';
 import { median, ms, nowMs, percentile } from './stats';
 
 /**
@@ -116,23 +114,8 @@ async function post(base: string, route: string, body: unknown): Promise<Record<
 }
 
 async function main() {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-bench-fanout-'));
-  const scripts = path.join(dataDir, 'scripts');
-  fs.mkdirSync(scripts);
-  const text = Array.from({ length: DELTAS }, (_, i) => `d${i} `);
-  fs.writeFileSync(path.join(scripts, `${SCRIPT}.json`), JSON.stringify({ steps: [[{ type: 'text', text }]] }));
-  progress('starting the stack');
-  const stack = await startStack(
-    {
-      dataDir,
-      host: '127.0.0.1',
-      ports: { temporal: 0, temporalUi: 0, nats: 0, gateway: 0 },
-      ui: false,
-      serviceEnv: { STRAND_LOG_LEVEL: 'warn', STRAND_RATE_LIMIT: '100000/100000', STRAND_SCRIPTS_DIR: scripts, STRAND_SCRIPTED_DELTA_DELAY_MS: String(DELAY_MS) },
-    },
-    () => undefined,
-  );
-  const nc = await connect({ servers: stack.urls.nats, name: 'bench-fanout-floor' });
+  // A high rate limit: 100 subscribers open their streams at once from one address.
+  const { stack, nc, stop } = await startLatencyStack({ name: 'fanout', script: SCRIPT, deltas: DELTAS, delayMs: DELAY_MS, env: { STRAND_RATE_LIMIT: '100000/100000' } });
   const base = stack.urls.gateway;
   const levels = [1, SUBSCRIBERS];
   const perRun = new Map<number, Array<{ p50: number; p99: number; deltas: number; mismatched: number }>>(levels.map((l) => [l, []]));
@@ -187,9 +170,7 @@ async function main() {
       ),
     );
   } finally {
-    await nc.close();
-    await stack.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await stop();
   }
 }
 

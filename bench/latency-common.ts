@@ -138,7 +138,7 @@ export interface LatencyStack {
 }
 
 /** A local stack whose `scripted/<script>` model streams `deltas` deltas `delayMs` apart, and the floor's NATS connection. */
-export async function startLatencyStack(opts: { name: string; script: string; deltas: number; delayMs: number }): Promise<LatencyStack> {
+export async function startLatencyStack(opts: { name: string; script: string; deltas: number; delayMs: number; env?: NodeJS.ProcessEnv }): Promise<LatencyStack> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `strand-bench-${opts.name}-`));
   const scripts = path.join(dataDir, 'scripts');
   fs.mkdirSync(scripts);
@@ -151,7 +151,7 @@ export async function startLatencyStack(opts: { name: string; script: string; de
       host: '127.0.0.1',
       ports: { temporal: 0, temporalUi: 0, nats: 0, gateway: 0 },
       ui: false,
-      serviceEnv: { STRAND_LOG_LEVEL: 'warn', STRAND_SCRIPTS_DIR: scripts, STRAND_SCRIPTED_DELTA_DELAY_MS: String(opts.delayMs) },
+      serviceEnv: { STRAND_LOG_LEVEL: 'warn', STRAND_SCRIPTS_DIR: scripts, STRAND_SCRIPTED_DELTA_DELAY_MS: String(opts.delayMs), ...opts.env },
     },
     () => undefined,
   );
