@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { agentPhaseSchema } from './agent-phase';
 import { contentBlockSchema } from './session-store/messages';
 
 /**
@@ -7,17 +8,7 @@ import { contentBlockSchema } from './session-store/messages';
  * thing the agent does becomes a new member of this union first.
  */
 
-/** The phases a session moves through; `session.state` reports the current one. */
-export const agentPhaseSchema = z.enum([
-  'idle',
-  'thinking',
-  'tool_execution',
-  'waiting_approval',
-  'retrying',
-  'compacting',
-  'error',
-]);
-export type AgentPhase = z.infer<typeof agentPhaseSchema>;
+export { agentPhaseSchema, type AgentPhase } from './agent-phase';
 
 /** Token/cost accounting carried by `usage` and final assistant messages. */
 export const eventUsageSchema = z.object({

@@ -14,6 +14,3 @@ export const compactionDataSchema = z.object({
   instructions: z.string().optional(),
 });
 export type CompactionData = z.infer<typeof compactionDataSchema>;
-
-/** Share of the model's context window past which a turn compacts before its next step. */
-export const DEFAULT_COMPACTION_THRESHOLD = 0.8;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import { agentPhaseSchema } from './agent-events';
+import { agentPhaseSchema } from './agent-phase';
 import { modelIdSchema } from './models';
 import { approvalPolicySchema, sessionRecordSchema, sessionSettingsSchema, thinkingLevelSchema, type SessionSettings } from './session-settings';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineSignal } from '@temporalio/workflow';
-import { agentPhaseSchema } from './agent-events';
+import { agentPhaseSchema } from './agent-phase';
 import { seenRequestSchema, sessionSettingsSchema } from './session-settings';
 
 /**

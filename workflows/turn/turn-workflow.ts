@@ -14,7 +14,7 @@ import {
   type TurnWorkflowResult,
 } from '../../contracts/turn-workflow';
 import { turnId as turnIdOf } from '../../contracts/workflow-ids';
-import { DEFAULT_COMPACTION_THRESHOLD } from '../../contracts/compaction';
+import { DEFAULT_COMPACTION_THRESHOLD } from '../../contracts/session-settings';
 import { COMPACTION_OPTIONS, compaction } from '../session/session-events';
 import { noRetry, storeRetry } from '../retry-policies';
 import { DEFAULT_RETRY_OPTIONS, decideRetry } from './retry-decision';
