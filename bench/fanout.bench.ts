@@ -1,8 +1,8 @@
-import http from 'node:http';
 import os from 'node:os';
 import type { NatsConnection } from 'nats';
 import { agentEventSubject, EVENT_TYPE_HEADER } from '../contracts/agent-event-stream';
 import { startLatencyStack } from './latency-common';
+import { rawSseSubscribe } from './raw-sse-client';
 import { median, ms, nowMs, percentile } from './stats';
 
 /**
@@ -12,8 +12,9 @@ import { median, ms, nowMs, percentile } from './stats';
  * subscriber on the agent-events subjects (the floor, same process, same run). Each run measures 1
  * subscriber, then SUBSCRIBERS subscribers, so the baseline is taken in the same run under the same
  * load; p50/p99 per run, median of RUNS runs. Target: the fan-out p99 at most 2× the single one.
- * Every subscriber is its own HTTP connection with a minimal SSE parser, all in this process (which
- * therefore also pays for parsing 100 streams). Run: `npm run bench:fanout` (BENCH_RUNS,
+ * Every subscriber is its own HTTP connection, all in this process; each only notes its reads and
+ * their times while the turn streams and parses them afterwards (raw-sse-client.ts), so that one
+ * process playing 100 clients does not add its own parsing to the later clients' arrivals. Run: `npm run bench:fanout` (BENCH_RUNS,
  * BENCH_SUBSCRIBERS, BENCH_DELTAS, BENCH_DELTA_DELAY_MS). Prints one JSON document.
  */
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -57,54 +58,14 @@ function addedLatencies(floor: Arrival[], subscribers: Arrival[][]): { added: nu
   return { added, mismatched };
 }
 
-/** One SSE subscriber: resolves `connected` once the answer's headers are in, `done` with its deltas at `turn.finished`. */
+/** One SSE subscriber (a raw socket that parses after the turn): `done` has its deltas' arrivals. */
 function subscribe(base: string, sid: string): { connected: Promise<void>; done: Promise<Arrival[]>; close: () => void } {
-  const arrivals: Arrival[] = [];
-  let req: http.ClientRequest;
-  let onConnected!: () => void;
-  const connected = new Promise<void>((resolve) => (onConnected = resolve));
-  const done = new Promise<Arrival[]>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no turn.finished within ${TIMEOUT_MS} ms`)), TIMEOUT_MS);
-    req = http.get(`${base}/api/sessions/${sid}/events`, { agent: false, headers: { Accept: 'text/event-stream' } }, (res) => {
-      if (res.statusCode !== 200) return reject(new Error(`events answered ${res.statusCode}`));
-      onConnected();
-      res.setEncoding('utf8');
-      let buffer = '';
-      res.on('data', (chunk: string) => {
-        const at = nowMs();
-        buffer += chunk;
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const frame = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          if (frame.startsWith('event: message.delta\n')) {
-            const data = frame.slice(frame.indexOf('data: ') + 6, frame.indexOf('\n', frame.indexOf('data: ')));
-            arrivals.push({ at, text: (JSON.parse(data) as { content: string }).content });
-          } else if (frame.startsWith('event: turn.finished\n')) {
-            clearTimeout(timer);
-            resolve(arrivals);
-          }
-        }
-      });
-      res.on('error', (err) => {
-        if (!closed) reject(err);
-      });
-    });
-    req.on('error', (err) => {
-      if (!closed) reject(err);
-    });
-  });
-  // A failure is reported where `done` is awaited; until then it must not count as unhandled.
+  const sub = rawSseSubscribe(`${base}/api/sessions/${sid}/events`, 'event: turn.finished\n', TIMEOUT_MS);
+  const done = sub.done.then((frames) =>
+    frames.filter((f) => f.event === 'message.delta').map((f) => ({ at: f.at, text: (JSON.parse(f.data) as { content: string }).content })),
+  );
   done.catch(() => undefined);
-  let closed = false;
-  return {
-    connected,
-    done,
-    close: () => {
-      closed = true;
-      req.destroy();
-    },
-  };
+  return { connected: sub.connected, done, close: sub.close };
 }
 
 async function post(base: string, route: string, body: unknown): Promise<Record<string, unknown>> {

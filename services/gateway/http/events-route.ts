@@ -4,7 +4,7 @@ import { Hono, type Context } from 'hono';
 import { ErrorCode, StrandError } from '../../../contracts/errors';
 import { eventsAfterSchema } from '../../../contracts/http-api';
 import type { Logger } from '../../common/logger';
-import type { EventSubscription } from '../events/agent-event-reader';
+import type { EventSubscription, SequencedEvent } from '../events/agent-event-reader';
 import { ConnectionLimiter } from '../limits/connection-limiter';
 import { DEFAULT_LIMITS } from '../limits/limits-config';
 import { WritablePacer } from '../limits/writable-pacer';
@@ -45,6 +45,22 @@ function nodeResponseOf(c: Context): ServerResponse | undefined {
 const sseFrame = (id: number, event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\nid: ${id}\n\n`;
 
 /**
+ * Each event's SSE frame, encoded once: the readers of a session share one feed that hands every one
+ * of them the same event object, so a session watched by a hundred clients maps, serializes and
+ * encodes each event once, not a hundred times (null: HTTP has no frame for it).
+ */
+const encodedFrames = new WeakMap<SequencedEvent, Buffer | null>();
+function encodedFrame(event: SequencedEvent): Buffer | null {
+  let encoded = encodedFrames.get(event);
+  if (encoded === undefined) {
+    const frame = toHttpEvent(event.envelope);
+    encoded = frame ? Buffer.from(sseFrame(event.seq, frame.event, frame.data)) : null;
+    encodedFrames.set(event, encoded);
+  }
+  return encoded;
+}
+
+/**
  * `GET /api/sessions/{id}/events`: the session's events as SSE, one compact `data:` line per frame
  * with `id: <seq>`. The JetStream read is opened before the response starts, so an event published
  * right after the client sees the headers is not missed. Frames are written straight to Node's
@@ -70,11 +86,11 @@ export function eventsRoute(deps: EventsDeps): Hono {
     res.once('close', () => subscription.stop());
     let slow = false;
     try {
-      for await (const { seq, envelope } of subscription) {
+      for await (const event of subscription) {
         if (!out.open) break;
-        const frame = toHttpEvent(envelope);
+        const frame = encodedFrame(event);
         if (!frame) continue;
-        out.write(sseFrame(seq, frame.event, frame.data));
+        out.write(frame);
         // Over the bound, the next event is not read until the client has caught up (or is cut).
         if (!(await out.room(slowConsumerMs))) {
           slow = out.open;

@@ -25,7 +25,7 @@ export class WritablePacer {
     return !this.out.destroyed && !this.out.writableEnded;
   }
 
-  write(text: string): void {
+  write(text: string | Buffer): void {
     if (this.open) this.out.write(text);
   }
 
