@@ -67,7 +67,11 @@ export interface Received {
 /**
  * One run: the floor listens while `streams` runs one turn per session; then the i-th delta a client
  * received is matched with the i-th the floor saw for that session. `client` is publish → client per
- * delta, `added` is client − floor (both clocked here).
+ * delta, `added` is client − floor (both clocked here), over the whole run. `addedAllStreaming` is
+ * the same for the deltas published while every session of the run was streaming (from the last
+ * session's first delta to the first session's last, at the floor): the level's concurrency proper,
+ * without the ramp in which turns are still being started (a burst of Temporal work that loads the
+ * machine, not the transport) and the ramp down. Null when no moment had every session streaming.
  */
 export async function measureRun(nc: NatsConnection, streams: () => Promise<Received[]>) {
   const floor = subscribeFloor(nc);
@@ -79,6 +83,7 @@ export async function measureRun(nc: NatsConnection, streams: () => Promise<Rece
     const clientMs: number[] = [];
     const addedMs: number[] = [];
     const spans: Array<[number, number]> = [];
+    const timed: Array<{ at: number; added: number }> = [];
     let mismatched = 0;
     for (const { sessionId, arrivals: got } of received) {
       const seen = floor.bySession.get(sessionId) ?? [];
@@ -92,11 +97,16 @@ export async function measureRun(nc: NatsConnection, streams: () => Promise<Rece
         }
         floorMs.push(f.sinceTs!);
         addedMs.push(w.at - f.at);
+        timed.push({ at: f.at, added: w.at - f.at });
         clientMs.push(f.sinceTs! + (w.at - f.at));
       }
       if (seen.length > 0) spans.push([seen[0]!.at, seen[seen.length - 1]!.at]);
     }
-    return { floor: pct(floorMs), client: pct(clientMs), added: pct(addedMs), deltas: addedMs.length, mismatched, atOnce: mostAtOnce(spans) };
+    const from = Math.max(...spans.map((x) => x[0]));
+    const to = Math.min(...spans.map((x) => x[1]));
+    const inWindow = timed.filter((x) => x.at >= from && x.at <= to).map((x) => x.added);
+    const allStreaming = spans.length > 0 && to > from && inWindow.length > 0 ? { ...pct(inWindow), deltas: inWindow.length, window_ms: ms(to - from) } : null;
+    return { floor: pct(floorMs), client: pct(clientMs), added: pct(addedMs), addedAllStreaming: allStreaming, deltas: addedMs.length, mismatched, atOnce: mostAtOnce(spans) };
   } finally {
     floor.stop();
   }
@@ -109,7 +119,9 @@ export async function runLevel(runs: number, level: number, unit: string, oneRun
     const t0 = nowMs();
     results.push(await oneRun(`c${level}r${r}`));
     const last = results[results.length - 1]!;
-    progress(`${level} ${unit}, run ${r + 1}/${runs}: ${last.deltas} deltas in ${((nowMs() - t0) / 1000).toFixed(1)} s, added p50 ${ms(last.added.p50)} p99 ${ms(last.added.p99)} ms`);
+    const all = last.addedAllStreaming;
+    const window = all ? `; all streaming (${all.deltas} deltas in ${(all.window_ms / 1000).toFixed(1)} s): p50 ${ms(all.p50)} p99 ${ms(all.p99)} ms` : '; never all streaming at once';
+    progress(`${level} ${unit}, run ${r + 1}/${runs}: ${last.deltas} deltas in ${((nowMs() - t0) / 1000).toFixed(1)} s, added p50 ${ms(last.added.p50)} p99 ${ms(last.added.p99)} ms${window}`);
   }
   return results;
 }
@@ -121,6 +133,10 @@ export function summarizeLevel(runs: RunResult[], clientKey: string) {
     floor_nats_subscriber_ms: { p50: med((x) => x.floor.p50), p99: med((x) => x.floor.p99) },
     [clientKey]: { p50: med((x) => x.client.p50), p99: med((x) => x.client.p99) },
     added_ms: { p50: med((x) => x.added.p50), p99: med((x) => x.added.p99) },
+    // Null when some run never had every session streaming at once (streams shorter than the ramp).
+    added_ms_all_streaming: runs.every((x) => x.addedAllStreaming)
+      ? { p50: med((x) => x.addedAllStreaming!.p50), p99: med((x) => x.addedAllStreaming!.p99), deltas_per_run: runs.map((x) => x.addedAllStreaming!.deltas) }
+      : null,
     deltas_per_run: runs.map((x) => x.deltas),
     mismatched_deltas: runs.reduce((n, x) => n + x.mismatched, 0),
     most_streaming_at_once: Math.max(...runs.map((x) => x.atOnce)),
