@@ -1,0 +1,177 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { startStack, type Stack } from '../infra/stack/stack';
+import { openSse, type SseConnection } from '../test/harness/sse-client';
+import { median, ms, nowMs, percentile } from './stats';
+import { floorPromptUpdate, type FloorActivities } from './temporal-floor/floor-workflows';
+
+/**
+ * Temporal's own floor under strand's turn, on this machine, in the same run as strand's figures.
+ * The floor is the least a turn can be on strand's architecture (bench/temporal-floor/): a prompt
+ * update to a session workflow, a child turn workflow, its model-step activity (and a tool activity
+ * and a second model step, for throughput), run by a worker in this process on the stack's own
+ * Temporal dev server — no store, no events, no provider. Figures:
+ * - latency, one session, turns one after another: prompt → model step started (floor) next to
+ *   strand's prompt → first `message.delta` at an SSE client (scripted/echo, no delay);
+ * - throughput: CONCURRENCY sessions each running turns with one tool call, floor turns/s, with the
+ *   Temporal server's CPU milliseconds per turn.
+ * Strand's own throughput is bench:agent's (the same turn shape with a real SDK and a tool).
+ * Run: `npm run bench:temporal-floor` (BENCH_RUNS, BENCH_TURNS, BENCH_CONCURRENCY, BENCH_SECONDS).
+ */
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const TURNS = Number(process.env.BENCH_TURNS ?? 20);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
+const TASK_QUEUE = 'strand-temporal-floor';
+const progress = (what: string) => console.error(`[bench] ${what}`);
+const pct = (xs: number[]) => ({ p50: ms(percentile(xs, 50)), p99: ms(percentile(xs, 99)) });
+
+/** Model steps the floor's activities saw start, by turn key (resolved when the step starts). */
+const stepStarts = new Map<string, (at: number) => void>();
+const activities: FloorActivities = {
+  step: async (key, kind) => {
+    if (kind === 'model') stepStarts.get(key)?.(nowMs());
+    stepStarts.delete(key);
+  },
+};
+
+/** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on Linux). */
+const USER_HZ = 100;
+
+/** The CPU milliseconds the stack's Temporal server has used so far (Linux /proc; NaN elsewhere). */
+function temporalCpuMs(stack: Stack): number {
+  try {
+    const watchdog = stack.process('temporal').pid;
+    // The watchdog runs the server binary as its child: count the binary.
+    const server = fs.readFileSync(`/proc/${watchdog}/task/${watchdog}/children`, 'utf8').trim().split(/\s+/)[0];
+    const fields = fs.readFileSync(`/proc/${server}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / USER_HZ;
+  } catch {
+    return NaN;
+  }
+}
+
+async function floorTurn(client: Client, sessionId: string, key: string, withTool: boolean): Promise<{ firstStep: number; accepted: number }> {
+  const started = new Promise<number>((resolve) => stepStarts.set(key, resolve));
+  const t0 = nowMs();
+  const { turn } = await client.workflow.getHandle(sessionId).executeUpdate(floorPromptUpdate, { args: [{ key, withTool }] });
+  const accepted = nowMs() - t0;
+  const firstStep = (await started) - t0;
+  await client.workflow.getHandle(`${sessionId}:turn:${turn}`).result();
+  return { firstStep, accepted };
+}
+
+async function strandTurn(base: string, sid: string, events: SseConnection, i: number): Promise<number> {
+  const t0 = nowMs();
+  const res = await fetch(`${base}/api/sessions/${sid}/prompt`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: `probe ${i}` }) });
+  await res.text();
+  if (res.status !== 202) throw new Error(`prompt answered ${res.status}`);
+  let firstDelta = NaN;
+  for (;;) {
+    const e = await events.next(30_000);
+    if (!e) throw new Error('event stream ended');
+    if (e.event === 'message.delta' && Number.isNaN(firstDelta)) firstDelta = nowMs() - t0;
+    if (e.event === 'agent.state' && (JSON.parse(e.data) as { state: string }).state === 'idle') return firstDelta;
+  }
+}
+
+async function main() {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-bench-floor-'));
+  progress('starting the stack');
+  const stack = await startStack(
+    { dataDir, host: '127.0.0.1', ports: { temporal: 0, temporalUi: 0, nats: 0, gateway: 0 }, ui: false, serviceEnv: { STRAND_LOG_LEVEL: 'warn', STRAND_SCRIPTED_DELTA_DELAY_MS: '0' } },
+    () => undefined,
+  );
+  const connection = await Connection.connect({ address: stack.urls.temporal });
+  const client = new Client({ connection });
+  const workerConnection = await NativeConnection.connect({ address: stack.urls.temporal });
+  const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('./temporal-floor/floor-workflows'), logger: { trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: console.error, log: () => undefined } });
+  const worker = await Worker.create({ connection: workerConnection, taskQueue: TASK_QUEUE, workflowBundle, activities });
+  const running = worker.run();
+  const base = stack.urls.gateway;
+  let n = 0;
+  const newFloorSession = async () => (await client.workflow.start('floorSession', { taskQueue: TASK_QUEUE, workflowId: `floor-${process.pid}-${n++}` })).workflowId;
+  try {
+    const floorFirst: number[][] = [];
+    const floorAccepted: number[][] = [];
+    const strandFirst: number[][] = [];
+    for (let r = 0; r < RUNS; r++) {
+      progress(`latency run ${r + 1}/${RUNS}: ${TURNS} floor turns, then ${TURNS} strand turns`);
+      const fs_ = await newFloorSession();
+      const first: number[] = [];
+      const acc: number[] = [];
+      for (let i = 0; i < TURNS; i++) {
+        const t = await floorTurn(client, fs_, `lat-${r}-${i}`, false);
+        first.push(t.firstStep);
+        acc.push(t.accepted);
+      }
+      floorFirst.push(first);
+      floorAccepted.push(acc);
+      const { session_id: sid } = (await (await fetch(`${base}/api/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ project_path: os.tmpdir() }) })).json()) as { session_id: string };
+      const events = await openSse(`${base}/api/sessions/${sid}/events`);
+      const ours: number[] = [];
+      for (let i = 0; i < TURNS; i++) ours.push(await strandTurn(base, sid, events, i));
+      events.close();
+      strandFirst.push(ours);
+    }
+    progress(`throughput: ${CONCURRENCY} floor sessions, turns with one tool call, ${SECONDS} s`);
+    const sessions = await Promise.all(Array.from({ length: CONCURRENCY }, newFloorSession));
+    const cpu0 = temporalCpuMs(stack);
+    const t0 = nowMs();
+    let turns = 0;
+    await Promise.all(
+      sessions.map(async (sid, s) => {
+        for (let i = 0; nowMs() - t0 < SECONDS * 1000; i++) {
+          await floorTurn(client, sid, `tp-${s}-${i}`, true);
+          turns++;
+        }
+      }),
+    );
+    const seconds = (nowMs() - t0) / 1000;
+    const cpu = temporalCpuMs(stack) - cpu0;
+    const med = (runs: number[][], p: number) => ms(median(runs.map((xs) => percentile(xs, p))));
+    console.log(
+      JSON.stringify(
+        {
+          bench: 'temporal-floor',
+          runs: RUNS,
+          turns_per_run: TURNS,
+          floor: 'update → session workflow → child turn workflow → activity, worker in the bench process, same dev server as the stack',
+          floor_prompt_to_update_returned_ms: { p50: med(floorAccepted, 50), p99: med(floorAccepted, 99) },
+          floor_prompt_to_model_step_started_ms: { p50: med(floorFirst, 50), p99: med(floorFirst, 99) },
+          strand_prompt_to_first_delta_ms: { p50: med(strandFirst, 50), p99: med(strandFirst, 99) },
+          strand_above_floor_p50_ms: ms(med(strandFirst, 50) - med(floorFirst, 50)),
+          floor_per_run: floorFirst.map(pct),
+          strand_per_run: strandFirst.map(pct),
+          throughput: {
+            concurrency: CONCURRENCY,
+            turn: 'one tool call (model step, tool step, model step)',
+            floor_turns_per_s: +(turns / seconds).toFixed(1),
+            temporal_server_cpu_ms_per_turn: +(cpu / turns).toFixed(1),
+          },
+          issue_8_targets: { first_delta_overhead_p50_ms: 30, first_delta_overhead_p99_ms: 100, turns_per_s: 20 },
+          cores: os.cpus().length,
+          load_avg_1m_after: +os.loadavg()[0]!.toFixed(2),
+        },
+        null,
+        2,
+      ),
+    );
+  } finally {
+    worker.shutdown();
+    await running.catch(() => undefined);
+    await workerConnection.close();
+    await connection.close();
+    await stack.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
