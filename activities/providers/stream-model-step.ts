@@ -92,8 +92,14 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
     const provider = input.model.slice(0, slash);
     const modelName = input.model.slice(slash + 1);
 
-    if (input.begin) await beginTurn(deps.store, deps.events, { session_id: input.session_id, turn_id: input.turn_id, ...input.begin }, now);
-    const existing = await storeCall('reading an earlier attempt', () => deps.store.getMessage({ session_id: input.session_id, entry_id: entryId }));
+    // What the first delta waits for, overlapped: the system prompt (files), the turn's start (store
+    // writes, `turn.started`) and the check for an earlier attempt's answer are independent.
+    const systemPrompt = Promise.resolve().then(() => deps.systemPrompt?.({ project_path: input.project_path, model: input.model }) ?? '');
+    systemPrompt.catch(() => undefined); // awaited below, unless an earlier attempt's answer is announced instead
+    const [existing] = await Promise.all([
+      storeCall('reading an earlier attempt', () => deps.store.getMessage({ session_id: input.session_id, entry_id: entryId })),
+      input.begin ? beginTurn(deps.store, deps.events, { session_id: input.session_id, turn_id: input.turn_id, ...input.begin }, now) : undefined,
+    ]);
     if (existing && existing.entry.kind === 'message' && existing.entry.message.role === 'assistant') {
       const m = existing.entry.message;
       await announce(m.content, m.stop_reason, m.usage ? usageOf(m.usage) : undefined);
@@ -123,10 +129,7 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
     let done: { stop_reason: StopReason; usage: ProviderUsage; native?: string } | undefined;
     try {
       const { provider: adapter, model } = deps.providers.resolve(input.model);
-      const [messages, system] = await Promise.all([
-        buildProviderContext(deps.store, input.session_id),
-        deps.systemPrompt?.({ project_path: input.project_path, model: input.model }) ?? '',
-      ]);
+      const [messages, system] = await Promise.all([buildProviderContext(deps.store, input.session_id), systemPrompt]);
       if (!info.known && input.step === 0) {
         await stream.push({ id: `${input.turn_id}:unknown-model`, ...base, event: { type: 'notice', level: 'warning', message: `${input.model} is not in the model catalog: default limits (${info.context_window} tokens context, ${info.max_output_tokens} output) and no price (cost shows as 0)` } });
       }
