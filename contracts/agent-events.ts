@@ -40,6 +40,8 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     auto_retry: z.boolean().optional(),
     auto_compaction: z.boolean().optional(),
     details: z.string().optional(),
+    /** True from an interrupt until the running turn stops at its next step boundary. */
+    interrupt_pending: z.boolean().optional(),
   }),
   z.object({ type: z.literal('turn.started'), turn_id: z.string(), prompt: z.string() }),
   z.object({ type: z.literal('assistant.delta'), turn_id: z.string(), step, text: z.string() }),

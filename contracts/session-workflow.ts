@@ -95,6 +95,7 @@ export const sessionSnapshotSchema = z.object({
   queue: z.array(queuedPromptSchema),
   /** Tool calls waiting for a person's answer (so a reconnecting client can show them). */
   pending_approvals: z.array(z.object({ tool_call_id: z.string(), tool: z.string() })),
+  interrupt_pending: z.boolean().default(false),
   /** Stream sequence of the running turn's first event: where a client joining mid-turn starts reading. */
   turn_start_seq: z.number().int().positive().nullable(),
   details: z.string().optional(),
@@ -109,6 +110,12 @@ export const abortUpdate = defineUpdate<AbortResult, []>('abort');
 export const abortRetryUpdate = defineUpdate<{ cancelled: boolean; turn_id: string | null }, []>('abortRetry');
 /** A message for the running turn, delivered after its current tool batch. */
 export const steerUpdate = defineUpdate<{ delivered: boolean; turn_id: string | null }, [SteerCommand]>('steer');
+/**
+ * Asks the running turn to stop at its next step boundary (psi's deferred interrupt): the model step
+ * under way and its tool calls finish, then the turn ends without calling the model again. Steering
+ * text already sent is kept (recorded as user messages). `pending` is false when no turn runs.
+ */
+export const interruptUpdate = defineUpdate<{ pending: boolean; turn_id: string | null }, []>('interrupt');
 /** A person's answer to a pending tool approval. */
 export const approvalUpdate = defineUpdate<{ resolved: boolean }, [ApprovalCommand]>('approval');
 /** Drops queued prompts that have not started. */

@@ -54,6 +54,8 @@ export const turnAbortSignal = defineSignal<[]>('turnAbort');
 export const turnSteerSignal = defineSignal<[{ text: string }]>('turnSteer');
 /** Stop waiting for a scheduled provider retry: the turn ends with the error it was retrying. */
 export const turnAbortRetrySignal = defineSignal<[]>('turnAbortRetry');
+/** Stop at the next step boundary: the step under way (and its tool calls) finishes, no further model call. */
+export const turnInterruptSignal = defineSignal<[]>('turnInterrupt');
 export const turnApprovalSignal = defineSignal<[{ tool_call_id: string; decision: 'approve' | 'reject' | 'always'; reason?: string }]>('turnApproval');
 /** Turn → session. */
 export const turnProgressSignal = defineSignal<[TurnProgress]>('turnProgress');

@@ -139,6 +139,32 @@ test('abort mid-stream: after the abort answer no delta and no assistant/message
   expect(last.content[0].text.startsWith('w0 w1 w2')).toBe(true);
 });
 
+test('interrupt (psi\'s C-c C-c) mid-step: the step and its tool finish, the model is not called again, the turn ends idle; idle: a no-op', async () => {
+  const c = await tcp();
+  await bootstrap(c);
+  const sid = await focusNewSession(c);
+  await c.request('set_model', { provider: 'scripted', 'model-id': 'edn-interrupt' });
+  const start = c.frames.length;
+  c.send('prompt', { message: 'read the seed, then talk' });
+  await c.waitFor((f) => topicOf(f) === 'assistant/delta' && c.events('assistant/delta', start).length >= 3, 30_000, start);
+  const answer = await c.answer(c.send('interrupt'));
+  expect(dataOf(answer)).toMatchObject({ accepted: true, pending: true, 'dropped-steering-text': null });
+  // Told to the client as the session's state, then the turn runs its step to the end.
+  await c.waitFor((f) => topicOf(f) === 'session/updated' && (dataOf(f) as EdnMap)['interrupt-pending'] === true, 30_000, start);
+  const idle = await idleAfter(c, c.index(answer));
+  expect(dataOf(idle)).toMatchObject({ 'session-id': sid, phase: 'idle', 'interrupt-pending': false });
+  const texts = c.events('assistant/delta', start).map((f) => String((dataOf(f) as EdnMap).text ?? ''));
+  expect(texts.join('')).not.toContain('second step');
+  expect(c.events('tool/result', start).length).toBe(1);
+  expect(c.events('ui/notification', start).map((f) => String((dataOf(f) as EdnMap).message))).toEqual([expect.stringMatching(/^interrupted: the turn stopped after step 1/)]);
+  // The transcript: the prompt, the first step's answer with its tool call, the tool's result, and nothing after.
+  const stored = (await http(edn.stack.urls.gateway, 'GET', `/api/sessions/${sid}/messages`)).body.messages as Array<{ message: { role: string; content: Array<{ type: string; text?: string }> } }>;
+  expect(stored.map((m) => m.message.role)).toEqual(['user', 'assistant', 'function_result']);
+  expect(JSON.stringify(stored)).not.toContain('second step');
+  // Idle: nothing to interrupt.
+  expect(dataOf(await c.answer(c.send('interrupt')))).toMatchObject({ accepted: true, pending: false });
+});
+
 test('bash runs the user\'s command in the workspace (tool events, recorded for the model); abort_bash stops a long one; prompts wait', async () => {
   const c = await tcp();
   await bootstrap(c);

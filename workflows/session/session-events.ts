@@ -66,5 +66,6 @@ export function stateEvent(state: SessionState): AgentEvent {
     ...(settings?.name ? { session_name: settings.name } : {}),
     ...(settings ? { auto_retry: settings.auto_retry, auto_compaction: settings.auto_compaction } : {}),
     ...(state.details ? { details: state.details } : {}),
+    ...(state.interruptPending ? { interrupt_pending: true } : {}),
   };
 }

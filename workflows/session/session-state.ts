@@ -38,6 +38,8 @@ export class SessionState {
   details: string | undefined;
   /** Stream sequence of the running turn's first event (its `thinking` state). */
   turnStartSeq: number | null = null;
+  /** The running turn was asked to stop at its next step boundary. */
+  interruptPending = false;
   /** Tool calls of the running turn waiting for a person's answer. */
   pendingApprovals: Array<{ tool_call_id: string; tool: string }> = [];
   readonly queue: QueuedPrompt[];
@@ -142,6 +144,7 @@ export class SessionState {
     this.details = undefined;
     this.pendingApprovals = [];
     this.turnStartSeq = null;
+    this.interruptPending = false;
     this.phase = this.queue.length > 0 ? 'thinking' : 'idle';
   }
 
@@ -232,6 +235,7 @@ export class SessionState {
       queue: [...this.queue],
       pending_approvals: [...this.pendingApprovals],
       turn_start_seq: this.turnStartSeq,
+      interrupt_pending: this.interruptPending,
       ...(this.details ? { details: this.details } : {}),
     };
   }

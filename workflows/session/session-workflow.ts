@@ -11,13 +11,14 @@ import {
   sessionWorkflowInputSchema,
   setSettingsUpdate,
   steerUpdate,
+  interruptUpdate,
   abortUserCommandUpdate,
   userCommandUpdate,
   type QueuedPrompt,
   type SessionWorkflowInput,
   type SessionWorkflowResult,
 } from '../../contracts/session-workflow';
-import { turnAbortRetrySignal, turnAbortSignal, turnApprovalSignal, turnProgressSignal, turnSteerSignal } from '../../contracts/turn-workflow';
+import { turnAbortRetrySignal, turnAbortSignal, turnApprovalSignal, turnInterruptSignal, turnProgressSignal, turnSteerSignal } from '../../contracts/turn-workflow';
 import { turnId, turnWorkflowId } from '../../contracts/workflow-ids';
 import { turnWorkflow } from '../turn/turn-workflow';
 import { COMPACTION_OPTIONS, SessionEventQueue, compaction, local, stateEvent, userCommands } from './session-events';
@@ -88,6 +89,16 @@ export async function sessionWorkflow(raw: SessionWorkflowInput): Promise<Sessio
     await child.signal(turnAbortRetrySignal);
     await wf.condition(() => state.activeTurn !== turn);
     return { cancelled: true, turn_id: turn };
+  });
+  wf.setHandler(interruptUpdate, async () => {
+    const turn = state.activeTurn;
+    if (!turn || !child) return { pending: false, turn_id: null };
+    if (!state.interruptPending) {
+      state.interruptPending = true;
+      await child.signal(turnInterruptSignal);
+      await publishState();
+    }
+    return { pending: true, turn_id: turn };
   });
   wf.setHandler(steerUpdate, async (cmd) => {
     const turn = state.activeTurn;

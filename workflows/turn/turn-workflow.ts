@@ -4,6 +4,7 @@ import type { AgentEvent } from '../../contracts/agent-events';
 import {
   turnAbortRetrySignal,
   turnAbortSignal,
+  turnInterruptSignal,
   turnApprovalSignal,
   turnProgressSignal,
   turnSteerSignal,
@@ -60,6 +61,8 @@ export async function turnWorkflow(raw: TurnWorkflowInput): Promise<TurnWorkflow
   });
   wf.setHandler(turnSteerSignal, ({ text }) => void steering.push(text));
   wf.setHandler(turnAbortRetrySignal, () => void (retryAborted = true));
+  let interrupted = false;
+  wf.setHandler(turnInterruptSignal, () => void (interrupted = true));
   let batch: ToolBatch | undefined;
   // `always` applies to the rest of this turn too (the session keeps it for later turns).
   const policy = { ...input.settings.approval, always_allow: [...input.settings.approval.always_allow] };
@@ -103,6 +106,11 @@ export async function turnWorkflow(raw: TurnWorkflowInput): Promise<TurnWorkflow
           await local.recordSteering({ session_id: sid, turn_id, step, index: steered++, text });
         }
         if (result.tool_calls.length === 0 && steered === 0) break;
+        // Interrupted: this step and its tools are done; the model is not called again.
+        if (interrupted) {
+          await publish([{ type: 'notice', level: 'info', message: `interrupted: the turn stopped after step ${step + 1}; the model has not seen what came after its last answer (tool results, steering)` }]);
+          break;
+        }
         // The next step would start past the threshold: compact first (the context shrinks to a summary).
         if (input.settings.auto_compaction && result.context_tokens > DEFAULT_COMPACTION_THRESHOLD * result.context_window) {
           await compact(step, 'threshold', result.context_window);

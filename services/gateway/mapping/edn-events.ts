@@ -35,6 +35,8 @@ export interface SessionStateFacts {
   sessionName?: string;
   autoRetry?: boolean;
   autoCompaction?: boolean;
+  /** The running turn was asked to stop at its next step boundary (psi's `interrupt`). */
+  interruptPending?: boolean;
 }
 
 /** psi's phases: idle, streaming, retrying, compacting (strand's own phase travels as `agent-phase`). */
@@ -54,7 +56,7 @@ export function sessionUpdatedPayload(sessionId: string, s: SessionStateFacts): 
     'pending-message-count': s.queueLength,
     'retry-attempt': s.retryAttempt,
     retry: s.phase === 'retrying',
-    'interrupt-pending': false,
+    'interrupt-pending': s.interruptPending === true,
     'model-provider': slash > 0 ? s.model.slice(0, slash) : '',
     'model-id': slash > 0 ? s.model.slice(slash + 1) : s.model,
     'thinking-level': s.thinkingLevel,
@@ -220,6 +222,7 @@ export class EdnEventMapper {
       ...(e.session_name !== undefined ? { sessionName: e.session_name } : {}),
       ...(e.auto_retry !== undefined ? { autoRetry: e.auto_retry } : {}),
       ...(e.auto_compaction !== undefined ? { autoCompaction: e.auto_compaction } : {}),
+      ...(e.interrupt_pending ? { interruptPending: true } : {}),
     };
     const key = [facts.turnActive, facts.model, facts.thinkingLevel, facts.sessionName ?? '', facts.phase === 'waiting_approval'].join('|');
     const changed = key !== this.footerKey;

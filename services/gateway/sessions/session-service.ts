@@ -235,6 +235,12 @@ export class SessionService {
     return this.deps.commands.abortRetry(sessionId, requestId);
   }
 
+  /** Asks the running turn to stop at its next step boundary (psi's `interrupt`); a no-op when idle. */
+  async interrupt(sessionId: string, principal?: string, requestId?: string) {
+    await this.require(sessionId, principal);
+    return this.deps.commands.interrupt(sessionId, requestId);
+  }
+
   async steer(sessionId: string, text: string, principal?: string, requestId?: string) {
     await this.require(sessionId, principal);
     return this.deps.commands.steer(sessionId, { text }, requestId);

@@ -20,6 +20,7 @@ import {
   sessionStateQuery,
   setSettingsUpdate,
   steerUpdate,
+  interruptUpdate,
   userCommandUpdate,
   abortUserCommandUpdate,
   type UserCommand,
@@ -151,6 +152,11 @@ export class SessionCommands {
   /** Ends a turn that waits to retry its provider call, with that error. */
   async abortRetry(sessionId: string, requestId?: string): Promise<{ cancelled: boolean; turn_id: string | null }> {
     return this.onRunning(sessionId, { cancelled: false, turn_id: null }, (h) => h.executeUpdate(abortRetryUpdate, { args: [], updateId: requestId ?? randomUUID() }));
+  }
+
+  /** Asks the running turn to stop at its next step boundary; `pending` is false when none runs. */
+  async interrupt(sessionId: string, requestId?: string): Promise<{ pending: boolean; turn_id: string | null }> {
+    return this.onRunning(sessionId, { pending: false, turn_id: null }, (h) => h.executeUpdate(interruptUpdate, { args: [], updateId: requestId ?? randomUUID() }));
   }
 
   async steer(sessionId: string, cmd: SteerCommand, requestId?: string): Promise<{ delivered: boolean; turn_id: string | null }> {

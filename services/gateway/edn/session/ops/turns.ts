@@ -65,6 +65,17 @@ export const turnOps: Record<string, OpHandler> = {
     }
   },
 
+  /**
+   * psi's deferred interrupt (C-c C-c): the turn finishes the step under way, tool calls included,
+   * then stops without calling the model again; a no-op when idle. Steering text already sent is kept
+   * as user messages in the transcript, so nothing is handed back to the draft.
+   */
+  interrupt: async (ctx) => {
+    const sessionId = await ctx.target();
+    const result = await ctx.sessions.interrupt(sessionId, ctx.principal);
+    return { accepted: true, pending: result.pending, 'dropped-steering-text': null };
+  },
+
   /** Gives up a provider retry the turn waits for: the turn ends with the error it was retrying. */
   abort_retry: async (ctx) => {
     const sessionId = await ctx.target();
