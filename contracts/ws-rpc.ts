@@ -37,7 +37,9 @@ export type HistoryItem = z.infer<typeof historyItemSchema>;
 /**
  * What `chat.start` (and `POST /v1/chat/stream`) asks for. Strict: an unknown key is an error, so a
  * client speaking a newer protocol learns it at once. `model` may be a bare catalog id (`gpt-5-mini`);
- * `workspace` is the client's working directory, the project a new session works in.
+ * `workspace` is the client's working directory, the project a new session works in. `sessionId` is
+ * the client's own name for its session: with auth on the gateway scopes it to the principal (the
+ * stored session id then differs from it; see the README, "Session ids a client chooses").
  */
 export const chatRequestSchema = z.strictObject({
   message: z.string().max(100_000),

@@ -197,14 +197,75 @@ describe('WebSocket tenancy', () => {
     expect(hide(attached, taskId)).toBe(hide(unknown, unknownTask));
   });
 
-  test("a chat naming another principal's session is refused and leaves her conversation as it was", async () => {
+  /** A principal's chat naming `sessionId` over the WebSocket: its frames (ids hidden), its stored session, that session's messages as the principal reads them. */
+  async function chatIn(client: RpcTestClient, token: string, sessionId: string, message: string) {
+    const id = rpcId();
+    client.send(chatStart(id, message, { sessionId }));
+    await client.terminal(id);
+    const frames = client.of(id);
+    const stored = decodeTaskId(frames.find((f) => f.type === 'chat.accepted')!.taskId as string)!.sessionId;
+    const messages = (await as(token, 'GET', `/api/sessions/${stored}/messages`)).body.messages.map((m: any) => `${m.message.role}:${m.message.content[0].text}`);
+    // `seq` is the event's place in the stream all sessions share: only its steps within the chat matter here.
+    const first = frames.find((f) => typeof f.seq === 'number')?.seq as number | undefined;
+    const shown = frames.map(({ id: _id, taskId: _task, ...rest }) => (typeof rest.seq === 'number' ? { ...rest, seq: rest.seq - first! } : rest));
+    return { stored, messages, shown };
+  }
+
+  test("a chat naming another principal's session id runs in a session of his own, exactly as for an unknown id; hers is untouched", async () => {
     const sid = decodeTaskId(taskId)!.sessionId;
-    const before = (await as('tok-alice', 'GET', `/api/sessions/${sid}`)).body.message_count;
-    const intrude = rpcId();
-    bob.send(chatStart(intrude, 'let me in', { sessionId: sid }));
-    expect(await bob.terminal(intrude)).toMatchObject({ type: 'chat.error', errorCode: 'SESSION_NOT_FOUND' });
-    expect((await as('tok-alice', 'GET', `/api/sessions/${sid}`)).body.message_count).toBe(before);
-  }, 30_000);
+    const before = (await as('tok-alice', 'GET', `/api/sessions/${sid}/messages`)).body.messages;
+    expect(before.length).toBeGreaterThan(0);
+    const foreign = await chatIn(bob, 'tok-bob', sid, 'let me in');
+    const unknown = await chatIn(bob, 'tok-bob', newSessionId(), 'let me in');
+    // Nothing in Bob's answer tells Alice's id from one nobody has.
+    expect(foreign.shown).toEqual(unknown.shown);
+    expect(foreign.shown.at(-1)).toMatchObject({ type: 'chat.done', reply: { output: 'You said: let me in' } });
+    expect(foreign.messages).toEqual(['user:let me in', 'assistant:You said: let me in']);
+    expect(foreign.stored).not.toBe(sid);
+    // Her conversation is as it was, and still invisible to him.
+    expect((await as('tok-alice', 'GET', `/api/sessions/${sid}/messages`)).body.messages).toEqual(before);
+    expect((await as('tok-bob', 'GET', `/api/sessions/${sid}`)).status).toBe(404);
+    // Naming it again, he finds his own session; she finds hers.
+    expect((await chatIn(bob, 'tok-bob', sid, 'again')).messages).toEqual(['user:let me in', 'assistant:You said: let me in', 'user:again', 'assistant:You said: again']);
+    expect((await chatIn(alice, 'tok-alice', sid, 'still mine')).messages).toEqual([...before.map((m: any) => `${m.message.role}:${m.message.content[0].text}`), 'user:still mine', 'assistant:You said: still mine']);
+  }, 60_000);
+
+  test('a client-chosen session id is scoped per principal: the same name gives each principal a session of its own, found again by name', async () => {
+    const name = `sess_${Math.random().toString(36).slice(2, 12)}`;
+    const hers = await chatIn(alice, 'tok-alice', name, 'alice here');
+    const his = await chatIn(bob, 'tok-bob', name, 'bob here');
+    expect(his.stored).not.toBe(hers.stored);
+    expect(hers.messages).toEqual(['user:alice here', 'assistant:You said: alice here']);
+    expect(his.messages).toEqual(['user:bob here', 'assistant:You said: bob here']);
+    expect((await as('tok-bob', 'GET', `/api/sessions/${hers.stored}`)).status).toBe(404);
+    expect((await chatIn(alice, 'tok-alice', name, 'me again')).stored).toBe(hers.stored);
+    // The id the REST API shows names the same session.
+    expect((await chatIn(alice, 'tok-alice', hers.stored, 'by id')).stored).toBe(hers.stored);
+  }, 60_000);
+
+  test("POST /v1/chat/stream: another principal's session id answers as an unknown one, in a session of the caller's own", async () => {
+    const name = `sess_${Math.random().toString(36).slice(2, 12)}`;
+    const stream = async (token: string, sessionId: string, message: string) => {
+      const res = await fetch(`${base}/v1/chat/stream`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ message, history: [], model: 'scripted/echo', sessionId }),
+      });
+      const frames = (await res.text()).split('\n\n').filter((f) => f.startsWith('data: ')).map((f) => JSON.parse(f.slice(6)));
+      const stored = decodeTaskId(res.headers.get('x-task-id')!)!.sessionId;
+      const messages = (await as(token, 'GET', `/api/sessions/${stored}/messages`)).body.messages.map((m: any) => m.message.content[0].text);
+      return { status: res.status, frames, stored, messages };
+    };
+    const hers = await stream('tok-alice', name, 'alice over sse');
+    expect(hers.frames.at(-1)).toMatchObject({ type: 'done' });
+    const foreign = await stream('tok-bob', name, 'bob over sse');
+    const unknown = await stream('tok-bob', `sess_${Math.random().toString(36).slice(2, 12)}`, 'bob over sse');
+    expect({ ...foreign, stored: 'ID' }).toEqual({ ...unknown, stored: 'ID' });
+    expect(foreign.frames.at(-1)).toMatchObject({ type: 'done', reply: { output: 'You said: bob over sse' } });
+    expect(foreign.stored).not.toBe(hers.stored);
+    expect((await as('tok-alice', 'GET', `/api/sessions/${hers.stored}/messages`)).body.messages.map((m: any) => m.message.content[0].text)).toEqual(['alice over sse', 'You said: alice over sse']);
+    expect((await stream('tok-alice', name, 'alice again')).stored).toBe(hers.stored);
+  }, 60_000);
 
   // The process-wide task registry answers only the principal that started a task (it answered
   // anyone before: a foreign session reads as "not found" and the registry filled in).

@@ -1,11 +1,18 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '../../infra/stack/free-port';
+import { stackMarkerEnv } from '../../infra/stack/leftovers';
+import { ManagedProcess } from '../../infra/stack/managed-process';
+import { LINK_ENV, LINK_FD } from '../../infra/stack/parent-link';
+import { REPO_ROOT } from '../../infra/stack/stack-config';
 import { buildOpenApiDocument } from '../../services/gateway/http/openapi/build-document';
 import { OpenApiCheck } from '../harness/openapi-check';
 import { openSse, readUntil, type SseEvent } from '../harness/sse-client';
 import { startTestStack, type TestStack } from '../harness/stack-fixture';
+import { chatStart, connectRpc, rpcId } from '../harness/ws-rpc-client';
 
 /**
  * The HTTP API against its OpenAPI document, on a real stack with tokens: the served document is the
@@ -67,6 +74,27 @@ async function events(base: string, sessionId: string, stop: (e: SseEvent) => bo
     conn.close();
   }
 }
+
+/** Whether this process (and so the stack's gateway it starts) is subject to permission bits: root with CAP_DAC_OVERRIDE is not. */
+function permissionBitsApply(): boolean {
+  const probe = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-modes-'));
+  fs.chmodSync(probe, 0o000);
+  try {
+    fs.accessSync(probe, fs.constants.R_OK);
+    return false;
+  } catch {
+    return true;
+  } finally {
+    fs.chmodSync(probe, 0o700);
+    fs.rmSync(probe, { recursive: true, force: true });
+  }
+}
+
+/** The bounding-set change that takes root's power to ignore permission bits from a process it starts. */
+const WITHOUT_DAC_OVERRIDE = ['--bounding-set=-dac_override,-dac_read_search'];
+
+/** Why PERMISSION_DENIED cannot be provoked here (set by that test; the last test expects the code unless so). */
+let permissionSkipped: string | undefined;
 
 /** About 10 000 characters in 100 words (echoed back in 100 deltas). */
 const LONG = Array.from({ length: 100 }, (_, i) => `w${i}`.padEnd(99, 'x')).join(' ');
@@ -276,6 +304,105 @@ describe('a stack with tokens', () => {
     expect([next!.status, JSON.parse(next!.text).session_id]).toEqual([200, sid]);
   }, 60_000);
 
+  test("PERMISSION_DENIED: a project directory the gateway's user may not read or enter answers 403 naming it (HTTP and WebSocket); a missing one is accepted as before", async () => {
+    const locked = path.join(tmp, 'locked-project');
+    fs.mkdirSync(locked);
+    fs.chmodSync(locked, 0o000);
+    // Root with all its capabilities reads and enters anything: then a second gateway on the same
+    // stack runs as root without CAP_DAC_OVERRIDE/CAP_DAC_READ_SEARCH (setpriv), so permission bits apply to it.
+    let gateway: ManagedProcess | undefined;
+    let target = base;
+    try {
+      if (!permissionBitsApply()) {
+        const probe = spawnSync('setpriv', [...WITHOUT_DAC_OVERRIDE, 'true'], { encoding: 'utf8' });
+        if (probe.status !== 0) {
+          permissionSkipped = `this test runs as root with CAP_DAC_OVERRIDE (chmod 000 denies nothing) and setpriv cannot drop it (${probe.error?.message ?? probe.stderr.trim()})`;
+          console.warn(`PERMISSION_DENIED not checked: ${permissionSkipped}`);
+          return;
+        }
+        const [port, ednPort] = [await freePort(), await freePort()];
+        gateway = new ManagedProcess(
+          {
+            name: 'gateway-without-dac-override',
+            command: 'setpriv',
+            args: [...WITHOUT_DAC_OVERRIDE, process.execPath, '--import', 'tsx', path.join(REPO_ROOT, 'infra/stack/service-entry.ts'), path.join(REPO_ROOT, 'services/gateway/main.ts')],
+            cwd: REPO_ROOT,
+            env: {
+              STRAND_NATS_URL: stack.urls.nats,
+              STRAND_TEMPORAL_ADDRESS: stack.urls.temporal,
+              STRAND_GATEWAY_HOST: '127.0.0.1',
+              STRAND_GATEWAY_PORT: String(port),
+              STRAND_EDN_PORT: String(ednPort),
+              STRAND_TOKENS: `${TOKEN}:conformance,${OTHER}:other`,
+              STRAND_LOG_LEVEL: 'warn',
+              [LINK_ENV]: String(LINK_FD),
+              ...stackMarkerEnv(stack.config.dataDir),
+            },
+          },
+          () => undefined,
+        );
+        gateway.start();
+        await gateway.waitForLine(/^\[gateway\] ready\b/, 60_000);
+        target = `http://127.0.0.1:${port}`;
+      }
+      const denied = await call(target, 'POST', '/api/sessions', { body: { project_path: locked } });
+      expect(denied.status).toBe(403);
+      expect(denied.body).toEqual({
+        error: {
+          code: 'PERMISSION_DENIED',
+          message: `project_path ${locked}: the gateway's user (uid ${process.getuid!()}) lacks read permission (to list it) and execute permission (to enter it) on it`,
+          details: { project_path: locked, missing: ['read', 'enter'] },
+        },
+      });
+      // Nothing was created.
+      expect((await call(target, 'GET', `/api/sessions?project=${encodeURIComponent(locked)}`)).body.sessions).toEqual([]);
+      // The same over the WebSocket, for a chat's workspace: its one terminal frame says so.
+      const ws = await connectRpc(`${target.replace(/^http/, 'ws')}/v1/rpc`, { protocols: [`bearer.${TOKEN}`] });
+      try {
+        const id = rpcId();
+        ws.send(chatStart(id, 'hello', { sessionId: `sess_${Date.now().toString(36)}`, workspace: locked }));
+        expect(await ws.terminal(id)).toMatchObject({ type: 'chat.error', errorCode: 'PERMISSION_DENIED', errorMessage: expect.stringContaining(`project_path ${locked}:`) });
+        expect(ws.invalid).toEqual([]);
+      } finally {
+        ws.close();
+      }
+      // A directory that does not exist is answered as it always was: created (its tools report it).
+      expect((await call(target, 'POST', '/api/sessions', { body: { project_path: path.join(tmp, 'no-such-project') } })).status).toBe(201);
+    } finally {
+      await gateway?.stop();
+      fs.chmodSync(locked, 0o700);
+    }
+  }, 120_000);
+
+  test('TRANSCRIPT_ERROR: a delete whose transcript cannot be saved answers 500 and keeps the session; once it can, the delete goes through', async () => {
+    const dir = path.join(tmp, 'transcripts');
+    const sid = (await call(base, 'POST', '/api/sessions', { body: { project_path: project, config: { save_transcript: true } } })).body.session_id as string;
+    await call(base, 'POST', `/api/sessions/${sid}/prompt`, { body: { text: 'keep me' } });
+    await events(base, sid, idle);
+    // A file where the transcripts directory should be.
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.writeFileSync(dir, 'in the way');
+    try {
+      const failed = await call(base, 'DELETE', `/api/sessions/${sid}`);
+      expect(failed.status).toBe(500);
+      expect(failed.body).toEqual({
+        error: {
+          code: 'TRANSCRIPT_ERROR',
+          message: `the transcript of session ${sid} cannot be saved: the transcripts directory ${dir} cannot be used (not a directory: a file is in the way); the session was not deleted`,
+          details: { session_id: sid, deleted: false, transcripts_dir: dir },
+        },
+      });
+      // Kept, conversation and all.
+      expect((await call(base, 'GET', `/api/sessions/${sid}`)).body).toMatchObject({ session_id: sid, message_count: 2 });
+    } finally {
+      fs.rmSync(dir, { force: true });
+    }
+    const deleted = await call(base, 'DELETE', `/api/sessions/${sid}`);
+    expect(deleted.status).toBe(200);
+    expect(fs.readFileSync(deleted.body.transcript_path, 'utf8')).toContain('keep me');
+    expect((await call(base, 'GET', `/api/sessions/${sid}`)).status).toBe(404);
+  }, 60_000);
+
   test('a provider failure: in a turn no HTTP error (the stream says LLM_API_ERROR); in a compaction 502 LLM_API_ERROR', async () => {
     const sid = (await call(base, 'POST', '/api/sessions', { body: { project_path: project, model: 'scripted/conf-fail' } })).body.session_id as string;
     for (const n of [1, 2]) {
@@ -323,17 +450,21 @@ describe('a stack with a low rate limit, then without Temporal', () => {
 test('every documented operation answered a documented success, and every reachable error code was seen', () => {
   const succeeded = new Set([...check.answered].filter((a) => /\s(2\d\d|304)$/.test(a)).map((a) => a.split(' ')[0]));
   expect(check.operationIds().filter((id) => !succeeded.has(id))).toEqual([]);
-  // Never answered over HTTP: nothing raises PERMISSION_DENIED or TRANSCRIPT_ERROR; INTERNAL is what
-  // an unforeseen failure would answer (unit-tested in the error handler: no request provokes one).
+  // Never answered over HTTP: INTERNAL is what an unforeseen failure would answer (unit-tested in the
+  // error handler: no request provokes one). PERMISSION_DENIED only where permission bits can deny
+  // the gateway anything (see its test).
+  if (permissionSkipped) console.warn(`PERMISSION_DENIED not expected among the codes seen: ${permissionSkipped}`);
   expect(Object.fromEntries([...check.codes].sort())).toEqual({
     INVALID_REQUEST: 400,
     INVALID_TOOL_CALL: 404,
     JOB_NOT_FOUND: 404,
     LLM_API_ERROR: 502,
     PAYLOAD_TOO_LARGE: 413,
+    ...(permissionSkipped ? {} : { PERMISSION_DENIED: 403 }),
     RATE_LIMITED: 429,
     SESSION_BUSY: 409,
     SESSION_NOT_FOUND: 404,
+    TRANSCRIPT_ERROR: 500,
     UNAUTHORIZED: 401,
     UNAVAILABLE: 503,
     UNKNOWN_MODEL: 400,

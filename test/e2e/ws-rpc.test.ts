@@ -4,6 +4,7 @@ import path from 'node:path';
 import { connect, headers } from 'nats';
 import { agentEventSubject, EVENT_TYPE_HEADER } from '../../contracts/agent-event-stream';
 import { statusPayloadSchema, taskIdSchema, wsEventSchema, chatStreamTerminalSchema } from '../../contracts/ws-rpc';
+import { decodeTaskId } from '../../services/gateway/ws/task-ids';
 import { openSse, readUntil } from '../harness/sse-client';
 import { http, startTestStack, type TestStack } from '../harness/stack-fixture';
 import { chatStart, connectRpc, rpcId, streamedText, TERMINAL, type Frame, type RpcTestClient } from '../harness/ws-rpc-client';
@@ -120,6 +121,8 @@ test('a session named by the client is created in its workspace, seeded from its
   const first = rpcId();
   c.send(chatStart(first, 'what is my name', { sessionId: sid, history, workspace }));
   expect((await c.terminal(first)).type).toBe('chat.done');
+  // Auth is off here: the client's name is the stored id (with tokens it is scoped per principal: auth.test.ts).
+  expect(decodeTaskId(c.of(first).find((f) => f.type === 'chat.accepted')!.taskId)?.sessionId).toBe(sid);
   const second = rpcId();
   c.send(chatStart(second, 'again', { sessionId: sid, history: [{ id: 'msg_x', role: 'user', content: 'ignored', timestamp: new Date().toISOString() }], workspace: '/elsewhere' }));
   expect((await c.terminal(second)).reply.output).toBe('You said: again');

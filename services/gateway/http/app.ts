@@ -2,7 +2,8 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { ErrorCode, StrandError } from '../../../contracts/errors';
 import type { Logger } from '../../common/logger';
-import { errorResponse, toStrandError } from './errors';
+import { errorResponse } from './errors';
+import { httpErrorHandler } from './error-handler';
 import { eventsRoute, type EventsDeps } from './events-route';
 import { healthRoute, type HealthDeps } from './health-route';
 import type { GatewayAuth } from '../auth/tokens';
@@ -23,7 +24,8 @@ export type HttpDeps = SessionsDeps &
 
 /**
  * The REST + SSE app: one sub-app per resource, every body validated before its handler, one error
- * handler that maps known errors to the contract's codes and hides unknown ones (logged, never sent).
+ * handler that maps known errors to the contract's codes and hides unknown ones (logged, never sent;
+ * a client that went away mid-request is logged at debug only: error-handler.ts).
  */
 export function createHttpApp(deps: HttpDeps): Hono {
   const app = new Hono();
@@ -46,10 +48,6 @@ export function createHttpApp(deps: HttpDeps): Hono {
   app.route('/api/jobs', jobsRoutes(deps));
   app.route('/api', transcriptsRoutes(deps));
   app.notFound((c) => errorResponse(c, new StrandError(ErrorCode.INVALID_REQUEST, `no route ${c.req.method} ${c.req.path}`)));
-  app.onError((err, c) => {
-    const mapped = toStrandError(err);
-    if (mapped.code === ErrorCode.INTERNAL) deps.log.error({ err, path: c.req.path }, 'unhandled error');
-    return errorResponse(c, mapped);
-  });
+  app.onError(httpErrorHandler(deps.log));
   return app;
 }

@@ -67,11 +67,16 @@ export function sessionsRoutes(deps: SessionsDeps): Hono {
     return c.json({ status: result.aborted ? 'interrupted' : 'not_running', turn_id: result.turn_id, agent_state: view.agent_state });
   });
 
-  // The transcript is written first (when the session's config asks for it), then the session goes.
+  // With `config.save_transcript` the transcript is written first, then the session goes. A transcript
+  // directory that cannot take it is TRANSCRIPT_ERROR before anything happens; a transcript that then
+  // cannot be written is TRANSCRIPT_ERROR after the running turn was stopped. Never deleted without it.
   app.delete('/:id', async (c) => {
-    await sessions.abort(c.req.param('id'), principalOf(c));
-    const transcript_path = await deps.transcripts.saveIfWanted(c.req.param('id'), principalOf(c));
-    await sessions.delete(c.req.param('id'), principalOf(c));
+    const id = c.req.param('id');
+    const principal = principalOf(c);
+    const save = await deps.transcripts.saverIfWanted(id, principal);
+    await sessions.abort(id, principal);
+    const transcript_path = save ? await save() : undefined;
+    await sessions.delete(id, principal);
     return c.json({ status: 'closed', ...(transcript_path ? { transcript_path } : {}) });
   });
 

@@ -14,6 +14,8 @@ import { parseModelId } from '../../../contracts/models';
 import type { AgentEventReader, EventSubscription } from '../events/agent-event-reader';
 import type { TurnJob } from '../temporal/jobs';
 import type { SessionCommands } from '../temporal/session-commands';
+import { scopedSessionId } from './client-session-ids';
+import { checkProjectAccess } from './project-access';
 
 /** A session as every protocol describes it: store facts plus the workflow's live state. */
 export interface SessionView {
@@ -62,6 +64,8 @@ export interface SessionServiceDeps {
   catalog?: ModelCatalog;
   /** Providers with credentials (`scripted` is always available). */
   configuredProviders?: string[];
+  /** Throws PERMISSION_DENIED when the gateway's user may not use a new session's project directory (default: project-access.ts). */
+  checkProject?: (projectPath: string) => Promise<void>;
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
@@ -106,8 +110,14 @@ export class SessionService {
     return stored.success ? stored.data : sessionSettingsSchema.parse({ model: str(md[KEYS.model]) ?? this.deps.defaultModel });
   }
 
+  /** A new session; PERMISSION_DENIED when the gateway's user may not read or enter its project directory. */
   async create(input: CreateSessionInput): Promise<{ session_id: string; meta: SessionMeta }> {
+    await this.checkProject(input.project_path);
     return this.deps.store.create(this.newSessionFields(input));
+  }
+
+  private checkProject(projectPath: string): Promise<void> {
+    return (this.deps.checkProject ?? checkProjectAccess)(projectPath);
   }
 
   private newSessionFields(input: CreateSessionInput) {
@@ -132,13 +142,35 @@ export class SessionService {
   }
 
   /**
-   * The session with a client-chosen id, created from `input` when it does not exist yet. Another
-   * principal's session answers exactly as `require` does for it (SESSION_NOT_FOUND).
+   * The stored id of the session a client names `name` itself (WebSocket `chat.start {sessionId}`,
+   * `POST /v1/chat/stream`, `strand rpc-edn --session-id`); every transport resolves such a name here
+   * before `ensure`. With auth off (no principal) the name is the id, as it always was. With a
+   * principal, client-chosen ids are scoped per principal (client-session-ids.ts): a name that is
+   * already the id of a session the principal owns (one created over HTTP, an id the REST API
+   * showed) names that session; any other name — unknown, or another principal's — becomes
+   * `scopedSessionId(principal, name)`. So another principal's id answers exactly like an unknown
+   * one: both give the caller a session of its own, after the same store read.
+   */
+  async clientSessionId(name: string, principal?: string): Promise<string> {
+    if (principal === undefined) return name;
+    const got = await this.deps.store.get({ session_id: name });
+    return got && str(got.meta.metadata?.[KEYS.owner]) === principal ? name : scopedSessionId(principal, name);
+  }
+
+  /**
+   * The session with id `sessionId` (a stored id: a client's own name goes through `clientSessionId`
+   * first), created from `input` when it does not exist yet (PERMISSION_DENIED, and nothing created,
+   * when the gateway's user may not use its project directory). An existing session keeps its
+   * project. Another principal's session answers exactly as `require` does for it (SESSION_NOT_FOUND).
    */
   async ensure(sessionId: string, input: CreateSessionInput): Promise<{ meta: SessionMeta; created: boolean }> {
+    const existing = await this.deps.store.get({ session_id: sessionId });
+    if (existing) return { meta: this.owned(existing.meta, sessionId, input.owner), created: false };
+    await this.checkProject(input.project_path);
     const got = await this.deps.store.ensure({ session_id: sessionId, ...this.newSessionFields(input) });
-    if (!got.created) await this.require(sessionId, input.owner);
-    return { meta: got.meta, created: got.created };
+    // Created meanwhile by another request: as if it had been there.
+    if (!got.created) return { meta: this.owned(got.meta, sessionId, input.owner), created: false };
+    return { meta: got.meta, created: true };
   }
 
   /**
@@ -182,11 +214,16 @@ export class SessionService {
    */
   async require(sessionId: string, principal?: string): Promise<SessionMeta> {
     const got = await this.deps.store.get({ session_id: sessionId });
-    const owner = str(got?.meta.metadata?.[KEYS.owner]);
-    if (!got || (principal !== undefined && owner !== undefined && owner !== principal)) {
+    return this.owned(got?.meta, sessionId, principal);
+  }
+
+  /** `meta` when `principal` may use it; SESSION_NOT_FOUND (as for an unknown id) when it is missing or another's. */
+  private owned(meta: SessionMeta | undefined, sessionId: string, principal: string | undefined): SessionMeta {
+    const owner = str(meta?.metadata?.[KEYS.owner]);
+    if (!meta || (principal !== undefined && owner !== undefined && owner !== principal)) {
       throw new StrandError(ErrorCode.SESSION_NOT_FOUND, `no session ${sessionId}`);
     }
-    return got.meta;
+    return meta;
   }
 
   async describe(sessionId: string, principal?: string): Promise<SessionView> {

@@ -23,6 +23,7 @@ export interface ChatRunDeps {
 
 /** Who runs the chat and under which durable names. */
 export interface ChatAddress {
+  /** The stored session id: a `sessionId` the client chose, resolved through SessionService.clientSessionId. */
   sessionId: string;
   requestKey: string;
   /** The owner of sessions when auth is on; undefined with auth off. */

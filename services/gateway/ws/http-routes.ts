@@ -54,12 +54,14 @@ export function rpcHttpRoutes(deps: RpcHttpDeps): Hono {
   const maxUnsent = deps.maxSendBufferBytes ?? DEFAULT_LIMITS.maxSendBufferBytes;
   app.post('/v1/chat/stream', async (c) => {
     const request = await parseJsonBody(c, chatRequestSchema);
+    const principal = principalOf(c);
+    // A session id the client chose is scoped per principal with auth on (SessionService.clientSessionId).
+    const sessionId = request.sessionId === undefined ? newSessionId() : await deps.sessions.clientSessionId(request.sessionId, principal);
     const release = connections.tryAcquire();
     if (!release) throw new StrandError(ErrorCode.UNAVAILABLE, `too many event streams open (at most ${connections.max}): try again later`);
-    const sessionId = request.sessionId ?? newSessionId();
     const requestKey = newRequestKey();
     const taskId = encodeTaskId(sessionId, requestKey);
-    tasks.set(taskId, 'accepted', principalOf(c));
+    tasks.set(taskId, 'accepted', principal);
     c.header('Cache-Control', 'no-cache');
     c.header('X-Accel-Buffering', 'no');
     c.header('X-Task-Id', taskId);
@@ -87,7 +89,7 @@ export function rpcHttpRoutes(deps: RpcHttpDeps): Hono {
           });
       };
       const data = (frame: WsEvent | ChatStreamTerminal) => write(`data: ${JSON.stringify(frame)}\n\n`);
-      const run = new ChatRun({ sessions: deps.sessions, log: deps.log }, { sessionId, requestKey, principal: principalOf(c) }, {
+      const run = new ChatRun({ sessions: deps.sessions, log: deps.log }, { sessionId, requestKey, principal }, {
         started: () => {
           tasks.set(taskId, 'running');
           data({ type: 'status', state: { kind: 'running' } });

@@ -1,3 +1,4 @@
+import { ErrorCode } from '../../../contracts/errors';
 import {
   RPC_MAX_QUEUED,
   RPC_UNKNOWN_ID,
@@ -9,7 +10,7 @@ import {
   type RpcServerFrame,
   type TaskId,
 } from '../../../contracts/ws-rpc';
-import { ChatRun, type ChatAddress, type ChatRunDeps, type ChatSink } from './chat-run';
+import { ChatRun, errorTerminal, type ChatAddress, type ChatRunDeps, type ChatSink } from './chat-run';
 import { terminalFrame } from './frames';
 import { RpcQueue } from './rpc-queue';
 import { statusPayload } from './status';
@@ -56,6 +57,9 @@ export class RpcConnection {
   private running: { entry: ChatEntry; run: ChatRun } | undefined;
   private readonly queue = new RpcQueue<ChatEntry>(RPC_MAX_QUEUED);
   private readonly attached = new Map<string, ChatRun>();
+  /** Chats whose session is being resolved (request id), admitted one at a time in arrival order. */
+  private readonly admitting = new Set<string>();
+  private admission: Promise<void> = Promise.resolve();
   private closed = false;
 
   constructor(
@@ -100,7 +104,7 @@ export class RpcConnection {
   }
 
   private isLive(id: string): boolean {
-    return this.running?.entry.id === id || this.queue.has(id) || this.attached.has(id);
+    return this.running?.entry.id === id || this.queue.has(id) || this.attached.has(id) || this.admitting.has(id);
   }
 
   private async dispatch(frame: RpcClientFrame): Promise<void> {
@@ -118,9 +122,37 @@ export class RpcConnection {
     }
   }
 
+  /**
+   * A chat's task id names its session, so the session is resolved before the chat is accepted: a
+   * `sessionId` the client chose goes through SessionService.clientSessionId (scoped per principal
+   * with auth on, a store read; as it is with auth off), a chat without one gets a fresh id. Chats
+   * are admitted one at a time, in the order they came, so the queue keeps that order.
+   */
   private start(id: string, request: ChatRequest): void {
     if (this.isLive(id)) return this.peer.send({ id, type: 'error', error: `request ${id} is still running: use a new id` });
-    const sessionId = request.sessionId ?? newSessionId();
+    this.admitting.add(id);
+    this.admit(async () => {
+      let sessionId: string;
+      try {
+        sessionId = request.sessionId === undefined ? newSessionId() : await this.deps.sessions.clientSessionId(request.sessionId, this.peer.principal);
+      } catch (err) {
+        const terminal = errorTerminal(err);
+        if (terminal.type === 'error' && terminal.errorCode === ErrorCode.INTERNAL) this.deps.log.error({ err }, 'a chat could not resolve its session');
+        if (!this.closed) this.peer.send(terminalFrame(id, terminal));
+        return;
+      } finally {
+        this.admitting.delete(id);
+      }
+      if (!this.closed) this.accept(id, request, sessionId);
+    });
+  }
+
+  /** Runs `step` after every admission before it; a failure is logged, never breaks the chain. */
+  private admit(step: () => Promise<void> | void): void {
+    this.admission = this.admission.then(step).catch((err: unknown) => this.deps.log.error({ err }, 'an RPC request failed'));
+  }
+
+  private accept(id: string, request: ChatRequest, sessionId: string): void {
     const requestKey = newRequestKey();
     const entry: ChatEntry = { id, taskId: encodeTaskId(sessionId, requestKey), request, address: { sessionId, requestKey, principal: this.peer.principal } };
     if (this.running && this.queue.push(entry) === undefined) {
@@ -171,6 +203,8 @@ export class RpcConnection {
   }
 
   private abort(id: string, requestId: string): void {
+    // A chat still being admitted is aborted once it is (running or waiting).
+    if (this.admitting.has(requestId)) return this.admit(() => this.abort(id, requestId));
     const run = this.running?.entry.id === requestId ? this.running.run : this.attached.get(requestId);
     if (run) return this.peer.send({ id, type: 'chat.abort.result', requestId, aborted: run.abort() });
     const waiting = this.queue.remove(requestId);

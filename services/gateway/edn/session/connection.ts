@@ -115,7 +115,9 @@ export class EdnSessionConnection implements EdnSessionHandler {
     this.focusing ??= (async () => {
       const { sessions } = this.deps;
       const input = { project_path: this.peer.cwd, ...(this.peer.principal ? { owner: this.peer.principal } : {}) };
-      const id = this.peer.sessionId ? (await sessions.ensure(this.peer.sessionId, input)).meta.session_id : (await sessions.create(input)).session_id;
+      // A `--session-id` is the client's own name: scoped per principal when there is one (as on every transport).
+      const named = this.peer.sessionId;
+      const id = named ? (await sessions.ensure(await sessions.clientSessionId(named, this.peer.principal), input)).meta.session_id : (await sessions.create(input)).session_id;
       // Another request may have moved the focus meanwhile (switch_session before the first focus was read).
       if (!this.focusId) await this.openFeed(id, { rehydrate: false });
       return this.focusId ?? id;

@@ -17,8 +17,15 @@ const codes: Partial<Record<ErrorCode, EdnErrorCode>> = {
   // Only answering an approval raises it: the dialog it answered is not (or no longer) waiting.
   [ErrorCode.INVALID_TOOL_CALL]: EdnErrorCode.noActiveDialog,
   [ErrorCode.UNAUTHORIZED]: EdnErrorCode.unauthorized,
-  [ErrorCode.PERMISSION_DENIED]: EdnErrorCode.unauthorized,
+  // The gateway's user may not read or enter the project directory (the connection's cwd): not a
+  // token problem (transport/unauthorized means that), a failure the client cannot fix by retrying.
+  [ErrorCode.PERMISSION_DENIED]: EdnErrorCode.failed,
+  // A transcript could not be rendered or written (export_html).
+  [ErrorCode.TRANSCRIPT_ERROR]: EdnErrorCode.failed,
 };
+
+/** Failures of the gateway itself, not of the request: logged (with their cause) as well as answered. */
+const serverSide = new Set<ErrorCode>([ErrorCode.TRANSCRIPT_ERROR]);
 
 /** Failures worth retrying as they are: the backend was briefly away or busy. */
 const retryable = new Set<ErrorCode>([ErrorCode.UNAVAILABLE, ErrorCode.RATE_LIMITED, ErrorCode.SESSION_BUSY]);
@@ -26,6 +33,7 @@ const retryable = new Set<ErrorCode>([ErrorCode.UNAVAILABLE, ErrorCode.RATE_LIMI
 export function toEdnError(err: unknown, log: Logger, context: { op: string; session?: string }): EdnOpError {
   if (err instanceof EdnOpError) return err;
   if (err instanceof StrandError) {
+    if (serverSide.has(err.code)) log.error({ err, op: context.op, session: context.session }, 'an EDN request failed');
     return new EdnOpError(codes[err.code] ?? EdnErrorCode.failed, err.message, { 'strand-code': err.code }, retryable.has(err.code) || undefined);
   }
   // The store's answers that name a client mistake (an unknown entry to fork at, a bad cursor).

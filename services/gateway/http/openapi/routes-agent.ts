@@ -171,12 +171,13 @@ export const agentRouteDocs: RouteDoc[] = [
     path: '/api/sessions/:id/transcript',
     operationId: 'transcript',
     summary: 'The conversation as a document',
-    description: 'Tool calls readable, thinking folded; org files carry `#+TITLE`, `#+DATE`, `#+SESSION_ID`, `#+MODEL` headers. An unknown format: 400 INVALID_REQUEST.',
+    description:
+      'Tool calls readable, thinking folded; org files carry `#+TITLE`, `#+DATE`, `#+SESSION_ID`, `#+MODEL` headers. An unknown format: 400 INVALID_REQUEST. A conversation that cannot be rendered: 500 TRANSCRIPT_ERROR.',
     tag: 'transcripts',
     params: SESSION_ID,
     query: transcriptQuerySchema,
     replies: { 200: { description: 'In the asked format.', content: { [json]: transcriptDocumentSchema, 'text/markdown': 'text', 'text/org': 'text' } } },
-    errors: [E.INVALID_REQUEST, ...SESSION_READ],
+    errors: [E.INVALID_REQUEST, ...SESSION_READ, E.TRANSCRIPT_ERROR],
   },
   {
     method: 'get',

@@ -48,7 +48,7 @@ export const serviceRouteDocs: RouteDoc[] = [
     operationId: 'chatStream',
     summary: 'One chat as a server-sent event stream (specs/ws-rpc.md)',
     description:
-      'The same chat as `chat.start` over the WebSocket: `data:` frames of chat events, then one terminal `done` or `error` frame. Errors found after the stream started arrive as that frame. A client that goes away does not stop the turn.',
+      "The same chat as `chat.start` over the WebSocket: `data:` frames of chat events, then one terminal `done` or `error` frame. Errors found after the stream started arrive as that frame (a `workspace` the gateway's user may not read or enter: `errorCode` PERMISSION_DENIED). With tokens configured a `sessionId` names a session of the caller's own (scoped per principal: another principal's id is like an unknown one). A client that goes away does not stop the turn.",
     tag: 'ws-rpc',
     body: chatRequestSchema,
     replies: {
@@ -58,7 +58,7 @@ export const serviceRouteDocs: RouteDoc[] = [
         headers: { 'X-Task-Id': 'The durable task id of the turn (for `chat.attach` over the WebSocket).' },
       },
     },
-    errors: [],
+    errors: [E.UNAVAILABLE],
   },
   {
     method: 'get',

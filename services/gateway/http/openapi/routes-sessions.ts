@@ -39,9 +39,11 @@ export const sessionRouteDocs: RouteDoc[] = [
     operationId: 'createSession',
     summary: 'Create a session',
     tag: 'sessions',
+    description:
+      "`project_path` is a directory the gateway's user must be able to read and enter: one it may not is 403 PERMISSION_DENIED (the message names the path and what is missing). A path that does not exist is accepted as before (the session's tools report it).",
     body: createSessionBodySchema,
     replies: { 201: { description: 'Created; owned by the caller.', content: { [json]: sessionCreatedSchema } } },
-    errors: [E.UNAVAILABLE],
+    errors: [E.PERMISSION_DENIED, E.UNAVAILABLE],
   },
   {
     method: 'get',
@@ -68,11 +70,12 @@ export const sessionRouteDocs: RouteDoc[] = [
     path: '/api/sessions/:id',
     operationId: 'deleteSession',
     summary: 'Delete a session',
-    description: 'A running turn is aborted first; with `config.save_transcript` the markdown transcript is written before the session goes.',
+    description:
+      'A running turn is aborted first; with `config.save_transcript` the markdown transcript is written before the session goes. A transcript that cannot be saved (STRAND_TRANSCRIPTS_DIR not a writable directory, a render or write failure) is 500 TRANSCRIPT_ERROR and the session is kept (`details.deleted: false`): found before anything is touched when the directory is unusable, else after the running turn was stopped.',
     tag: 'sessions',
     params: SESSION_ID,
     replies: { 200: { description: 'Closed.', content: { [json]: sessionClosedSchema } } },
-    errors: SESSION_READ,
+    errors: [...SESSION_READ, E.TRANSCRIPT_ERROR],
   },
   {
     method: 'post',

@@ -6,7 +6,8 @@ RPC protocol's HTTP routes under \`/v1\` follow specs/ws-rpc.md). Base URL \`htt
 
 **Auth.** With tokens configured (STRAND_TOKENS or STRAND_TOKENS_FILE) every route needs
 \`Authorization: Bearer <token>\` except \`/healthz\`, \`/api/openapi.json\` and \`/api/docs\` (with its assets). Sessions
-belong to the principal that created them; another principal's session answers exactly like one that does not exist.
+belong to the principal that created them; another principal's session answers exactly like one that does not exist. A session id a
+client chooses itself (\`sessionId\` of \`/v1/chat/stream\`) is scoped per principal: another principal's id gives the caller a session of its own.
 
 **Errors.** Every error is \`{"error": {"code", "message", "details"}}\` (schema \`ErrorBody\`); the code decides the status (each route lists the
 codes it can answer). Unknown errors are answered \`INTERNAL\` without their text. A body that is not JSON is
@@ -22,14 +23,14 @@ export const ERROR_NOTES: Record<ErrorCode, string> = {
   UNKNOWN_MODEL: 'the model is not in the catalog of a configured provider, or its provider is not configured.',
   JOB_NOT_FOUND: "no such job (or it is another principal's).",
   UNAUTHORIZED: 'tokens are configured and the request has no valid bearer token.',
-  PERMISSION_DENIED: 'the caller may not do this.',
+  PERMISSION_DENIED: "the gateway's own user may not use a directory the request names (a `project_path` it cannot read or enter); the message names the path and what is missing.",
   SESSION_NOT_FOUND: "no such session (or it is another principal's).",
   INVALID_TOOL_CALL: 'no such tool call is waiting for an answer.',
   SESSION_BUSY: 'a turn (or a compaction) is running.',
   PAYLOAD_TOO_LARGE: 'the body exceeds STRAND_MAX_BODY_BYTES.',
   RATE_LIMITED: 'too many requests from this principal (this address with auth off); wait `Retry-After` seconds.',
   INTERNAL: 'an unexpected failure (logged by the gateway; its text is not sent).',
-  TRANSCRIPT_ERROR: 'the transcript could not be produced.',
+  TRANSCRIPT_ERROR: 'the transcript could not be rendered or written (e.g. STRAND_TRANSCRIPTS_DIR is not a writable directory); the message says what failed, and for a delete that the session was kept.',
   LLM_API_ERROR: 'the model provider failed.',
   UNAVAILABLE: 'Temporal or the session store did not answer, or too many event streams are open; try again after `Retry-After` seconds.',
 };

@@ -1,7 +1,9 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { ErrorCode, StrandError } from '../../../../../contracts/errors';
 import { renderHtml } from '../../../sessions/transcript-html';
+import { fsProblem } from '../../../transcripts/transcripts';
 import { EdnSyntaxError, parseEdn } from '../../codec';
 import type { EdnMap } from '../../edn-value';
 import { EdnErrorCode, EdnOpError } from '../../protocol';
@@ -93,10 +95,19 @@ export const readOps: Record<string, OpHandler> = {
   export_html: read(async (ctx, sessionId) => {
     const facts = ctx.facts(sessionId);
     const [view, transcript] = await Promise.all([facts.view(), facts.transcript()]);
-    const html = renderHtml({ session_id: sessionId, title: view.title, project_path: view.project_path, model: view.model, started_at: view.started_at, messages: transcript });
-    await fs.mkdir(exportsDir(), { recursive: true });
+    let html: string;
+    try {
+      html = renderHtml({ session_id: sessionId, title: view.title, project_path: view.project_path, model: view.model, started_at: view.started_at, messages: transcript });
+    } catch (err) {
+      throw new StrandError(ErrorCode.TRANSCRIPT_ERROR, `the transcript of session ${sessionId} could not be rendered as html`, { 'session-id': sessionId }, { cause: err });
+    }
     const file = path.join(exportsDir(), `${sessionId.replace(/[^A-Za-z0-9_-]/g, '_')}-${new Date().toISOString().replace(/[:.]/g, '-')}.html`);
-    await fs.writeFile(file, html);
+    try {
+      await fs.mkdir(exportsDir(), { recursive: true });
+      await fs.writeFile(file, html);
+    } catch (err) {
+      throw new StrandError(ErrorCode.TRANSCRIPT_ERROR, `the transcript of session ${sessionId} could not be written to ${file} (${fsProblem(err)})`, { 'session-id': sessionId, path: file }, { cause: err });
+    }
     return { path: file, format: 'html', 'message-count': transcript.length };
   }),
 

@@ -1,0 +1,150 @@
+import { ErrorCode, StrandError } from '../../../contracts/errors';
+import type { StoreClient } from '../../../contracts/session-store/client';
+import type { SessionMeta } from '../../../contracts/session-store/schemas';
+import { chatRequestSchema } from '../../../contracts/ws-rpc';
+import type { AgentEventReader } from '../events/agent-event-reader';
+import type { SessionCommands } from '../temporal/session-commands';
+import { scopedSessionId } from './client-session-ids';
+import { SessionService } from './session-service';
+
+/**
+ * Client-named session ids against an in-memory store with the store's own get/ensure/create rules:
+ * with a principal a name is scoped to it, so another principal's id answers exactly like an unknown
+ * one; without one the name is the id, as before. And the project directory check on creation.
+ */
+function memoryStore() {
+  const sessions = new Map<string, SessionMeta>();
+  const calls: string[] = [];
+  let n = 0;
+  const make = (session_id: string, r: { title?: string; metadata?: Record<string, unknown> }): SessionMeta => ({
+    session_id,
+    title: r.title ?? '',
+    description: '',
+    status: 'idle',
+    ...(r.metadata ? { metadata: r.metadata } : {}),
+    created_at: 1,
+    updated_at: 1,
+    message_count: 0,
+  });
+  const store = {
+    get: async ({ session_id }: { session_id: string }) => (calls.push(`get ${session_id}`), sessions.has(session_id) ? { meta: sessions.get(session_id)! } : null),
+    ensure: async (r: { session_id: string; title?: string; metadata?: Record<string, unknown> }) => {
+      calls.push(`ensure ${r.session_id}`);
+      const had = sessions.get(r.session_id);
+      if (had) return { session_id: r.session_id, meta: had, created: false };
+      sessions.set(r.session_id, make(r.session_id, r));
+      return { session_id: r.session_id, meta: sessions.get(r.session_id)!, created: true };
+    },
+    create: async (r: { title?: string; metadata?: Record<string, unknown> }) => {
+      const id = `gen${++n}`;
+      calls.push(`create ${id}`);
+      sessions.set(id, make(id, r));
+      return { session_id: id, meta: sessions.get(id)! };
+    },
+  };
+  return { store: store as unknown as StoreClient, sessions, calls };
+}
+
+function service(checkProject: (p: string) => Promise<void> = async () => undefined) {
+  const mem = memoryStore();
+  const sessions = new SessionService({
+    store: mem.store,
+    commands: {} as SessionCommands,
+    reader: {} as AgentEventReader,
+    defaultModel: 'scripted/echo',
+    checkProject,
+  });
+  return { ...mem, service: sessions };
+}
+
+/** What a principal gets when it names `name` and makes its session ready (as a WebSocket chat does). */
+async function nameAndEnsure(s: SessionService, name: string, principal: string | undefined, project = '/p') {
+  const id = await s.clientSessionId(name, principal);
+  const got = await s.ensure(id, { project_path: project, ...(principal ? { owner: principal } : {}) });
+  return { id, created: got.created, owner: got.meta.metadata?.owner, project: got.meta.metadata?.project_path };
+}
+
+describe('client-named session ids', () => {
+  test("another principal's id answers exactly like an unknown one: a session of the caller's own", async () => {
+    const { service: s, sessions } = service();
+    const alice = await nameAndEnsure(s, 'sess_shared', 'alice', '/alice');
+    expect(alice).toMatchObject({ created: true, owner: 'alice' });
+    // Bob names Alice's id, and an id nobody has: the same answer, each time a session of his own.
+    const bobOnAlices = await nameAndEnsure(s, 'sess_shared', 'bob', '/bob');
+    const bobOnUnknown = await nameAndEnsure(s, 'sess_nobody', 'bob', '/bob');
+    const shape = (r: typeof bobOnAlices) => ({ ...r, id: r.id.replace(/[0-9a-f]{40}$/, 'HASH') });
+    expect(shape(bobOnAlices)).toEqual(shape(bobOnUnknown));
+    expect(bobOnAlices).toEqual({ id: scopedSessionId('bob', 'sess_shared'), created: true, owner: 'bob', project: '/bob' });
+    expect(bobOnAlices.id).not.toBe(alice.id);
+    // Alice's session is untouched, and naming her id again finds it.
+    expect(sessions.get(alice.id)?.metadata).toMatchObject({ owner: 'alice', project_path: '/alice' });
+    expect(await nameAndEnsure(s, 'sess_shared', 'alice', '/elsewhere')).toEqual({ ...alice, created: false });
+    // Bob naming it again finds his own.
+    expect(await nameAndEnsure(s, 'sess_shared', 'bob')).toEqual({ ...bobOnAlices, created: false });
+  });
+
+  test('the store sees the same calls whether or not another principal has the id', async () => {
+    const a = service();
+    await nameAndEnsure(a.service, 'sess_x', 'alice');
+    a.calls.length = 0;
+    await nameAndEnsure(a.service, 'sess_x', 'bob');
+    const b = service();
+    await nameAndEnsure(b.service, 'sess_x', 'bob');
+    expect(a.calls).toEqual(b.calls);
+  });
+
+  test("a name that is already one of the caller's own ids names that session (created over HTTP, or a scoped id)", async () => {
+    const { service: s } = service();
+    const http = await s.create({ project_path: '/p', owner: 'alice' });
+    expect(await s.clientSessionId(http.session_id, 'alice')).toBe(http.session_id);
+    expect(await s.clientSessionId(http.session_id, 'bob')).toBe(scopedSessionId('bob', http.session_id));
+    const scoped = (await nameAndEnsure(s, 'mine', 'alice')).id;
+    expect(await s.clientSessionId(scoped, 'alice')).toBe(scoped);
+    expect(await s.clientSessionId(scoped, 'bob')).not.toBe(scoped);
+  });
+
+  test('with auth off (no principal) the name is the id, as before', async () => {
+    const { service: s, calls } = service();
+    expect(await s.clientSessionId('sess_plain', undefined)).toBe('sess_plain');
+    expect(calls).toEqual([]);
+    expect(await nameAndEnsure(s, 'sess_plain', undefined)).toEqual({ id: 'sess_plain', created: true, owner: undefined, project: '/p' });
+    expect(await nameAndEnsure(s, 'sess_plain', undefined)).toMatchObject({ id: 'sess_plain', created: false });
+  });
+
+  test("ensure on another principal's stored id still answers SESSION_NOT_FOUND, as require does", async () => {
+    const { service: s } = service();
+    const { id } = await nameAndEnsure(s, 'x', 'alice');
+    await expect(s.ensure(id, { project_path: '/p', owner: 'bob' })).rejects.toMatchObject({ code: ErrorCode.SESSION_NOT_FOUND, message: `no session ${id}` });
+    await expect(s.require('no-such', 'bob')).rejects.toMatchObject({ code: ErrorCode.SESSION_NOT_FOUND, message: 'no session no-such' });
+  });
+
+  test('scoped ids are valid WebSocket session ids and store ids, and differ per principal and name', () => {
+    const ids = [scopedSessionId('alice', 'x'), scopedSessionId('bob', 'x'), scopedSessionId('alice', 'y'), scopedSessionId('al', 'ice\u0000x')];
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(scopedSessionId('alice', 'x')).toBe(scopedSessionId('alice', 'x'));
+    for (const id of ids) {
+      expect(id).toMatch(/^named-[0-9a-f]{40}$/);
+      expect(chatRequestSchema.safeParse({ message: 'm', history: [], model: '', sessionId: id }).success).toBe(true);
+    }
+  });
+});
+
+describe('the project directory of a new session', () => {
+  const denied = async (p: string) => {
+    if (p === '/locked') throw new StrandError(ErrorCode.PERMISSION_DENIED, 'project_path /locked: no');
+  };
+
+  test('create and ensure refuse a directory the gateway may not use, and create nothing', async () => {
+    const { service: s, sessions } = service(denied);
+    await expect(s.create({ project_path: '/locked' })).rejects.toMatchObject({ code: ErrorCode.PERMISSION_DENIED });
+    await expect(s.ensure('fresh', { project_path: '/locked' })).rejects.toMatchObject({ code: ErrorCode.PERMISSION_DENIED });
+    expect(sessions.size).toBe(0);
+    expect((await s.create({ project_path: '/open' })).session_id).toBe('gen1');
+  });
+
+  test('an existing session keeps its project: naming it with another workspace is not checked', async () => {
+    const { service: s } = service(denied);
+    await s.ensure('kept', { project_path: '/open' });
+    expect(await s.ensure('kept', { project_path: '/locked' })).toMatchObject({ created: false });
+  });
+});
