@@ -50,6 +50,10 @@ export async function serviceSpecs(config: StackConfig): Promise<Record<ServiceN
     '--dynamic-config-value', 'frontend.enableServerVersionCheck=false',
     // The activity a workflow task schedules comes back in that task's reply: one hop less per step.
     '--dynamic-config-value', 'system.enableActivityEagerExecution=true',
+    // The dev server has one history shard, whose transfer queue (a new workflow task, a child's start,
+    // a signal to another workflow) is read at most 20 times a second by default: each hop of a turn
+    // then waited up to 50 ms for the next read. Reads are still driven by new tasks, not polling.
+    '--dynamic-config-value', 'history.transferProcessorMaxPollRPS=1000',
     '--sqlite-pragma', 'journal_mode=wal',
     '--sqlite-pragma', 'synchronous=normal',
     ...Object.values(SEARCH_ATTRIBUTES).flatMap((sa) => ['--search-attribute', `${sa.name}=${sa.type}`]),

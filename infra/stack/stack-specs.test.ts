@@ -1,0 +1,30 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parse } from 'yaml';
+import { REPO_ROOT } from './stack-config';
+import { serviceSpecs } from './stack-specs';
+
+/**
+ * The Temporal settings a turn's latency depends on (bench:turns, bench:agent): without them each hop
+ * of a turn waits for the next transfer-queue read (up to 50 ms) and each model step for its own task.
+ * Both ways strand runs Temporal carry them: the dev server of `npm start` and the compose file's server.
+ */
+const LATENCY_SETTINGS = { 'system.enableActivityEagerExecution': true, 'history.transferProcessorMaxPollRPS': 1000 };
+
+test('the dev server of `npm start` gets the latency settings', async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-specs-'));
+  try {
+    const specs = await serviceSpecs({ dataDir, host: '127.0.0.1', ports: { temporal: 7233, temporalUi: 8233, nats: 4222, gateway: 9420 }, ui: false, serviceEnv: {} });
+    const args = specs.temporal.args;
+    const values = args.flatMap((a, i) => (args[i - 1] === '--dynamic-config-value' ? [a] : []));
+    for (const [key, value] of Object.entries(LATENCY_SETTINGS)) expect(values).toContain(`${key}=${value}`);
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('the compose file\'s Temporal server gets the same latency settings', () => {
+  const config = parse(fs.readFileSync(path.join(REPO_ROOT, 'infra/docker/temporal/dynamicconfig.yaml'), 'utf8')) as Record<string, Array<{ value: unknown }>>;
+  for (const [key, value] of Object.entries(LATENCY_SETTINGS)) expect(config[key]?.[0]?.value).toBe(value);
+});
