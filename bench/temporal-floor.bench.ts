@@ -6,7 +6,7 @@ import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } 
 import { startStack, type Stack } from '../infra/stack/stack';
 import { openSse, type SseConnection } from '../test/harness/sse-client';
 import { median, ms, nowMs, percentile } from './stats';
-import { floorPromptUpdate, type FloorActivities } from './temporal-floor/floor-workflows';
+import { floorPromptUpdate, floorTurnsEndedQuery, type FloorActivities } from './temporal-floor/floor-workflows';
 
 /**
  * Temporal's own floor under strand's turn, on this machine, in the same run as strand's figures.
@@ -61,6 +61,8 @@ async function floorTurn(client: Client, sessionId: string, key: string, withToo
   const accepted = nowMs() - t0;
   const firstStep = (await started) - t0;
   await client.workflow.getHandle(`${sessionId}:turn:${turn}`).result();
+  // Like a client waiting for `idle`: the next prompt goes once the session has taken the turn's end.
+  while ((await client.workflow.getHandle(sessionId).query(floorTurnsEndedQuery)) < turn) await new Promise((r) => setTimeout(r, 2));
   return { firstStep, accepted };
 }
 

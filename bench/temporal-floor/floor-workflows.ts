@@ -11,12 +11,16 @@ export interface FloorActivities {
 }
 
 export const floorPromptUpdate = wf.defineUpdate<{ turn: number }, [{ key: string; withTool: boolean }]>('floor-prompt');
+/** Turns the session has seen end: as strand's `idle`, a prompt sent after it finds the session free. */
+export const floorTurnsEndedQuery = wf.defineQuery<number>('floor-turns-ended');
 
 const acts = wf.proxyActivities<FloorActivities>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 1 } });
 
 export async function floorSession(): Promise<void> {
   const queue: Array<{ key: string; withTool: boolean; turn: number }> = [];
   let turns = 0;
+  let ended = 0;
+  wf.setHandler(floorTurnsEndedQuery, () => ended);
   wf.setHandler(floorPromptUpdate, (prompt) => {
     turns += 1;
     queue.push({ ...prompt, turn: turns });
@@ -26,6 +30,7 @@ export async function floorSession(): Promise<void> {
     await wf.condition(() => queue.length > 0);
     const next = queue.shift()!;
     await wf.executeChild(floorTurn, { workflowId: `${wf.workflowInfo().workflowId}:turn:${next.turn}`, args: [next.key, next.withTool] });
+    ended += 1;
   }
 }
 
