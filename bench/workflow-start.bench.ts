@@ -1,9 +1,7 @@
 import os from 'node:os';
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-// The SDK's own creator of workflow runs in a shared V8 context (what a worker uses by default);
-// internal to the SDK, so this benchmark may need adjusting when the SDK changes it.
-import { ReusableVMWorkflowCreator } from '@temporalio/worker/lib/workflow/reusable-vm';
 import { buildWorkflowBundle, WORKFLOWS_ENTRY } from '../services/worker/workflow-bundle';
+import { workflowRunProbe } from '../services/worker/workflow-run-probe';
 import { median, ms, nowMs } from './stats';
 
 /**
@@ -25,47 +23,20 @@ const contractModules = (bundle: WorkflowBundleWithSourceMap) => [...new Set([..
 
 /** Median milliseconds to create a run of `workflowType`, per run of STARTS creations. */
 async function startCosts(bundle: WorkflowBundleWithSourceMap, workflowType: string): Promise<number[]> {
-  // The bundle's source map is inline in its code; the creator only needs one for stack traces.
-  const sourceMap = { version: 3, file: 'workflow-bundle.js', sources: [], names: [], mappings: '' };
-  const creator = await ReusableVMWorkflowCreator.create({ code: bundle.code, sourceMap, filename: 'workflow-bundle.js' }, 5_000, new Set());
+  const probe = await workflowRunProbe(bundle);
   const perRun: number[] = [];
   try {
     for (let r = 0; r < RUNS; r++) {
       const xs: number[] = [];
       for (let i = 0; i < STARTS; i++) {
-        const runId = `run-${r}-${i}`;
         const t0 = nowMs();
-        const workflow = await creator.createWorkflow({
-          info: {
-            workflowType,
-            workflowId: `bench-${runId}`,
-            runId,
-            namespace: 'default',
-            taskQueue: 'bench',
-            attempt: 1,
-            searchAttributes: {},
-            typedSearchAttributes: [],
-            memo: {},
-            unsafe: { isReplaying: false, now: () => Date.now() },
-            historyLength: 1,
-            historySize: 1,
-            continueAsNewSuggested: false,
-            startTime: new Date(),
-            runStartTime: new Date(),
-            firstExecutionRunId: runId,
-            priority: {},
-          } as never,
-          randomnessSeed: [1, 2, 3, 4] as never,
-          now: Date.now(),
-          showStackTraceSources: false,
-        });
+        await probe.startRun(workflowType, `run-${r}-${i}`);
         xs.push(nowMs() - t0);
-        await workflow.dispose();
       }
       perRun.push(median(xs));
     }
   } finally {
-    await creator.destroy();
+    await probe.destroy();
   }
   return perRun;
 }
