@@ -1,10 +1,52 @@
+import fs from 'node:fs';
 import net from 'node:net';
 
+/** Ports this process has handed out: never handed out twice (each is released before its user binds it). */
+const given = new Set<number>();
+
 /**
- * Asks the kernel for a free loopback port. The port is released before it is used, so a rare race
- * with another process is possible; callers start their server right away to keep the window small.
+ * A free loopback port, outside the range the kernel assigns on its own (Linux's
+ * ip_local_port_range, 32768–60999 by default). Ports from that range can be taken between our pick
+ * and our bind by anything that lets the kernel choose: an outgoing connection's local port, or the
+ * Temporal dev server, which puts its internal services on such ports once it runs (a gateway given
+ * one of them failed with EADDRINUSE). Below the range only explicit binds compete, and the port is
+ * checked free. Falls back to a kernel-assigned port when no such range is known or nothing is free.
  */
-export function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
+  const low = 10_000;
+  const high = ephemeralRangeStart() - 1;
+  for (let attempt = 0; high - low > 1_000 && attempt < 100; attempt++) {
+    const port = low + Math.floor(Math.random() * (high - low));
+    if (given.has(port)) continue;
+    given.add(port); // reserved before the check, so concurrent callers never share one
+    if (await bindable(port)) return port;
+    given.delete(port);
+  }
+  return kernelAssignedPort();
+}
+
+/** Where the kernel's own port range starts (the Linux default where /proc does not say). */
+function ephemeralRangeStart(): number {
+  try {
+    const start = Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(start) && start > 0 ? start : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+/** True when a loopback listener can be opened on `port` right now (it is closed again at once). */
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.unref();
+    server.once('error', () => resolve(false));
+    server.listen({ host: '127.0.0.1', port }, () => server.close(() => resolve(true)));
+  });
+}
+
+/** A port the kernel picks (from its own range): the fallback. */
+function kernelAssignedPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.unref();
