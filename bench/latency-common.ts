@@ -146,6 +146,16 @@ export function summarizeLevel(runs: RunResult[], clientKey: string) {
   };
 }
 
+/**
+ * The transport latency target (≤ 10 ms p99 added at 50), judged where the level is what it says:
+ * every one of the 50 streaming at once. added_ms (the whole run, turn starts included) is reported
+ * beside it in the level's figures. Null when the level was not run or never had all 50 streaming.
+ */
+export function latencyTarget(at50: ReturnType<typeof summarizeLevel> | undefined, name: string) {
+  const p99 = at50?.added_ms_all_streaming?.p99;
+  return { [name]: 10, judged_on: 'added_ms_all_streaming.p99', met: p99 === undefined ? null : p99 <= 10 };
+}
+
 export interface LatencyStack {
   stack: Stack;
   /** The floor's connection. */
