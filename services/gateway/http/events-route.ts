@@ -4,7 +4,7 @@ import { Hono, type Context } from 'hono';
 import { ErrorCode, StrandError } from '../../../contracts/errors';
 import { eventsAfterSchema } from '../../../contracts/http-api';
 import type { Logger } from '../../common/logger';
-import type { EventSubscription, SequencedEvent } from '../events/agent-event-reader';
+import { deliverEvents, type EventSubscription, type SequencedEvent } from '../events/agent-event-reader';
 import { ConnectionLimiter } from '../limits/connection-limiter';
 import { DEFAULT_LIMITS } from '../limits/limits-config';
 import { WritablePacer } from '../limits/writable-pacer';
@@ -44,20 +44,44 @@ function nodeResponseOf(c: Context): ServerResponse | undefined {
 /** One frame as `writeSSE` spells it: one compact `data:` line (JSON has no raw newlines). */
 const sseFrame = (id: number, event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\nid: ${id}\n\n`;
 
+/** An event's SSE frame, and the same bytes framed as one HTTP/1.1 chunk (`<hex length>\r\n<frame>\r\n`). */
+interface EncodedFrame {
+  frame: Buffer;
+  chunk: Buffer;
+}
+
+const CRLF = Buffer.from('\r\n', 'latin1');
+
 /**
  * Each event's SSE frame, encoded once: the readers of a session share one feed that hands every one
  * of them the same event object, so a session watched by a hundred clients maps, serializes and
  * encodes each event once, not a hundred times (null: HTTP has no frame for it).
  */
-const encodedFrames = new WeakMap<SequencedEvent, Buffer | null>();
-function encodedFrame(event: SequencedEvent): Buffer | null {
+const encodedFrames = new WeakMap<SequencedEvent, EncodedFrame | null>();
+function encodedFrame(event: SequencedEvent): EncodedFrame | null {
   let encoded = encodedFrames.get(event);
   if (encoded === undefined) {
-    const frame = toHttpEvent(event.envelope);
-    encoded = frame ? Buffer.from(sseFrame(event.seq, frame.event, frame.data)) : null;
+    const mapped = toHttpEvent(event.envelope);
+    if (mapped) {
+      const frame = Buffer.from(sseFrame(event.seq, mapped.event, mapped.data));
+      encoded = { frame, chunk: Buffer.concat([Buffer.from(`${frame.length.toString(16)}\r\n`, 'latin1'), frame, CRLF]) };
+    } else encoded = null;
     encodedFrames.set(event, encoded);
   }
   return encoded;
+}
+
+/**
+ * Sends one encoded frame. On a chunked response (HTTP/1.1, what SSE gets) the pre-framed chunk goes
+ * straight to the socket: one write and one system call per client at once, where `res.write` would
+ * cork the socket, queue the length, the frame and two CRLFs, and send them on the next tick — for a
+ * session with a hundred readers, most of the time between the first client's frame and the last's.
+ * Writes through the response and straight ones share the socket's one ordered buffer.
+ */
+function sendFrame(res: ServerResponse, out: WritablePacer, encoded: EncodedFrame): void {
+  const socket = res.socket;
+  if (res.chunkedEncoding && res.headersSent && socket && out.open) socket.write(encoded.chunk);
+  else out.write(encoded.frame);
 }
 
 /**
@@ -80,23 +104,22 @@ export function eventsRoute(deps: EventsDeps): Hono {
 
   /** Sends the subscription's events until the client leaves, the read ends, or the client is cut. */
   async function stream(res: ServerResponse, subscription: EventSubscription, sessionId: string): Promise<void> {
-    const out = new WritablePacer(res, maxBuffered);
+    const out = new WritablePacer(res, maxBuffered, res.socket ?? res);
     // A client that is behind is sent events, not keepalives.
     const keepalive = setInterval(() => out.buffered === 0 && out.write(': keepalive\n\n'), deps.keepaliveMs);
     res.once('close', () => subscription.stop());
     let slow = false;
     try {
-      for await (const event of subscription) {
-        if (!out.open) break;
-        const frame = encodedFrame(event);
-        if (!frame) continue;
-        out.write(frame);
-        // Over the bound, the next event is not read until the client has caught up (or is cut).
-        if (!(await out.room(slowConsumerMs))) {
-          slow = out.open;
-          break;
-        }
-      }
+      // Pushed: a session's readers are written in the tick its event arrives (session-feed.ts).
+      await deliverEvents(subscription, (event) => {
+        if (!out.open) return false;
+        const encoded = encodedFrame(event);
+        if (!encoded) return;
+        sendFrame(res, out, encoded);
+        if (!out.full) return;
+        // Over the bound, the next event is not taken until the client has caught up (or is cut).
+        return out.room(slowConsumerMs).then((room) => room || ((slow = out.open), false));
+      });
     } finally {
       clearInterval(keepalive);
       subscription.stop();

@@ -1,47 +1,6 @@
-import type { EventSubscription, SequencedEvent } from '../events/agent-event-reader';
+import { memoryEventLog as fakeLog } from '../../../test/harness/memory-event-log';
+import type { EventSubscription } from '../events/agent-event-reader';
 import { feedSubscription, SessionFeed } from './session-feed';
-
-/** A session's event log in memory; `read(after)` is a live read of it, like a JetStream consumer's. */
-function fakeLog() {
-  const events: SequencedEvent[] = [];
-  const listeners = new Set<() => void>();
-  let reads = 0;
-  const publish = (count: number) => {
-    for (let i = 0; i < count; i++) {
-      // Sequences with gaps, as other sessions' events take numbers in the same stream.
-      const seq = (events.at(-1)?.seq ?? 0) + 1 + (events.length % 3);
-      events.push({ seq, envelope: { v: 1, session_id: 's', ts: 0, event: { type: 'assistant.delta', turn_id: 't', step: 0, text: `e${seq}` } } });
-    }
-    for (const l of listeners) l();
-  };
-  const read = async (after: number): Promise<EventSubscription> => {
-    reads += 1;
-    let stopped = false;
-    let wake: (() => void) | undefined;
-    const listener = () => wake?.();
-    listeners.add(listener);
-    return {
-      stop: () => {
-        stopped = true;
-        listeners.delete(listener);
-        wake?.();
-      },
-      async *[Symbol.asyncIterator]() {
-        let last = after;
-        while (!stopped) {
-          const next = events.find((e) => e.seq > last);
-          if (!next) {
-            await new Promise<void>((resolve) => (wake = resolve));
-            continue;
-          }
-          last = next.seq;
-          yield next;
-        }
-      },
-    };
-  };
-  return { events, publish, read, reads: () => reads };
-}
 
 /** Takes `count` events from a subscription. */
 async function take(sub: EventSubscription, count: number): Promise<number[]> {
@@ -129,4 +88,152 @@ test('when the last reader stops, the feed closes after a while; a closed feed s
   } finally {
     jest.useRealTimers();
   }
+});
+
+describe('pushed delivery (deliver)', () => {
+  test('a session’s readers are handed each event in the tick the feed reads it, all of them, in order', async () => {
+    const log = fakeLog();
+    const readers: EventSubscription[] = [];
+    const got: number[][] = [];
+    // How many readers lack an event when the feed asks its read for the next one: none, if the
+    // feed handed it to every reader in the same tick (queued for them, they would all lack it).
+    const lacking: number[] = [];
+    const read = await log.read(0);
+    const observed: EventSubscription = {
+      stop: () => read.stop(),
+      async *[Symbol.asyncIterator]() {
+        for await (const e of read) {
+          yield e;
+          lacking.push(got.filter((g) => g.at(-1) !== e.seq).length);
+        }
+      },
+    };
+    const feed = new SessionFeed(observed, 0, () => undefined);
+    for (let i = 0; i < 50; i++) {
+      const reader = feedSubscription(feed, 0, true, log.read);
+      const mine: number[] = [];
+      readers.push(reader);
+      got.push(mine);
+      void reader.deliver!((e) => void mine.push(e.seq));
+    }
+    await tick();
+    log.publish(30);
+    await tick();
+    for (const g of got) expect(g).toEqual(log.events.map((e) => e.seq));
+    expect(lacking).toEqual(Array(30).fill(0));
+    expect(log.reads()).toBe(1);
+    readers.forEach((r) => r.stop());
+    feed.close();
+  });
+
+  test('a taker that waits holds back only its own reader, which then gets the rest in order', async () => {
+    const log = fakeLog();
+    const feed = new SessionFeed(await log.read(0), 0, () => undefined);
+    const slow = feedSubscription(feed, 0, true, log.read);
+    const fast = feedSubscription(feed, 0, true, log.read);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const slowGot: number[] = [];
+    const fastGot: number[] = [];
+    void slow.deliver!((e) => {
+      slowGot.push(e.seq);
+      if (slowGot.length === 1) return gate;
+    });
+    void fast.deliver!((e) => void fastGot.push(e.seq));
+    await tick();
+    log.publish(10);
+    await tick();
+    const all = log.events.map((e) => e.seq);
+    expect(fastGot).toEqual(all);
+    expect(slowGot).toEqual(all.slice(0, 1));
+    release();
+    await tick();
+    expect(slowGot).toEqual(all);
+    log.publish(5);
+    await tick();
+    expect(slowGot).toEqual(log.events.map((e) => e.seq));
+    slow.stop();
+    fast.stop();
+    feed.close();
+  });
+
+  test('a pushed reader that falls too far behind goes on by itself from where it was, without gap or repeat', async () => {
+    const log = fakeLog();
+    const feed = new SessionFeed(await log.read(0), 0, () => undefined);
+    const slow = feedSubscription(feed, 0, true, log.read);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const got: number[] = [];
+    void slow.deliver!((e) => {
+      got.push(e.seq);
+      if (got.length === 1) return gate;
+    });
+    await tick();
+    log.publish(2_000);
+    await tick();
+    release();
+    for (let i = 0; i < 100 && got.length < 2_000; i++) await tick();
+    expect(got).toEqual(log.events.map((e) => e.seq));
+    expect(log.reads()).toBe(2); // the feed's and the dropped reader's own
+    slow.stop();
+    feed.close();
+  });
+
+  test('a taker that answers false, at once or through its promise, ends the delivery and stops the subscription', async () => {
+    const log = fakeLog();
+    const feed = new SessionFeed(await log.read(0), 0, () => undefined);
+    const a = feedSubscription(feed, 0, true, log.read);
+    const b = feedSubscription(feed, 0, true, log.read);
+    const aGot: number[] = [];
+    const bGot: number[] = [];
+    const aDone = a.deliver!((e) => aGot.push(e.seq) < 3);
+    const bDone = b.deliver!((e) => Promise.resolve(bGot.push(e.seq) < 2));
+    await tick();
+    log.publish(10);
+    await Promise.all([aDone, bDone]);
+    const all = log.events.map((e) => e.seq);
+    expect(aGot).toEqual(all.slice(0, 3));
+    expect(bGot).toEqual(all.slice(0, 2));
+    // Both stopped: later events reach neither.
+    log.publish(3);
+    await tick();
+    expect(aGot).toEqual(all.slice(0, 3));
+    expect(bGot).toEqual(all.slice(0, 2));
+    await expect(a.deliver!(() => undefined)).resolves.toBeUndefined();
+    feed.close();
+  });
+
+  test('a taker that throws fails its own delivery only', async () => {
+    const log = fakeLog();
+    const feed = new SessionFeed(await log.read(0), 0, () => undefined);
+    const bad = feedSubscription(feed, 0, true, log.read);
+    const good = feedSubscription(feed, 0, true, log.read);
+    const goodGot: number[] = [];
+    const failed = bad.deliver!(() => {
+      throw new Error('the client went away');
+    });
+    void good.deliver!((e) => void goodGot.push(e.seq));
+    await tick();
+    log.publish(5);
+    await expect(failed).rejects.toThrow('the client went away');
+    await tick();
+    expect(goodGot).toEqual(log.events.map((e) => e.seq));
+    good.stop();
+    feed.close();
+  });
+
+  test('iterating pulls through the same delivery: break stops the subscription', async () => {
+    const log = fakeLog();
+    const feed = new SessionFeed(await log.read(0), 0, () => undefined);
+    const reader = feedSubscription(feed, 0, true, log.read);
+    const got = take(reader, 4);
+    await tick();
+    log.publish(10);
+    expect(await got).toEqual(log.events.slice(0, 4).map((e) => e.seq));
+    // Stopped by the break: a later delivery on it ends at once, having taken nothing.
+    const after: number[] = [];
+    await reader.deliver!((e) => void after.push(e.seq));
+    expect(after).toEqual([]);
+    feed.close();
+  });
 });

@@ -1,4 +1,5 @@
-import type { EventSubscription, SequencedEvent } from '../events/agent-event-reader';
+import { endsDelivery, type EventSubscription, type EventTaker, type SequencedEvent, type TakerAnswer } from '../events/agent-event-reader';
+import { pullFromPush } from './pull-from-push';
 
 /** Recent events a feed keeps, so that a reader a little behind (or just opened) joins without a read of its own. */
 const RING = 256;
@@ -16,6 +17,12 @@ interface Member {
   /** Set when the reader fell MAX_QUEUED behind, or the feed ended: it goes on with a read of its own. */
   dropped: boolean;
   wake: (() => void) | undefined;
+  /**
+   * Set while the reader has nothing queued and can take an event at once: the feed then hands the
+   * event over in the same tick it arrives instead of queueing it. The reader unsets it to be queued
+   * for again (it has to wait before the next event).
+   */
+  sink: ((event: SequencedEvent) => void) | undefined;
 }
 
 /**
@@ -64,7 +71,7 @@ export class SessionFeed {
   /** Joins a reader that has every event up to `cursor` (which must be at least `floor`). */
   join(cursor: number): Member | undefined {
     if (this.ended || cursor < this.floor) return undefined;
-    const member: Member = { queue: this.ring.filter((e) => e.seq > cursor), dropped: false, wake: undefined };
+    const member: Member = { queue: this.ring.filter((e) => e.seq > cursor), dropped: false, wake: undefined, sink: undefined };
     this.members.add(member);
     return member;
   }
@@ -88,7 +95,8 @@ export class SessionFeed {
         this.ring.push(event);
         if (this.ring.length > RING) this.floor = this.ring.shift()!.seq;
         for (const m of this.members) {
-          if (m.queue.length >= MAX_QUEUED) this.drop(m);
+          if (m.sink && m.queue.length === 0) m.sink(event);
+          else if (m.queue.length >= MAX_QUEUED) this.drop(m);
           else {
             m.queue.push(event);
             m.wake?.();
@@ -114,6 +122,12 @@ export class SessionFeed {
  * when its cursor is within the feed's reach, otherwise reads on its own (a replay) until it reaches
  * the feed, and goes back to reading on its own from where it is if the feed drops it or ends.
  * Events come in order, without gap or repeat, across those switches.
+ *
+ * It pushes (`deliver`): while joined and caught up, the feed calls the taker in the tick the event
+ * arrives, so a session's hundred readers get an event in one pass, with no promise or generator step
+ * per reader. A taker that returns a promise is queued for until it settles; one that answers false
+ * (at once or through its promise) ends the delivery and stops the subscription. Iterating it pulls
+ * through the same delivery (pull-from-push.ts).
  */
 export function feedSubscription(feed: SessionFeed, afterSeq: number, joinable: boolean, openRead: OpenRead): EventSubscription {
   const release = feed.hold();
@@ -130,45 +144,74 @@ export function feedSubscription(feed: SessionFeed, afterSeq: number, joinable: 
     }
     release();
   };
+
+  /** While joined: the queued events, then pushed ones, until the feed drops the reader, it stops, or the taker ends it. Returns the last sequence taken. */
+  async function takeJoined(m: Member, take: EventTaker, from: number): Promise<number> {
+    let last = from;
+    while (!stopped && !m.dropped) {
+      const next = m.queue.shift();
+      if (next) {
+        last = next.seq;
+        if (await endsDelivery(take(next))) stop();
+        continue;
+      }
+      // Caught up: the feed hands events straight over until one needs waiting for.
+      const held: { answer?: TakerAnswer; failure?: { err: unknown } } = {};
+      await new Promise<void>((resolve) => {
+        m.wake = resolve;
+        m.sink = (event) => {
+          last = event.seq;
+          try {
+            const answer = take(event);
+            if (answer === undefined || answer === true) return; // taken: the next may come at once
+            held.answer = answer;
+          } catch (err) {
+            held.failure = { err };
+          }
+          m.sink = undefined;
+          resolve();
+        };
+      });
+      m.sink = undefined;
+      m.wake = undefined;
+      if (held.failure) throw held.failure.err;
+      if (held.answer !== undefined && (await endsDelivery(held.answer))) stop();
+    }
+    return last;
+  }
+
+  async function deliver(take: EventTaker): Promise<void> {
+    let last = afterSeq;
+    let tryJoin = joinable;
+    try {
+      while (!stopped) {
+        member = tryJoin ? feed.join(last) : undefined;
+        if (member) {
+          last = await takeJoined(member, take, last);
+          feed.leave(member);
+          member = undefined;
+          if (stopped) return;
+        }
+        // On its own: from just after the last event it has, until it reaches the feed's reach.
+        own = await openRead(last);
+        if (stopped) return own.stop();
+        for await (const event of own) {
+          last = event.seq;
+          if (await endsDelivery(take(event))) stop();
+          if (stopped || (feed.live && last >= feed.floor)) break;
+        }
+        own.stop();
+        own = undefined;
+        tryJoin = true;
+      }
+    } finally {
+      stop();
+    }
+  }
+
   return {
     stop,
-    async *[Symbol.asyncIterator]() {
-      let last = afterSeq;
-      let tryJoin = joinable;
-      try {
-        while (!stopped) {
-          member = tryJoin ? feed.join(last) : undefined;
-          if (member) {
-            // Joined: take what the feed pushes, in order.
-            while (!stopped && !member.dropped) {
-              const next = member.queue.shift();
-              if (next) {
-                last = next.seq;
-                yield next;
-                continue;
-              }
-              await new Promise<void>((resolve) => ((member as Member).wake = resolve));
-              member.wake = undefined;
-            }
-            feed.leave(member);
-            member = undefined;
-            if (stopped) return;
-          }
-          // On its own: from just after the last event it has, until it reaches the feed's reach.
-          own = await openRead(last);
-          if (stopped) return own.stop();
-          for await (const event of own) {
-            last = event.seq;
-            yield event;
-            if (feed.live && last >= feed.floor) break;
-          }
-          own.stop();
-          own = undefined;
-          tryJoin = true;
-        }
-      } finally {
-        stop();
-      }
-    },
+    deliver,
+    [Symbol.asyncIterator]: () => pullFromPush(deliver, stop),
   };
 }

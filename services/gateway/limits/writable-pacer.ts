@@ -1,5 +1,7 @@
-import { once } from 'node:events';
 import type { Writable } from 'node:stream';
+
+/** How often a producer waiting for a drain looks at the unsent bytes itself. */
+const DRAIN_POLL_MS = 25;
 
 /**
  * Paces a producer by what a Node stream (an SSE response) has not sent yet: `writableLength`, the
@@ -10,9 +12,15 @@ import type { Writable } from 'node:stream';
  * then the limit plus one chunk, and a client that reads slower than events come only falls behind.
  */
 export class WritablePacer {
+  /**
+   * `drains` is the stream whose 'drain' says the bytes are out: `out` itself, or the socket under it
+   * when its owner also writes to the socket directly (an SSE response's pre-framed chunks), which
+   * the response's own 'drain' does not report.
+   */
   constructor(
     private readonly out: Writable,
     readonly limit: number,
+    private readonly drains: Writable = out,
   ) {}
 
   /** Bytes written and not yet handed to the socket. */
@@ -23,6 +31,11 @@ export class WritablePacer {
   /** False once the stream is closed or destroyed (the client went away). */
   get open(): boolean {
     return !this.out.destroyed && !this.out.writableEnded;
+  }
+
+  /** At or over the limit: the producer should wait for `room` before producing more. */
+  get full(): boolean {
+    return this.buffered >= this.limit;
   }
 
   write(text: string | Buffer): void {
@@ -36,19 +49,25 @@ export class WritablePacer {
   }
 
   /** True once everything written has been handed to the socket; false after `ms` or when the stream closes. */
-  async drained(ms: number): Promise<boolean> {
-    if (!this.open) return false;
-    if (this.buffered === 0) return true;
-    const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(), ms);
-    try {
-      const event = await Promise.race([once(this.out, 'drain', { signal: abort.signal }).then(() => 'drain'), once(this.out, 'close', { signal: abort.signal }).then(() => 'close')]);
-      return event === 'drain' && this.open;
-    } catch {
-      return false; // timed out
-    } finally {
-      clearTimeout(timer);
-      abort.abort();
-    }
+  drained(ms: number): Promise<boolean> {
+    if (!this.open) return Promise.resolve(false);
+    if (this.buffered === 0) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
+      const finish = (drained: boolean) => {
+        clearTimeout(deadline);
+        clearInterval(poll);
+        this.drains.off('drain', onDrain);
+        this.out.off('close', onClose);
+        resolve(drained);
+      };
+      const onDrain = () => finish(this.open);
+      const onClose = () => finish(false);
+      const deadline = setTimeout(() => finish(false), ms);
+      // 'drain' only follows a write that found the buffer over its high-water mark; under it the
+      // buffer empties without one, so it is also looked at now and then.
+      const poll = setInterval(() => this.buffered === 0 && finish(this.open), DRAIN_POLL_MS);
+      this.drains.on('drain', onDrain);
+      this.out.once('close', onClose);
+    });
   }
 }
