@@ -37,10 +37,11 @@ export async function openSessionRuntime(nc: NatsConnection, deps: { env: Runtim
     throw err;
   }
   const store = new StoreClient(nc);
+  const reader = new PacedEventReader(nc, (seq, reason) => log.warn({ seq, reason }, 'skipped an invalid agent event'));
   const sessions = new SessionService({
     store,
     commands: new SessionCommands(temporal, taskQueueFromEnv(), config.sessionIdleTimeoutMs),
-    reader: new PacedEventReader(nc, (seq, reason) => log.warn({ seq, reason }, 'skipped an invalid agent event')),
+    reader,
     defaultModel: config.defaultModel,
     catalog: config.catalog,
     configuredProviders: config.configuredProviders,
@@ -51,6 +52,7 @@ export async function openSessionRuntime(nc: NatsConnection, deps: { env: Runtim
     temporal,
     sessions,
     async close() {
+      reader.close();
       await temporal.close();
       await nc.drain();
     },

@@ -1,5 +1,5 @@
 import { DeliverPolicy, type Consumer, type ConsumerMessages, type JetStreamManager, type JsMsg, type NatsConnection } from 'nats';
-import { AGENT_EVENTS_STREAM, agentEventSubject } from '../../../contracts/agent-event-stream';
+import { AGENT_EVENTS_STREAM, AGENT_EVENTS_SUBJECTS, agentEventSubject } from '../../../contracts/agent-event-stream';
 import { agentEventEnvelopeSchema } from '../../../contracts/agent-events';
 import { AgentEventReader, type EventSubscription, type SequencedEvent } from '../events/agent-event-reader';
 import { feedSubscription, SessionFeed } from './session-feed';
@@ -28,13 +28,18 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * ends a fetch's iterator when the batch's last message arrives, and its iterator drops messages it
  * has queued but not yet handed out at that moment, which a slow reader would lose.
  *
- * Readers of the same session share one read (a SessionFeed) while they are at its live edge: one
- * JetStream consumer, each event parsed and checked once, however many clients watch the session. A
- * reader further back (a replay) reads on its own until it reaches the feed.
+ * Live events of every session come through one read of the whole stream (the dispatch), which
+ * hands each event to its session's feed, if the session has one, and skips the others unparsed.
+ * Readers of a session share its feed while they are at its live edge: each event parsed and checked
+ * once, however many clients watch the session, and no JetStream consumer per session or per idle
+ * client. A reader further back (a replay) reads on its own until it reaches the feed.
  */
 export class PacedEventReader extends AgentEventReader {
-  private readonly feeds = new Map<string, Promise<SessionFeed>>();
+  /** Live feeds by their session's subject. */
+  private readonly feeds = new Map<string, SessionFeed>();
+  private dispatch: Promise<Dispatch> | undefined;
   private jsm: Promise<JetStreamManager> | undefined;
+  private closed = false;
 
   constructor(
     private readonly conn: NatsConnection,
@@ -56,6 +61,13 @@ export class PacedEventReader extends AgentEventReader {
     return feedSubscription(feed, start, joinable, (after) => this.openOwn(sessionId, after));
   }
 
+  /** Stops the dispatch and every feed (their readers go on with reads of their own until stopped). */
+  close(): void {
+    this.closed = true;
+    void this.dispatch?.then((d) => d.stop());
+    for (const feed of this.feeds.values()) feed.close();
+  }
+
   private async lastSeq(): Promise<number> {
     this.jsm ??= this.conn.jetstreamManager();
     return (await (await this.jsm).streams.info(AGENT_EVENTS_STREAM)).state.last_seq;
@@ -71,29 +83,59 @@ export class PacedEventReader extends AgentEventReader {
     }
   }
 
-  /** The session's live feed, started at the stream's current end when there is none. */
-  private feedOf(sessionId: string): Promise<SessionFeed> {
-    const existing = this.feeds.get(sessionId);
-    if (existing) return existing.then((f) => (f.live ? f : (this.feeds.delete(sessionId), this.feedOf(sessionId))));
-    const created = (async () => {
-      const startAfter = await this.lastSeq();
-      const read = await this.openOwn(sessionId, startAfter);
-      const feed: SessionFeed = new SessionFeed(read, startAfter, () => {
-        if (this.feeds.get(sessionId) === created) this.feeds.delete(sessionId);
-      });
-      return feed;
+  /**
+   * The session's live feed, new when it has none: it starts where the dispatch is, which hands it
+   * every later event of the session (a new feed and the dispatch's position change in one step).
+   */
+  private async feedOf(sessionId: string): Promise<SessionFeed> {
+    const dispatch = await this.startDispatch();
+    const subject = agentEventSubject(sessionId);
+    const existing = this.feeds.get(subject);
+    if (existing?.live) return existing;
+    const feed: SessionFeed = new SessionFeed(dispatch.position(), () => {
+      if (this.feeds.get(subject) === feed) this.feeds.delete(subject);
+    });
+    this.feeds.set(subject, feed);
+    return feed;
+  }
+
+  /** The one read of every session's live events, from the stream's end when it starts. */
+  private startDispatch(): Promise<Dispatch> {
+    this.dispatch ??= (async () => {
+      const read = await this.pacedRead(AGENT_EVENTS_SUBJECTS, await this.lastSeq(), (subject) => this.feeds.has(subject));
+      void (async () => {
+        try {
+          for await (const { subject, event } of read) this.feeds.get(subject)?.push(event);
+        } catch {
+          // Only a stop ends it: a broken pull is resumed inside the read.
+        }
+      })();
+      return read;
     })();
-    this.feeds.set(sessionId, created);
-    created.catch(() => this.feeds.get(sessionId) === created && this.feeds.delete(sessionId));
-    return created;
+    return this.dispatch;
   }
 
   /** A read of the session's events after `afterSeq` with a consumer of its own, paced by its caller. */
   private async openOwn(sessionId: string, afterSeq: number): Promise<EventSubscription> {
+    const read = await this.pacedRead(agentEventSubject(sessionId), afterSeq, () => true);
+    return {
+      stop: () => read.stop(),
+      async *[Symbol.asyncIterator]() {
+        for await (const { event } of read) yield event;
+      },
+    };
+  }
+
+  /**
+   * A paced read of the stream after `afterSeq`, filtered to `filter`: the events of the subjects
+   * `wanted` says yes to (asked as each message comes, the others skipped unparsed), with their
+   * subjects. `position()` is the last sequence read, wanted or not.
+   */
+  private async pacedRead(filter: string, afterSeq: number, wanted: (subject: string) => boolean): Promise<Dispatch> {
     let next = afterSeq + 1;
     const consumerFrom = (seq: number) =>
       this.conn.jetstream().consumers.get(AGENT_EVENTS_STREAM, {
-        filterSubjects: agentEventSubject(sessionId),
+        filterSubjects: filter,
         deliver_policy: DeliverPolicy.StartSequence,
         opt_start_seq: seq,
         inactive_threshold: INACTIVE_THRESHOLD_MS,
@@ -104,6 +146,7 @@ export class PacedEventReader extends AgentEventReader {
     let batch: ConsumerMessages | undefined = await pull(consumer);
     let stopped = false;
     const reportInvalid = this.reportInvalid;
+    const isClosed = () => this.closed;
     const stop = () => {
       if (stopped) return;
       stopped = true;
@@ -112,7 +155,8 @@ export class PacedEventReader extends AgentEventReader {
     };
     return {
       stop,
-      async *[Symbol.asyncIterator](): AsyncGenerator<SequencedEvent> {
+      position: () => next - 1,
+      async *[Symbol.asyncIterator](): AsyncGenerator<{ subject: string; event: SequencedEvent }> {
         let failures = 0;
         try {
           while (!stopped) {
@@ -122,29 +166,19 @@ export class PacedEventReader extends AgentEventReader {
               for await (const m of drainBatch(batch)) {
                 next = m.seq + 1;
                 failures = 0;
-                let body: unknown;
-                try {
-                  body = m.json();
-                } catch {
-                  reportInvalid(m.seq, 'not JSON');
-                  continue;
-                }
-                const parsed = agentEventEnvelopeSchema.safeParse(body);
-                if (!parsed.success) {
-                  reportInvalid(m.seq, parsed.error.issues[0]?.message ?? 'invalid envelope');
-                  continue;
-                }
-                yield { seq: m.seq, envelope: { ...parsed.data, seq: m.seq } };
+                if (!wanted(m.subject)) continue;
+                const event = parseEvent(m, reportInvalid);
+                if (event) yield { subject: m.subject, event };
                 if (stopped) return;
               }
               batch = undefined;
             } catch {
-              if (stopped) return;
+              if (stopped || isClosed()) return;
               // A pull that broke cannot be trusted to resume: a new consumer picks up after the last event.
               batch = undefined;
               await sleep(RETRY_MS[Math.min(failures, RETRY_MS.length - 1)]!);
               failures += 1;
-              if (stopped) return;
+              if (stopped || isClosed()) return;
               const old = consumer;
               consumer = await consumerFrom(next).catch(() => old);
               if (consumer !== old) old.delete().catch(() => undefined);
@@ -156,6 +190,29 @@ export class PacedEventReader extends AgentEventReader {
       },
     };
   }
+}
+
+/** A paced read's events with their subjects, and the last sequence it has read. */
+interface Dispatch extends AsyncIterable<{ subject: string; event: SequencedEvent }> {
+  stop(): void;
+  position(): number;
+}
+
+/** A message's envelope, parsed and checked; undefined (reported) when it is not a valid one. */
+function parseEvent(m: JsMsg, reportInvalid: (seq: number, reason: string) => void): SequencedEvent | undefined {
+  let body: unknown;
+  try {
+    body = m.json();
+  } catch {
+    reportInvalid(m.seq, 'not JSON');
+    return undefined;
+  }
+  const parsed = agentEventEnvelopeSchema.safeParse(body);
+  if (!parsed.success) {
+    reportInvalid(m.seq, parsed.error.issues[0]?.message ?? 'invalid envelope');
+    return undefined;
+  }
+  return { seq: m.seq, envelope: { ...parsed.data, seq: m.seq } };
 }
 
 /**

@@ -19,7 +19,7 @@ test('readers at the live edge share the feed: every event once, in order, with 
   const log = fakeLog();
   log.publish(5);
   const start = log.events.at(-1)!.seq;
-  const feed = new SessionFeed(await log.read(start), start, () => undefined);
+  const feed = SessionFeed.reading(await log.read(start), start, () => undefined);
   const readers = Array.from({ length: 10 }, () => feedSubscription(feed, start, true, log.read));
   const got = readers.map((r) => take(r, 20));
   await tick();
@@ -34,7 +34,7 @@ test('a reader further back replays on its own, then joins the feed without gap 
   const log = fakeLog();
   log.publish(30);
   const feedStart = log.events[20]!.seq;
-  const feed = new SessionFeed(await log.read(feedStart), feedStart, () => undefined);
+  const feed = SessionFeed.reading(await log.read(feedStart), feedStart, () => undefined);
   const reader = feedSubscription(feed, log.events[3]!.seq, false, log.read);
   const got = take(reader, 26 + 10);
   await tick();
@@ -45,7 +45,7 @@ test('a reader further back replays on its own, then joins the feed without gap 
 
 test('a reader that falls too far behind is dropped by the feed and goes on by itself from where it was', async () => {
   const log = fakeLog();
-  const feed = new SessionFeed(await log.read(0), 0, () => undefined);
+  const feed = SessionFeed.reading(await log.read(0), 0, () => undefined);
   const slow = feedSubscription(feed, 0, true, log.read);
   const fast = feedSubscription(feed, 0, true, log.read);
   const iterator = slow[Symbol.asyncIterator]();
@@ -73,7 +73,7 @@ test('when the last reader stops, the feed closes after a while; a closed feed s
   try {
     const log = fakeLog();
     let idle = 0;
-    const feed = new SessionFeed(await log.read(0), 0, () => idle++);
+    const feed = SessionFeed.reading(await log.read(0), 0, () => idle++);
     const a = feedSubscription(feed, 0, true, log.read);
     a.stop();
     expect(feed.live).toBe(true);
@@ -108,7 +108,7 @@ describe('pushed delivery (deliver)', () => {
         }
       },
     };
-    const feed = new SessionFeed(observed, 0, () => undefined);
+    const feed = SessionFeed.reading(observed, 0, () => undefined);
     for (let i = 0; i < 50; i++) {
       const reader = feedSubscription(feed, 0, true, log.read);
       const mine: number[] = [];
@@ -128,7 +128,7 @@ describe('pushed delivery (deliver)', () => {
 
   test('a taker that waits holds back only its own reader, which then gets the rest in order', async () => {
     const log = fakeLog();
-    const feed = new SessionFeed(await log.read(0), 0, () => undefined);
+    const feed = SessionFeed.reading(await log.read(0), 0, () => undefined);
     const slow = feedSubscription(feed, 0, true, log.read);
     const fast = feedSubscription(feed, 0, true, log.read);
     let release!: () => void;
@@ -159,7 +159,7 @@ describe('pushed delivery (deliver)', () => {
 
   test('a pushed reader that falls too far behind goes on by itself from where it was, without gap or repeat', async () => {
     const log = fakeLog();
-    const feed = new SessionFeed(await log.read(0), 0, () => undefined);
+    const feed = SessionFeed.reading(await log.read(0), 0, () => undefined);
     const slow = feedSubscription(feed, 0, true, log.read);
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
@@ -181,7 +181,7 @@ describe('pushed delivery (deliver)', () => {
 
   test('a taker that answers false, at once or through its promise, ends the delivery and stops the subscription', async () => {
     const log = fakeLog();
-    const feed = new SessionFeed(await log.read(0), 0, () => undefined);
+    const feed = SessionFeed.reading(await log.read(0), 0, () => undefined);
     const a = feedSubscription(feed, 0, true, log.read);
     const b = feedSubscription(feed, 0, true, log.read);
     const aGot: number[] = [];
@@ -205,7 +205,7 @@ describe('pushed delivery (deliver)', () => {
 
   test('a taker that throws fails its own delivery only', async () => {
     const log = fakeLog();
-    const feed = new SessionFeed(await log.read(0), 0, () => undefined);
+    const feed = SessionFeed.reading(await log.read(0), 0, () => undefined);
     const bad = feedSubscription(feed, 0, true, log.read);
     const good = feedSubscription(feed, 0, true, log.read);
     const goodGot: number[] = [];
@@ -224,7 +224,7 @@ describe('pushed delivery (deliver)', () => {
 
   test('iterating pulls through the same delivery: break stops the subscription', async () => {
     const log = fakeLog();
-    const feed = new SessionFeed(await log.read(0), 0, () => undefined);
+    const feed = SessionFeed.reading(await log.read(0), 0, () => undefined);
     const reader = feedSubscription(feed, 0, true, log.read);
     const got = take(reader, 4);
     await tick();

@@ -13,6 +13,8 @@ export type OpenRead = (afterSeq: number) => Promise<EventSubscription>;
 
 /** One reader joined to a feed: the feed pushes, the reader takes at its own pace. */
 interface Member {
+  /** The reader has every event up to this one: the feed hands it only later ones. */
+  after: number;
   queue: SequencedEvent[];
   /** Set when the reader fell MAX_QUEUED behind, or the feed ended: it goes on with a read of its own. */
   dropped: boolean;
@@ -26,29 +28,48 @@ interface Member {
 }
 
 /**
- * All live readers of one session share one JetStream read. The feed reads every event of the
- * session after `floor` as it comes (parsed and checked once), keeps the last RING of them, and
- * pushes each to every joined reader's queue. A reader joins at a cursor at or after `floor` and
- * gets the ring's events after its cursor, then live ones; a reader that falls MAX_QUEUED events
- * behind is dropped and continues with a read of its own from where it was (so one slow client never
- * holds the others back or makes the feed buffer without bound).
+ * All live readers of one session share one read. The feed is handed every event of the session
+ * after `floor` as it comes (parsed and checked once, by `push`), keeps the last RING of them, and
+ * pushes each to every joined reader. A reader joins at a cursor at or after `floor` and gets the
+ * ring's events after its cursor, then live ones; a reader that falls MAX_QUEUED events behind is
+ * dropped and continues with a read of its own from where it was (so one slow client never holds the
+ * others back or makes the feed buffer without bound).
  */
 export class SessionFeed {
   /** Every event of the session with a sequence above this is in the ring or still to come. */
   floor: number;
+  /** The last event pushed (or the start): pushes at or below it are repeats and are ignored. */
+  private last: number;
   private readonly ring: SequencedEvent[] = [];
   private readonly members = new Set<Member>();
   private holders = 0;
   private ended = false;
   private lingering: NodeJS.Timeout | undefined;
 
+  /** `onClose` runs once when the feed closes (after the last holder left and the linger ran out, or on `close`). */
   constructor(
-    private readonly read: EventSubscription,
     startAfter: number,
-    private readonly onIdle: () => void,
+    private readonly onClose: () => void,
   ) {
     this.floor = startAfter;
-    void this.pump();
+    this.last = startAfter;
+  }
+
+  /** A feed that pumps `read` (every event of the session after `startAfter`), and stops it when it closes; it closes when the read ends. */
+  static reading(read: EventSubscription, startAfter: number, onClose: () => void): SessionFeed {
+    const feed = new SessionFeed(startAfter, () => {
+      read.stop();
+      onClose();
+    });
+    void (async () => {
+      try {
+        for await (const event of read) feed.push(event);
+      } catch {
+        // The read failed: readers go on with reads of their own, which retry.
+      }
+      feed.close();
+    })();
+    return feed;
   }
 
   get live(): boolean {
@@ -71,7 +92,7 @@ export class SessionFeed {
   /** Joins a reader that has every event up to `cursor` (which must be at least `floor`). */
   join(cursor: number): Member | undefined {
     if (this.ended || cursor < this.floor) return undefined;
-    const member: Member = { queue: this.ring.filter((e) => e.seq > cursor), dropped: false, wake: undefined, sink: undefined };
+    const member: Member = { after: cursor, queue: this.ring.filter((e) => e.seq > cursor), dropped: false, wake: undefined, sink: undefined };
     this.members.add(member);
     return member;
   }
@@ -84,29 +105,26 @@ export class SessionFeed {
     if (this.ended) return;
     this.ended = true;
     clearTimeout(this.lingering);
-    this.read.stop();
     for (const m of this.members) this.drop(m);
-    this.onIdle();
+    this.onClose();
   }
 
-  private async pump(): Promise<void> {
-    try {
-      for await (const event of this.read) {
-        this.ring.push(event);
-        if (this.ring.length > RING) this.floor = this.ring.shift()!.seq;
-        for (const m of this.members) {
-          if (m.sink && m.queue.length === 0) m.sink(event);
-          else if (m.queue.length >= MAX_QUEUED) this.drop(m);
-          else {
-            m.queue.push(event);
-            m.wake?.();
-          }
-        }
+  /** The session's next event, in stream order: into the ring and to every joined reader that lacks it. */
+  push(event: SequencedEvent): void {
+    if (this.ended || event.seq <= this.last) return;
+    this.last = event.seq;
+    this.ring.push(event);
+    if (this.ring.length > RING) this.floor = this.ring.shift()!.seq;
+    for (const m of this.members) {
+      // A reader may have joined with a cursor past what the feed had (its cursor came from elsewhere).
+      if (event.seq <= m.after) continue;
+      if (m.sink && m.queue.length === 0) m.sink(event);
+      else if (m.queue.length >= MAX_QUEUED) this.drop(m);
+      else {
+        m.queue.push(event);
+        m.wake?.();
       }
-    } catch {
-      // The read failed: readers go on with reads of their own, which retry.
     }
-    this.close();
   }
 
   private drop(m: Member): void {
