@@ -4,22 +4,30 @@ import os from 'node:os';
 import path from 'node:path';
 import { WebSocket } from 'ws';
 import { startStack } from '../infra/stack/stack';
+import { encodeEdn, parseEdn } from '../services/gateway/edn/codec';
+import { isEdnMap, isKeyword, kw, type EdnMap } from '../services/gateway/edn/edn-value';
 import { median } from './stats';
 
 /**
  * Gateway memory per idle connection, per transport, over the real local stack: the gateway process's
  * resident set (VmRSS in /proc/<pid>/status, median of several samples) before and after opening
- * CONNECTIONS idle SSE event streams (each a watched session with no activity: an HTTP connection, a
- * response stream and a JetStream consumer) or CONNECTIONS idle WebSocket RPC sockets; the difference
- * divided by the count. Each measurement starts from a freshly restarted gateway, warmed up with a few
- * connections of the same kind (memory freed by one phase would otherwise be reused by the next and
- * hide its cost); RUNS runs per transport, median. Target: ≤ 64 KB per idle connection. RSS moves with
+ * CONNECTIONS idle connections of one transport, the difference divided by the count:
+ * - SSE: event streams of one quiet session (each an HTTP connection and a response stream, joined
+ *   to the session's one shared read);
+ * - WebSocket: RPC sockets;
+ * - EDN: RPC connections over TCP as psi's Emacs client leaves them, handshaken and subscribed, each
+ *   with a focus session of its own (and so its own event read).
+ * Each measurement starts from a freshly restarted gateway, warmed up with a few connections of the
+ * same kind (memory freed by one phase would otherwise be reused by the next and hide its cost); RUNS
+ * runs per transport, median. Target: ≤ 64 KB per idle connection. RSS moves with
  * the garbage collector, so single runs are noisy: read the per-run figures.
- * Run: `npm run bench:connections` (BENCH_RUNS, BENCH_CONNECTIONS). Prints one JSON document.
+ * Run: `npm run bench:connections` (BENCH_RUNS, BENCH_CONNECTIONS, BENCH_TRANSPORTS,
+ * BENCH_MIN_SETTLE_MS). Prints one JSON document.
  */
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 1000);
-const SETTLE_MS = 2_000;
+const TRANSPORTS = (process.env.BENCH_TRANSPORTS ?? 'sse,websocket,edn').split(',');
+const MIN_SETTLE_MS = Number(process.env.BENCH_MIN_SETTLE_MS ?? 45_000);
 const progress = (what: string) => console.error(`[bench] ${what}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -30,19 +38,23 @@ function rssKb(pid: number): number {
 }
 
 /**
- * The gateway's resident set once it has settled: sampled every half second until the last six
- * samples lie within 1 MB of each other (a fresh process sheds start-up garbage for a while), or
- * `maxMs` has passed; their median.
+ * The gateway's resident set once it has settled: sampled every second for at least MIN_SETTLE_MS,
+ * until the last ten samples lie within 1 MB of each other, or `maxMs` has passed; their median.
+ * The minimum is there because opening a thousand connections (an EDN handshake creates a session)
+ * leaves hundreds of MB of garbage that V8 hands back only when its memory reducer runs, about half
+ * a minute after the allocations stop: RSS sits flat on that garbage until then, so "flat" alone
+ * would measure the setup's garbage as the connections' cost (and a baseline taken over a previous
+ * phase's garbage could make the cost come out negative).
  */
-async function settledRss(pid: number, maxMs = 30_000): Promise<number> {
-  await sleep(SETTLE_MS);
+async function settledRss(pid: number, maxMs = 90_000): Promise<number> {
+  const started = Date.now();
   const samples: number[] = [];
-  const deadline = Date.now() + maxMs;
   for (;;) {
+    await sleep(1_000);
     samples.push(rssKb(pid));
-    const last = samples.slice(-6);
-    if ((last.length === 6 && Math.max(...last) - Math.min(...last) < 1024) || Date.now() > deadline) return median(last);
-    await sleep(500);
+    const last = samples.slice(-10);
+    const flat = last.length === 10 && Math.max(...last) - Math.min(...last) < 1024;
+    if ((flat && Date.now() - started >= MIN_SETTLE_MS) || Date.now() - started > maxMs) return median(last);
   }
 }
 
@@ -59,6 +71,51 @@ function openSse(port: number, sid: string): Promise<net.Socket> {
       else reject(new Error(head.split('\r\n')[0]));
     });
     socket.on('error', reject);
+  });
+}
+
+/** psi's Emacs client's default topics (as bench/edn-latency.bench.ts sends them). */
+const EMACS_TOPICS = ['assistant/delta', 'assistant/thinking-delta', 'assistant/message', 'tool/start', 'tool/executing', 'tool/update', 'tool/result', 'session/updated', 'session/resumed', 'session/rehydrated', 'context/updated', 'footer/updated', 'command-result', 'error', 'ui/dialog-requested', 'ui/frontend-action-requested', 'ui/widgets-updated', 'ui/widget-specs-updated', 'ui/status-updated', 'ui/notification'];
+
+/**
+ * An idle EDN RPC connection over TCP as psi's Emacs client leaves it: handshake (which gives it a
+ * focus session of its own) and subscribe to its topics, so the gateway holds the connection, its
+ * session's event read and its footer state; nothing more is sent, and what arrives is only noted.
+ */
+function openEdn(address: string): Promise<net.Socket> {
+  const colon = address.lastIndexOf(':');
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(address.slice(colon + 1)), address.slice(0, colon));
+    const answers = new Map<string, (frame: EdnMap) => void>();
+    let buffer = '';
+    const request = (id: string, op: string, params: EdnMap) =>
+      new Promise<EdnMap>((answered) => {
+        answers.set(id, answered);
+        socket.write(`${encodeEdn({ id, kind: kw('request'), op, params })}\n`);
+      });
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      buffer += chunk;
+      for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
+        const frame = parseEdn(buffer.slice(0, nl));
+        buffer = buffer.slice(nl + 1);
+        // Events a request causes carry its id too: only a response or an error answers it.
+        if (isEdnMap(frame) && typeof frame.id === 'string' && isKeyword(frame.kind) && frame.kind.name !== 'event') answers.get(frame.id)?.(frame);
+      }
+    });
+    socket.on('error', reject);
+    socket.once('connect', () => {
+      void (async () => {
+        for (const [id, op, params] of [
+          ['1', 'handshake', { 'client-info': { name: 'strand-bench-connections', version: '0.1.0', 'protocol-version': '1.0', features: [] } }],
+          ['2', 'subscribe', { topics: EMACS_TOPICS }],
+        ] as const) {
+          const answer = await request(id, op, params as EdnMap);
+          if (!isKeyword(answer.kind) || answer.kind.name !== 'response') return reject(new Error(`${op} answered ${encodeEdn(answer)}`));
+        }
+        resolve(socket);
+      })();
+    });
   });
 }
 
@@ -80,7 +137,7 @@ async function openMany<T>(count: number, open: () => Promise<T>, width = 50): P
 async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-bench-connections-'));
   progress('starting the stack');
-  const stack = await startStack({ dataDir, host: '127.0.0.1', ports: { temporal: 0, temporalUi: 0, nats: 0, gateway: 0 }, ui: false, serviceEnv: { STRAND_LOG_LEVEL: 'warn', STRAND_RATE_LIMIT: '100000/100000', STRAND_MAX_SSE_CONNECTIONS: '5000', STRAND_MAX_WS_CONNECTIONS: '5000' } }, () => undefined);
+  const stack = await startStack({ dataDir, host: '127.0.0.1', ports: { temporal: 0, temporalUi: 0, nats: 0, gateway: 0 }, ui: false, serviceEnv: { STRAND_LOG_LEVEL: 'warn', STRAND_RATE_LIMIT: '100000/100000', STRAND_MAX_SSE_CONNECTIONS: '5000', STRAND_MAX_WS_CONNECTIONS: '5000', STRAND_EDN_MAX_CONNECTIONS: '5000' } }, () => undefined);
   const base = stack.urls.gateway;
   const port = Number(new URL(base).port);
   const wsUrl = `${base.replace(/^http/, 'ws')}/v1/rpc`;
@@ -91,9 +148,11 @@ async function main() {
     const transports: Array<{ name: string; open: () => Promise<{ close: () => void }> }> = [
       { name: 'sse', open: async () => openSse(port, sid).then((s) => ({ close: () => s.destroy() })) },
       { name: 'websocket', open: async () => openWs(wsUrl).then((w) => ({ close: () => w.terminate() })) },
+      { name: 'edn', open: async () => openEdn(stack.urls.edn).then((s) => ({ close: () => s.destroy() })) },
     ];
+    const chosen = transports.filter((t) => TRANSPORTS.includes(t.name));
     for (let r = 0; r < RUNS; r++) {
-      for (const t of transports) {
+      for (const t of chosen) {
         await stack.process('gateway').kill();
         await stack.restart('gateway');
         const pid = stack.process('gateway').pid!;
@@ -110,16 +169,17 @@ async function main() {
     }
     const sseKb = median(runs.filter((x) => x.transport === 'sse').map((x) => x.per_connection_kb));
     const wsKb = median(runs.filter((x) => x.transport === 'websocket').map((x) => x.per_connection_kb));
+    const ednKb = median(runs.filter((x) => x.transport === 'edn').map((x) => x.per_connection_kb));
     console.log(
       JSON.stringify(
         {
           bench: 'idle-connections',
           runs: RUNS,
           connections_per_transport: CONNECTIONS,
-          gateway_rss_per_idle_connection_kb: { sse: sseKb, websocket: wsKb },
+          gateway_rss_per_idle_connection_kb: { sse: sseKb, websocket: wsKb, edn: ednKb },
           per_run: runs,
           target: '≤ 64 KB per idle connection',
-          target_met: sseKb <= 64 && wsKb <= 64,
+          target_met: sseKb <= 64 && wsKb <= 64 && ednKb <= 64,
           load_avg_1m_after: +os.loadavg()[0]!.toFixed(2),
         },
         null,
