@@ -5,6 +5,7 @@ import { encodeEdn, parseEdn } from '../services/gateway/edn/codec';
 import { isEdnMap, isKeyword, kw, type EdnMap, type EdnValue } from '../services/gateway/edn/edn-value';
 import { latencyTarget, measureRun, progress, runLevel, startLatencyStack, summarizeLevel, type Arrival, type Received } from './latency-common';
 import { ms, nowMs, percentile } from './stats';
+import { EMACS_TOPICS } from './emacs-topics';
 
 /**
  * Added latency of the gateway's EDN RPC transport over TCP (specs/rpc-edn.md) on the real local
@@ -40,8 +41,6 @@ const REQUEST_TIMEOUT_MS = 120_000;
 const SETTLE = process.env.BENCH_EDN_SETTLE !== '0';
 const SCRIPT = 'edn-latency-bench';
 
-/** psi-rpc-default-topics of the Emacs client (as test/e2e/edn-session.test.ts records them): no tool/delta. */
-const EMACS_TOPICS = ['assistant/delta', 'assistant/thinking-delta', 'assistant/message', 'tool/start', 'tool/executing', 'tool/update', 'tool/result', 'session/updated', 'session/resumed', 'session/rehydrated', 'context/updated', 'footer/updated', 'command-result', 'error', 'ui/dialog-requested', 'ui/frontend-action-requested', 'ui/widgets-updated', 'ui/widget-specs-updated', 'ui/status-updated', 'ui/notification'];
 const CLIENT_INFO = { name: 'strand-bench-edn', version: '0.1.0', 'protocol-version': '1.0', features: [] };
 
 type Frame = EdnMap;

@@ -7,6 +7,7 @@ import { startStack } from '../infra/stack/stack';
 import { encodeEdn, parseEdn } from '../services/gateway/edn/codec';
 import { isEdnMap, isKeyword, kw, type EdnMap } from '../services/gateway/edn/edn-value';
 import { median } from './stats';
+import { EMACS_TOPICS } from './emacs-topics';
 
 /**
  * Gateway memory per idle connection, per transport, over the real local stack: the gateway process's
@@ -73,9 +74,6 @@ function openSse(port: number, sid: string): Promise<net.Socket> {
     socket.on('error', reject);
   });
 }
-
-/** psi's Emacs client's default topics (as bench/edn-latency.bench.ts sends them). */
-const EMACS_TOPICS = ['assistant/delta', 'assistant/thinking-delta', 'assistant/message', 'tool/start', 'tool/executing', 'tool/update', 'tool/result', 'session/updated', 'session/resumed', 'session/rehydrated', 'context/updated', 'footer/updated', 'command-result', 'error', 'ui/dialog-requested', 'ui/frontend-action-requested', 'ui/widgets-updated', 'ui/widget-specs-updated', 'ui/status-updated', 'ui/notification'];
 
 /**
  * An idle EDN RPC connection over TCP as psi's Emacs client leaves it: handshake (which gives it a
