@@ -88,3 +88,27 @@ test('readers opened while the session streams each get every event after their 
   const results = await Promise.all(opened);
   results.forEach((got, k) => expect(got).toEqual(texts('racing', (k + 1) * 20 + 1, 199 - (k + 1) * 20)));
 }, 60_000);
+
+test('a read of all sessions that could not start is started afresh by the next open', async () => {
+  const bare = await startTestNats();
+  const conn = await connect({ servers: bare.url });
+  const fresh = new PacedEventReader(conn);
+  try {
+    // No stream yet: the open fails, and must not leave the reader failing for good.
+    await expect(fresh.open('later', 0)).rejects.toThrow();
+    await ensureAgentEventsStream(await conn.jetstreamManager());
+    const sub = await fresh.open('later', 0);
+    const got = take(sub, 3);
+    const js = conn.jetstream();
+    for (let i = 0; i < 3; i++) {
+      const h = headers();
+      h.set(EVENT_TYPE_HEADER, 'assistant.delta');
+      await js.publish(agentEventSubject('later'), JSON.stringify({ v: 1, session_id: 'later', ts: Date.now(), event: { type: 'assistant.delta', turn_id: 't1', step: 0, text: `later:${i}` } }), { headers: h });
+    }
+    expect(await got).toEqual(texts('later', 0, 3));
+  } finally {
+    fresh.close();
+    await conn.drain();
+    await bare.stop();
+  }
+}, 30_000);

@@ -99,20 +99,31 @@ export class PacedEventReader extends AgentEventReader {
     return feed;
   }
 
-  /** The one read of every session's live events, from the stream's end when it starts. */
+  /**
+   * The one read of every session's live events, from the stream's end when it starts. One that
+   * cannot start is tried afresh by the next open. Should it ever end other than by `close`, every
+   * feed is closed (their readers go on with reads of their own, without gap) and the next open
+   * starts a new one, so no reader waits on a read that is gone.
+   */
   private startDispatch(): Promise<Dispatch> {
-    this.dispatch ??= (async () => {
+    if (this.dispatch) return this.dispatch;
+    const starting: Promise<Dispatch> = (async () => {
       const read = await this.pacedRead(AGENT_EVENTS_SUBJECTS, await this.lastSeq(), (subject) => this.feeds.has(subject));
       void (async () => {
         try {
           for await (const { subject, event } of read) this.feeds.get(subject)?.push(event);
         } catch {
-          // Only a stop ends it: a broken pull is resumed inside the read.
+          // A broken pull is resumed inside the read: this is a failure of something else.
         }
+        if (this.closed) return;
+        this.dispatch = undefined; // it was this one: no other starts while one is set
+        for (const feed of [...this.feeds.values()]) feed.close();
       })();
       return read;
     })();
-    return this.dispatch;
+    starting.catch(() => this.dispatch === starting && (this.dispatch = undefined));
+    this.dispatch = starting;
+    return starting;
   }
 
   /** A read of the session's events after `afterSeq` with a consumer of its own, paced by its caller. */
