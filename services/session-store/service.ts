@@ -1,6 +1,6 @@
 import type { NatsConnection, Subscription } from 'nats';
 import { StoreError, StoreErrorCode, type StoreEnvelope } from '../../contracts/session-store/errors';
-import { storeFunctions, type StoreFunction } from '../../contracts/session-store/functions';
+import { storeFunctions, type ParsedRequest, type StoreFunction } from '../../contracts/session-store/functions';
 import { STORE_QUEUE_GROUP, storeEventSubject, storeFunctionSubject } from '../../contracts/session-store/subjects';
 import type { Logger } from '../common/logger';
 import type { StoreConfig } from './config';
@@ -53,8 +53,15 @@ export async function startStoreService(opts: StoreServiceOptions): Promise<Runn
   const handlers: Record<StoreFunction, (req: never) => unknown> = {
     create: (r) => store().create(r),
     ensure: (r) => store().ensure(r),
-    get: (r) => store().get(r),
-    list: (r) => store().list(r),
+    // Reads first take what other instances committed (shared storage; nothing to do otherwise).
+    get: async (r: ParsedRequest<'get'>) => {
+      await store().catchUp(r.session_id);
+      return store().get(r);
+    },
+    list: async (r: ParsedRequest<'list'>) => {
+      await store().catchUp();
+      return store().list(r);
+    },
     setMeta: (r) => store().setMeta(r),
     setStatus: (r) => store().setStatus(r),
     delete: (r) => store().delete(r),
@@ -63,8 +70,14 @@ export async function startStoreService(opts: StoreServiceOptions): Promise<Runn
     updateMessage: (r) => store().updateMessage(r),
     fork: (r) => store().fork(r),
     setActiveLeaf: (r) => store().setActiveLeaf(r),
-    getMessage: (r) => store().getMessage(r),
-    messages: (r) => store().messages(r),
+    getMessage: async (r: ParsedRequest<'getMessage'>) => {
+      await store().catchUp(r.session_id);
+      return store().getMessage(r);
+    },
+    messages: async (r: ParsedRequest<'messages'>) => {
+      await store().catchUp(r.session_id);
+      return store().messages(r);
+    },
     configStatus: () => runtime.configStatus(),
   };
 

@@ -89,7 +89,7 @@ export class SessionStore {
   async serialized<T>(sessionId: string, fn: () => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.serializedOnce(sessionId, fn);
+        return await (this.shared ? this.serializedShared(sessionId, fn) : this.serializedOnce(sessionId, fn));
       } catch (err) {
         if (err instanceof ConflictRetry && attempt < MAX_CONFLICT_RETRIES) {
           this.conflictRetries++;
@@ -103,8 +103,22 @@ export class SessionStore {
     }
   }
 
+  /**
+   * Shared storage: the mutation is computed on every commit acknowledged so far, by any instance. A
+   * mutation that changes nothing (a status already set, a replayed entry id) writes nothing, so no
+   * refused publish would reveal that it was computed on a stale state.
+   */
+  private async serializedShared<T>(sessionId: string, fn: () => Promise<T>): Promise<T> {
+    const news = await this.syncShared(sessionId);
+    return this.serializedOnce(sessionId, async () => {
+      if (news === undefined) await this.reload(sessionId);
+      return fn();
+    });
+  }
+
   private serializedOnce<T>(sessionId: string, fn: () => Promise<T>): Promise<T> {
     const run = async () => {
+      if (this.shared) for (const update of this.storage.takeRemote?.(sessionId) ?? []) this.applyRemote(sessionId, update);
       const mine: Promise<void>[] = [];
       this.ownWrites.set(sessionId, mine);
       try {
@@ -166,16 +180,37 @@ export class SessionStore {
   }
 
   /**
-   * Another instance committed to `sessionId`: under the session's lock, take the news from storage
-   * and apply it. No event fires here: the instance that made the change announced it.
+   * Another instance committed to `sessionId`: under the session's lock (where every run first takes
+   * the news from storage), apply it. No event fires here: the instance that made the change announced it.
    */
   private remoteChanged(sessionId: string): void {
     if (this.catchUpQueued.has(sessionId)) return;
     this.catchUpQueued.add(sessionId);
     void this.serializedOnce(sessionId, async () => {
       this.catchUpQueued.delete(sessionId);
-      for (const update of this.storage.takeRemote?.(sessionId) ?? []) this.applyRemote(sessionId, update);
     }).catch(() => undefined);
+  }
+
+  /**
+   * Shared storage: brings memory up to every commit acknowledged before the call, by this instance
+   * or another, so a read answered here is the read the writer would answer (the service calls it
+   * before each read). A session the tail could not deliver in time is reloaded from storage.
+   */
+  async catchUp(sessionId?: string): Promise<void> {
+    const news = await this.syncShared(sessionId);
+    if (news === undefined && sessionId === undefined) throw new StoreError(StoreErrorCode.STORAGE, 'could not catch up with the other store instances; retry');
+    const stale = news ?? [sessionId!];
+    await Promise.all(stale.map((id) => this.serializedOnce(id, async () => (news === undefined ? this.reload(id) : undefined))));
+  }
+
+  /** What shared storage has of other instances' commits: sessions with news ([] when not shared). */
+  private async syncShared(sessionId?: string): Promise<string[] | undefined> {
+    if (!this.storage.sync) return [];
+    try {
+      return await this.storage.sync(sessionId);
+    } catch (err) {
+      throw new StoreError(StoreErrorCode.STORAGE, `could not read what other store instances wrote: ${(err as Error).message}`, { cause: err });
+    }
   }
 
   private applyRemote(sessionId: string, update: RemoteUpdate): void {
@@ -380,6 +415,10 @@ export class SessionStore {
       try {
         await this.storage.remove(req.session_id);
       } catch (err) {
+        if (err instanceof StorageConflictError) {
+          await this.reload(req.session_id);
+          throw new ConflictRetry();
+        }
         throw new StoreError(StoreErrorCode.STORAGE, `could not delete session ${req.session_id}: ${(err as Error).message}`, { cause: err });
       }
       this.sessions.delete(req.session_id);

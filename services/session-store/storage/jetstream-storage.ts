@@ -1,4 +1,4 @@
-import { DeliverPolicy, StorageType, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type NatsConnection } from 'nats';
+import { DeliverPolicy, StorageType, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg, type NatsConnection } from 'nats';
 import { decodeSubjectToken, encodeSubjectToken } from '../../../contracts/session-store/subjects';
 import { StorageConflictError, type LoadResult, type LogRecord, type RemoteUpdate as Body, type StoragePort } from './port';
 
@@ -15,6 +15,10 @@ import { StorageConflictError, type LoadResult, type LogRecord, type RemoteUpdat
  * what this instance has seen is buffered and announced; the domain takes it with `takeRemote` under
  * the session's lock. Own messages are recognised by sequence (the ack sets it) and dropped.
  * Durability is JetStream's: file storage, acknowledged before `append` resolves.
+ *
+ * Catching up: the tail runs behind the stream by a little. `sync` asks JetStream for the newest
+ * sequence of a session (or of the stream) and waits until the tail has heard it, so a request
+ * answered here sees every commit acknowledged before it arrived, whichever instance made it.
  */
 export const DEFAULT_SESSIONS_STREAM = 'STRAND_SESSIONS';
 
@@ -23,6 +27,9 @@ export interface JetStreamStorageOptions {
   subjectPrefix?: string;
   replicas?: number;
 }
+
+/** How long `sync` waits for the tail before it reports that it could not catch up. */
+const SYNC_TIMEOUT_MS = 5_000;
 
 /** A commit the tail heard from another instance, waiting for the domain to take it. */
 interface Heard {
@@ -43,6 +50,9 @@ export class JetStreamStorage implements StoragePort {
   private tail?: ConsumerMessages;
   private tailDone?: Promise<void>;
   private loadedUpTo = 0;
+  /** The newest stream sequence the tail has delivered (own writes included), and who waits for more. */
+  private tailSeq = 0;
+  private readonly tailWaiters = new Set<{ seq: number; settle: (reached: boolean) => void }>();
 
   constructor(
     private readonly nc: NatsConnection,
@@ -187,22 +197,57 @@ export class JetStreamStorage implements StoragePort {
     });
     const messages = await consumer.consume();
     this.tail = messages;
+    this.tailSeq = this.loadedUpTo;
     this.tailDone = (async () => {
       for await (const m of messages) {
-        const id = this.sessionOf(m.subject);
-        if (m.seq <= (this.lastSeq.get(id) ?? 0)) continue; // own write, or already read by a reload
-        let body: Body;
-        try {
-          body = m.json<Body>();
-        } catch {
-          continue; // unreadable: skipped here; a reload or restart reports it
-        }
-        const list = this.heard.get(id) ?? [];
-        list.push({ seq: m.seq, body });
-        this.heard.set(id, list);
-        changed(id);
+        this.hear(m, changed);
+        this.tailSeq = Math.max(this.tailSeq, m.seq);
+        for (const w of this.tailWaiters) if (w.seq <= this.tailSeq) w.settle(true);
       }
     })();
+  }
+
+  /** Buffers and announces a commit of another instance that this one has not seen yet. */
+  private hear(m: JsMsg, changed: (sessionId: string) => void): void {
+    const id = this.sessionOf(m.subject);
+    if (m.seq <= (this.lastSeq.get(id) ?? 0)) return; // own write, or already read by a reload
+    let body: Body;
+    try {
+      body = m.json<Body>();
+    } catch {
+      return; // unreadable: skipped here; a reload or restart reports it
+    }
+    const list = this.heard.get(id) ?? [];
+    list.push({ seq: m.seq, body });
+    this.heard.set(id, list);
+    changed(id);
+  }
+
+  async sync(sessionId?: string): Promise<string[] | undefined> {
+    const waiting = () => (sessionId === undefined ? [...this.heard.keys()] : this.heard.has(sessionId) ? [sessionId] : []);
+    let target: number;
+    if (sessionId === undefined) {
+      target = (await (await this.manager()).streams.info(this.stream)).state.last_seq;
+    } else {
+      target = await this.lastOnSubject(this.subjectOf(sessionId));
+      // Written (or already applied) here: nothing newer exists.
+      if (target <= (this.lastSeq.get(sessionId) ?? 0)) return [];
+    }
+    if (target <= this.tailSeq) return waiting();
+    if (!this.tail) return undefined;
+    const reached = await new Promise<boolean>((resolve) => {
+      const waiter = {
+        seq: target,
+        settle: (ok: boolean) => {
+          clearTimeout(timer);
+          this.tailWaiters.delete(waiter);
+          resolve(ok);
+        },
+      };
+      const timer = setTimeout(() => waiter.settle(false), SYNC_TIMEOUT_MS);
+      this.tailWaiters.add(waiter);
+    });
+    return reached ? waiting() : undefined;
   }
 
   takeRemote(sessionId: string): Body[] {
@@ -221,5 +266,6 @@ export class JetStreamStorage implements StoragePort {
   async close(): Promise<void> {
     this.tail?.stop();
     await this.tailDone;
+    for (const w of this.tailWaiters) w.settle(false);
   }
 }

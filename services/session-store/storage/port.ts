@@ -52,5 +52,11 @@ export interface StoragePort {
    */
   follow?(changed: (sessionId: string) => void): Promise<void>;
   takeRemote?(sessionId: string): RemoteUpdate[];
+  /**
+   * Shared storage only: resolves once everything committed to `sessionId` (to any session when
+   * omitted) before the call is in memory or waiting for `takeRemote`, with the sessions that have
+   * news waiting; undefined when the tail could not get there in time.
+   */
+  sync?(sessionId?: string): Promise<string[] | undefined>;
   close(): Promise<void>;
 }
