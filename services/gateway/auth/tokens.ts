@@ -1,9 +1,11 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import fs from 'node:fs';
+import { GENERATED_TOKEN_PRINCIPAL, readOrCreateToken } from './generated-token';
 
 /**
  * Who may use the gateway: tokens mapped to principals, from STRAND_TOKENS_FILE (JSON
- * `{"<token>": "<principal>"}`; wins when both are set) or STRAND_TOKENS (`token:principal,…`).
+ * `{"<token>": "<principal>"}`; wins when both are set) or STRAND_TOKENS (`token:principal,…`); with
+ * neither, from STRAND_GENERATED_TOKEN_FILE (one token, generated on first start: generated-token.ts).
  * With none configured, auth is off (and the gateway binds loopback only).
  */
 export interface GatewayAuth {
@@ -23,8 +25,11 @@ function digest(s: string): Buffer {
   return createHash('sha256').update(s, 'utf8').digest();
 }
 
-/** Reads the tokens; a malformed file or variable is an error naming it (the gateway must not start open by mistake). */
-export function loadTokens(env: NodeJS.ProcessEnv = process.env): Map<string, string> {
+/**
+ * Reads the tokens; a malformed file or variable is an error naming it (the gateway must not start open
+ * by mistake). `announce` gets the log line of a generated token (the only place it is ever printed).
+ */
+export function loadTokens(env: NodeJS.ProcessEnv = process.env, announce: (line: string) => void = (line) => console.log(`[gateway] ${line}`)): Map<string, string> {
   const file = env.STRAND_TOKENS_FILE?.trim();
   const tokens = new Map<string, string>();
   if (file) {
@@ -42,7 +47,11 @@ export function loadTokens(env: NodeJS.ProcessEnv = process.env): Map<string, st
     return tokens;
   }
   const list = env.STRAND_TOKENS?.trim();
-  if (!list) return tokens;
+  if (!list) {
+    const generated = env.STRAND_GENERATED_TOKEN_FILE?.trim();
+    if (generated) tokens.set(readOrCreateToken(generated, announce), GENERATED_TOKEN_PRINCIPAL);
+    return tokens;
+  }
   for (const pair of list.split(',')) {
     const i = pair.indexOf(':');
     const token = pair.slice(0, i).trim();
