@@ -18,11 +18,15 @@ export interface SseConnection {
 
 /**
  * Opens `url` as an SSE stream. `lastEventId` is sent as the `Last-Event-ID` header, the way a
- * browser's EventSource resumes. Parsing follows the WHATWG rules: lines split on CR/LF, fields
- * `id`, `event`, `data` (joined with \n), comments start with `:`, a blank line dispatches.
+ * browser's EventSource resumes; aborting `signal` closes the connection, also before it is open.
+ * Parsing follows the WHATWG rules: lines split on CR/LF, fields `id`, `event`, `data` (joined with
+ * \n), comments start with `:`, a blank line dispatches.
  */
-export async function openSse(url: string, opts: { lastEventId?: string; headers?: Record<string, string> } = {}): Promise<SseConnection> {
+export async function openSse(url: string, opts: { lastEventId?: string; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<SseConnection> {
   const controller = new AbortController();
+  // `signal` gives up on the connection (e.g. a gateway that accepts but never answers), like close().
+  if (opts.signal?.aborted) controller.abort();
+  opts.signal?.addEventListener('abort', () => controller.abort(), { once: true });
   const res = await fetch(url, {
     headers: { Accept: 'text/event-stream', ...(opts.lastEventId ? { 'Last-Event-ID': opts.lastEventId } : {}), ...opts.headers },
     signal: controller.signal,

@@ -1,0 +1,85 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startStack, type ServiceName, type Stack } from '../../infra/stack/stack';
+
+/** One line a service printed, with when it arrived (performance.now()). */
+export interface LogLine {
+  at: number;
+  service: string;
+  line: string;
+}
+
+/** A local stack for one chaos scenario: its services' output goes to a log file and a recent tail. */
+export interface ChaosStack {
+  stack: Stack;
+  /** The services' recent output (the last 5,000 lines). */
+  recent: LogLine[];
+  logFile: string;
+  /** Starts again every service that is not running (a failed restart of the last trial); names them. */
+  ensureUp(): Promise<ServiceName[]>;
+  teardown(): Promise<void>;
+}
+
+const SERVICES: ServiceName[] = ['nats', 'temporal', 'store', 'worker', 'gateway'];
+const RECENT_LINES = 5_000;
+
+/**
+ * Starts the whole stack on free ports in a fresh data dir, the worker pointed at `providerBaseURL`
+ * as an OpenAI-compatible server. nats-server and the Temporal dev server keep their data in that dir,
+ * so a restarted one finds its streams and workflows again. A start that loses a port race (see
+ * test/harness/stack-fixture.ts) is retried on fresh ports.
+ */
+export async function startChaosStack(providerBaseURL: string, logFile: string): Promise<ChaosStack> {
+  fs.mkdirSync(path.dirname(logFile), { recursive: true });
+  const log = fs.createWriteStream(logFile, { flags: 'a' });
+  const recent: LogLine[] = [];
+  const onLine = (service: string, line: string) => {
+    const at = performance.now();
+    recent.push({ at, service, line });
+    if (recent.length > RECENT_LINES) recent.shift();
+    log.write(`${new Date().toISOString()} [${service}] ${line}\n`);
+  };
+  for (let attempt = 1; ; attempt++) {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-chaos-'));
+    try {
+      const stack = await startStack(
+        {
+          dataDir,
+          host: '127.0.0.1',
+          ports: { temporal: 0, temporalUi: 0, nats: 0, gateway: 0 },
+          ui: false,
+          serviceEnv: { STRAND_LOG_LEVEL: 'warn', OPENAI_API_KEY: 'chaos-key', OPENAI_BASE_URL: providerBaseURL },
+        },
+        onLine,
+      );
+      return {
+        stack,
+        recent,
+        logFile,
+        async ensureUp() {
+          const restarted: ServiceName[] = [];
+          for (const name of SERVICES) {
+            if (stack.process(name).running) continue;
+            onLine('chaos', `${name} is down after the trial: starting it again`);
+            await stack.restart(name);
+            restarted.push(name);
+          }
+          return restarted;
+        },
+        async teardown() {
+          await stack.stop();
+          fs.rmSync(dataDir, { recursive: true, force: true });
+          await new Promise((resolve) => log.end(resolve));
+        },
+      };
+    } catch (err) {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      if (attempt >= 3 || !/address already in use|EADDRINUSE/i.test((err as Error).message)) {
+        log.end();
+        throw err;
+      }
+      onLine('chaos', `a port was taken while the stack started (attempt ${attempt}); retrying on fresh ports`);
+    }
+  }
+}

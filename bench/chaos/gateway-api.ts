@@ -1,0 +1,72 @@
+import { openSse } from '../../test/harness/sse-client';
+import type { FinishedSeen, StoredEntry } from './checks';
+
+/** JSON over HTTP against the gateway, with a deadline: a trial must never hang on one request. */
+export async function call<T = Record<string, unknown>>(base: string, method: string, route: string, body?: unknown, timeoutMs = 15_000): Promise<{ status: number; body: T }> {
+  const res = await fetch(`${base}${route}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  const text = await res.text();
+  try {
+    return { status: res.status, body: (text ? JSON.parse(text) : {}) as T };
+  } catch {
+    return { status: res.status, body: { text } as T };
+  }
+}
+
+interface MessagesPage {
+  messages?: { entry_id: string; message: { role: string; content?: { type: string; text?: string }[] } }[];
+  next_cursor?: string;
+}
+
+/** The session's stored conversation, each entry's text blocks joined (tool calls and results have their own). */
+export async function storedEntries(base: string, sessionId: string): Promise<StoredEntry[] | { error: string }> {
+  try {
+    const res = await call<MessagesPage>(base, 'GET', `/api/sessions/${sessionId}/messages`);
+    if (res.status !== 200) return { error: `answered ${res.status}: ${JSON.stringify(res.body).slice(0, 200)}` };
+    if (res.body.next_cursor) return { error: 'more than one page of messages' };
+    return (res.body.messages ?? []).map((m) => ({
+      entry_id: m.entry_id,
+      role: m.message.role,
+      text: (m.message.content ?? []).map((c) => (c.type === 'text' ? c.text ?? '' : '')).join(''),
+    }));
+  } catch (err) {
+    return { error: (err as Error).message };
+  }
+}
+
+/**
+ * Every `turn.finished` of the session, read afresh from its first event (`Last-Event-ID: 0`): what
+ * JetStream holds, whatever any client saw. Reads until `lastTurn` has ended, then a second more, so
+ * that a doubled end would be seen too.
+ */
+export async function replayFinished(base: string, sessionId: string, lastTurn: string | undefined, timeoutMs = 20_000): Promise<{ finished: FinishedSeen[] } | { error: string }> {
+  const finished: FinishedSeen[] = [];
+  const abort = new AbortController();
+  const deadline = setTimeout(() => abort.abort(), timeoutMs);
+  try {
+    const conn = await openSse(`${base}/api/sessions/${sessionId}/events`, { lastEventId: '0', signal: abort.signal });
+    if (conn.status !== 200) return { error: `answered ${conn.status}` };
+    const end = Date.now() + timeoutMs;
+    let graceUntil = Infinity;
+    for (;;) {
+      const left = Math.min(graceUntil, end) - Date.now();
+      if (left <= 0) break;
+      const e = await conn.next(left).catch(() => undefined);
+      if (!e) break;
+      if (e.event !== 'turn.finished') continue;
+      const data = JSON.parse(e.data) as { turn_id: string; outcome: string };
+      finished.push({ turn: data.turn_id, outcome: data.outcome });
+      if (data.turn_id === lastTurn) graceUntil = Date.now() + 1_000;
+    }
+    conn.close();
+    return { finished };
+  } catch (err) {
+    return { error: (err as Error).message };
+  } finally {
+    clearTimeout(deadline);
+  }
+}

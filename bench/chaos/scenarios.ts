@@ -1,0 +1,46 @@
+import type { ServiceName } from '../../infra/stack/stack';
+import type { TrialMode } from './provider-script';
+
+/**
+ * The chaos scenarios: every process of the stack killed with SIGKILL mid-stream and mid-tool (then
+ * started again, as `npm start`'s supervisor would), Temporal and NATS down for a while mid-stream,
+ * and a control with no fault at all, whose silences are the floor the others are read against.
+ */
+export type FaultKind = 'none' | 'kill' | 'outage';
+
+export interface Scenario {
+  id: string;
+  /** The process that is faulted (`none` for the control). */
+  component: ServiceName | 'none';
+  fault: FaultKind;
+  /** Where the fault lands: while deltas flow (stream) or while a shell command runs (tool). */
+  mode: TrialMode;
+}
+
+const KILLED: ServiceName[] = ['gateway', 'worker', 'store', 'nats', 'temporal'];
+
+export const ALL_SCENARIOS: Scenario[] = [
+  { id: 'none-stream', component: 'none', fault: 'none', mode: 'stream' },
+  { id: 'none-tool', component: 'none', fault: 'none', mode: 'tool' },
+  ...KILLED.flatMap((component): Scenario[] => [
+    { id: `${component}-stream`, component, fault: 'kill', mode: 'stream' },
+    { id: `${component}-tool`, component, fault: 'kill', mode: 'tool' },
+  ]),
+  { id: 'temporal-outage', component: 'temporal', fault: 'outage', mode: 'stream' },
+  { id: 'nats-outage', component: 'nats', fault: 'outage', mode: 'stream' },
+];
+
+/**
+ * The scenarios named by CHAOS_SCENARIOS (comma-separated): a scenario id (`worker-tool`,
+ * `nats-outage`) or a component, which picks all of its scenarios (`nats`: kills and the outage;
+ * `none`: the control). Empty or unset: all of them.
+ */
+export function pickScenarios(filter: string | undefined): Scenario[] {
+  const wanted = (filter ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  if (wanted.length === 0) return ALL_SCENARIOS;
+  const unknown = wanted.filter((w) => !ALL_SCENARIOS.some((s) => s.id === w || s.component === w));
+  if (unknown.length) {
+    throw new Error(`CHAOS_SCENARIOS: unknown ${unknown.join(', ')}; known: ${ALL_SCENARIOS.map((s) => s.id).join(', ')} (or a component: none, ${KILLED.join(', ')})`);
+  }
+  return ALL_SCENARIOS.filter((s) => wanted.includes(s.id) || wanted.includes(s.component));
+}
