@@ -11,7 +11,7 @@ import { startEdnTcpServer } from './edn/tcp-server';
 import { gatewayConfig, isLoopback } from './config';
 import { createHttpApp } from './http/app';
 import { rateLimitFromEnv } from './http/rate-limit';
-import { answerClientErrors, httpServerOptions } from './http/server-limits';
+import { answerClientErrors, httpServerOptions, unreadBodyLimits } from './http/server-limits';
 import { drainUnreadBody } from './http/unread-body';
 import { ConnectionLimiter } from './limits/connection-limiter';
 import { openSessionRuntime } from './session-runtime';
@@ -53,7 +53,7 @@ async function main(): Promise<void> {
   });
   // Listening before the HTTP server starts: once /healthz answers (the stack's readiness), EDN is up too.
   const edn = await startEdnTcpServer(config.host, ednConfig.port, { factory: ednSessionHandlerFactory({ sessions, log }), auth, log, config: ednConfig, cwd: process.cwd() });
-  const server = serve({ fetch: drainUnreadBody(app.fetch, { maxDrainBytes: 4 * config.maxBodyBytes, maxDrainMs: 5_000 }), hostname: config.host, port: config.port, serverOptions: httpServerOptions(config.limits) }, (info) => {
+  const server = serve({ fetch: drainUnreadBody(app.fetch, unreadBodyLimits(config.maxBodyBytes, config.limits)), hostname: config.host, port: config.port, serverOptions: httpServerOptions(config.limits) }, (info) => {
     console.log(`[gateway] ready url=http://${config.host}:${info.port} edn=${config.host}:${edn.port} default_model=${config.defaultModel}`);
   });
   answerClientErrors(server as Server);

@@ -1,6 +1,7 @@
 import type { Server, ServerOptions } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { GatewayLimits } from '../limits/limits-config';
+import type { UnreadBodyLimits } from './unread-body';
 
 /**
  * Node's HTTP server options for the gateway's timeouts: a client has `headersTimeoutMs` to send its
@@ -14,6 +15,20 @@ export function httpServerOptions(limits: GatewayLimits): ServerOptions {
     requestTimeout: limits.requestTimeoutMs,
     headersTimeout: limits.headersTimeoutMs,
     connectionsCheckingInterval: Math.max(250, Math.min(5_000, Math.floor(limits.headersTimeoutMs / 4))),
+  };
+}
+
+/**
+ * What is done with a body left unread by an early answer (413 over `maxBodyBytes`, 401, …): up to
+ * four times the body limit is read within 5 s before the answer, so the connection stays usable;
+ * past that the answer says `Connection: close` and the connection lingers within the configured
+ * bounds (STRAND_LINGERING_CLOSE_MS / _MAX_BYTES) before it is closed.
+ */
+export function unreadBodyLimits(maxBodyBytes: number, limits: GatewayLimits): UnreadBodyLimits {
+  return {
+    maxDrainBytes: 4 * maxBodyBytes,
+    maxDrainMs: 5_000,
+    linger: { maxMs: limits.lingeringCloseMs, maxBytes: limits.lingeringCloseMaxBytes },
   };
 }
 

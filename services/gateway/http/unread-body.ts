@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Http2ServerRequest } from 'node:http2';
+import { discardBody, dropIfLingering, lingerThenClose, type BodyDiscard, type LingeringCloseLimits } from './lingering-close';
 
 type NodeRequest = IncomingMessage | Http2ServerRequest;
 
@@ -7,10 +8,12 @@ type NodeRequest = IncomingMessage | Http2ServerRequest;
 type FetchHandler = (req: Request, env: { incoming?: NodeRequest }) => Response | Promise<Response>;
 
 export interface UnreadBodyLimits {
-  /** The most body bytes read and thrown away after an early answer before giving up on the connection. */
+  /** The most body bytes read and thrown away before an early answer, to keep its connection open. */
   maxDrainBytes: number;
-  /** How long the rest of a body may take to arrive before giving up on the connection. */
+  /** How long the rest of a body may take to arrive before the answer goes out with `Connection: close`. */
   maxDrainMs: number;
+  /** After an answer with `Connection: close`: how long and how much more is read before the close. */
+  linger: LingeringCloseLimits;
 }
 
 /**
@@ -18,88 +21,63 @@ export interface UnreadBodyLimits {
  * (413 from the body limit, 401 from auth, 404, …): @hono/node-server reads no further than the
  * handler did, so the next request on that connection would be taken for body bytes and never
  * answered (found by the fuzz test). The rest of the body is read and dropped before the answer goes
- * out — the spec wants the connection to stay usable after a 413 — unless it is larger than
- * `maxDrainBytes` or slower than `maxDrainMs`; then the answer says `Connection: close` and the
- * client opens a new connection for its next request.
+ * out — the spec wants the connection to stay usable after a 413 — unless it is declared larger than
+ * `maxDrainBytes`, turns out larger, or is slower than `maxDrainMs`. Then the answer says
+ * `Connection: close` and is followed by a lingering close (lingering-close.ts), so that a client
+ * still sending reads it in full instead of losing it to a reset.
  */
 export function drainUnreadBody(handler: FetchHandler, limits: UnreadBodyLimits): FetchHandler {
   return async (req, env) => {
-    const res = await handler(req, env);
     const incoming = env?.incoming;
-    if (!incoming || incoming.complete || req.method === 'GET' || req.method === 'HEAD') return res;
-    if (await drain(req, incoming, limits)) return res;
-    try {
-      res.headers.set('Connection', 'close');
-      return res;
-    } catch {
-      // A response with immutable headers: the same answer, with the header.
-      const headers = new Headers(res.headers);
-      headers.set('Connection', 'close');
-      return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
-    }
+    if (incoming && isHttp1(incoming) && dropIfLingering(incoming)) return notServed(incoming);
+    const res = await handler(req, env);
+    if (!incoming || !isHttp1(incoming) || incoming.complete || req.method === 'GET' || req.method === 'HEAD') return res;
+    const discard = discardBody(incoming);
+    const declared = Number(incoming.headers['content-length']);
+    const tooLargeToWait = Number.isFinite(declared) && declared > limits.maxDrainBytes;
+    if (!tooLargeToWait && (await drainedWithin(discard, limits))) return res;
+    lingerThenClose(incoming, discard, limits.linger);
+    return withConnectionClose(res);
   };
 }
 
-/**
- * Reads the rest of a request body and drops it; false when it is too large or too slow. Once
- * anything has looked at the fetch Request's body, @hono/node-server has tied the Node request to a
- * web stream that pauses it whenever nobody reads that stream: the rest must then be read through
- * that stream (reading the Node request directly stalls, measured: every early answer then waited
- * `maxDrainMs`). A body whose stream a handler has locked can only be given up on.
- */
-async function drain(req: Request, incoming: NodeRequest, limits: UnreadBodyLimits): Promise<boolean> {
-  const declared = Number(incoming.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limits.maxDrainBytes) return false;
-  const body = req.body;
-  if (body && body.locked) return false;
-  if (body) return drainStream(body, limits);
-  return drainNode(incoming, limits);
+function isHttp1(incoming: NodeRequest): incoming is IncomingMessage {
+  return incoming.httpVersionMajor < 2;
 }
 
-async function drainStream(body: ReadableStream<Uint8Array>, limits: UnreadBodyLimits): Promise<boolean> {
-  const reader = body.getReader();
-  const timer = setTimeout(() => void reader.cancel().catch(() => undefined), limits.maxDrainMs);
-  let read = 0;
+/** True once the whole body has been dropped; false past `maxDrainBytes` or `maxDrainMs`, or if the client went away. */
+function drainedWithin(discard: BodyDiscard, limits: UnreadBodyLimits): Promise<boolean> {
+  return new Promise((resolve) => {
+    const finish = (drained: boolean) => {
+      clearTimeout(timer);
+      stop();
+      resolve(drained);
+    };
+    const timer = setTimeout(() => finish(false), limits.maxDrainMs);
+    const stop = discard.onChunk(() => {
+      if (discard.bytes > limits.maxDrainBytes) finish(false);
+    });
+    void discard.ended.then(finish);
+  });
+}
+
+function withConnectionClose(res: Response): Response {
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return true;
-      read += value.length;
-      if (read > limits.maxDrainBytes) {
-        await reader.cancel().catch(() => undefined);
-        return false;
-      }
-    }
+    res.headers.set('Connection', 'close');
+    return res;
   } catch {
-    return false; // cancelled after maxDrainMs, or the client went away
-  } finally {
-    clearTimeout(timer);
-    reader.releaseLock();
+    // A response with immutable headers: the same answer, with the header.
+    const headers = new Headers(res.headers);
+    headers.set('Connection', 'close');
+    return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
   }
 }
 
-function drainNode(incoming: NodeRequest, limits: UnreadBodyLimits): Promise<boolean> {
+/** The answer to a request that is not served: it is never written, as the connection closes first. */
+function notServed(incoming: IncomingMessage): Promise<Response> {
   return new Promise((resolve) => {
-    let read = 0;
-    const finish = (ok: boolean) => {
-      clearTimeout(timer);
-      incoming.off('data', onData);
-      incoming.off('end', onEnd);
-      incoming.off('error', onError);
-      if (!ok) incoming.pause();
-      resolve(ok);
-    };
-    const onData = (chunk: Buffer) => {
-      read += chunk.length;
-      if (read > limits.maxDrainBytes) finish(false);
-    };
-    const onEnd = () => finish(true);
-    const onError = () => finish(false);
-    const timer = setTimeout(() => finish(false), limits.maxDrainMs);
-    incoming.on('data', onData);
-    incoming.on('end', onEnd);
-    incoming.on('error', onError);
-    if (incoming.complete) finish(true);
-    else incoming.resume();
+    const done = () => resolve(new Response(null, { status: 400, headers: { Connection: 'close' } }));
+    if (!incoming.socket || incoming.socket.destroyed) done();
+    else incoming.socket.once('close', done);
   });
 }

@@ -26,6 +26,12 @@ export interface GatewayLimits {
   requestTimeoutMs: number;
   /** Time a client has to send a request's headers (slow-header attacks). */
   headersTimeoutMs: number;
+  /**
+   * After an answer given with `Connection: close` before the body was read (a body far over the
+   * limit): how long the rest is read and dropped so the client can read the answer, and how many bytes.
+   */
+  lingeringCloseMs: number;
+  lingeringCloseMaxBytes: number;
 }
 
 export const DEFAULT_LIMITS: GatewayLimits = {
@@ -37,11 +43,14 @@ export const DEFAULT_LIMITS: GatewayLimits = {
   wsPingIntervalMs: 30_000,
   requestTimeoutMs: 30_000,
   headersTimeoutMs: 10_000,
+  lingeringCloseMs: 5_000,
+  lingeringCloseMaxBytes: 256 * 1024 * 1024,
 };
 
 /**
  * STRAND_MAX_SSE_CONNECTIONS, STRAND_MAX_WS_CONNECTIONS, STRAND_MAX_SEND_BUFFER_BYTES,
- * STRAND_SLOW_CONSUMER_MS, STRAND_MAX_WS_FRAME_BYTES, STRAND_REQUEST_TIMEOUT_MS and STRAND_HEADERS_TIMEOUT_MS. Node requires
+ * STRAND_SLOW_CONSUMER_MS, STRAND_MAX_WS_FRAME_BYTES, STRAND_REQUEST_TIMEOUT_MS, STRAND_HEADERS_TIMEOUT_MS,
+ * STRAND_LINGERING_CLOSE_MS and STRAND_LINGERING_CLOSE_MAX_BYTES. Node requires
  * the headers timeout not to exceed the request timeout, so it is clamped to it.
  */
 export function limitsFromEnv(env: NodeJS.ProcessEnv = process.env): GatewayLimits {
@@ -55,5 +64,7 @@ export function limitsFromEnv(env: NodeJS.ProcessEnv = process.env): GatewayLimi
     wsPingIntervalMs: positiveIntFromEnv(env, 'STRAND_WS_PING_INTERVAL_MS', DEFAULT_LIMITS.wsPingIntervalMs),
     requestTimeoutMs,
     headersTimeoutMs: Math.min(requestTimeoutMs, positiveIntFromEnv(env, 'STRAND_HEADERS_TIMEOUT_MS', DEFAULT_LIMITS.headersTimeoutMs)),
+    lingeringCloseMs: positiveIntFromEnv(env, 'STRAND_LINGERING_CLOSE_MS', DEFAULT_LIMITS.lingeringCloseMs),
+    lingeringCloseMaxBytes: positiveIntFromEnv(env, 'STRAND_LINGERING_CLOSE_MAX_BYTES', DEFAULT_LIMITS.lingeringCloseMaxBytes),
   };
 }
