@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { InstanceCounts } from './instances';
 
 /** The repository root (services are started from here). */
 export const REPO_ROOT = path.resolve(__dirname, '../..');
@@ -13,6 +14,8 @@ export interface StackConfig {
   ui: boolean;
   /** Extra environment for our three services (e.g. STRAND_SCRIPTED_DELTA_DELAY_MS). */
   serviceEnv: NodeJS.ProcessEnv;
+  /** How many stores, workers and gateways to run (one each when left out); see instances.ts. */
+  instances?: InstanceCounts;
 }
 
 function port(env: NodeJS.ProcessEnv, name: string, fallback: number): number {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { SEARCH_ATTRIBUTES } from '../../contracts/task-queues';
 import { binaryPaths } from '../bootstrap/paths';
 import { freePort } from './free-port';
+import { serviceOf, sharedStoreEnv, type GatewayPorts, type InstanceName } from './instances';
 import { stackMarkerEnv } from './leftovers';
 import { type ProcessSpec } from './managed-process';
 import { LINK_ENV, LINK_FD } from './parent-link';
@@ -70,6 +71,7 @@ export async function serviceSpecs(config: StackConfig): Promise<Record<ServiceN
     STRAND_STORE_DATA_DIR: path.join(dataDir, 'store'),
     STRAND_TOOL_OUTPUT_DIR: path.join(dataDir, 'tool-output'),
     ...config.serviceEnv,
+    ...sharedStoreEnv(config.instances, config.serviceEnv.STRAND_STORE_ADAPTER ?? process.env.STRAND_STORE_ADAPTER),
     ...marker,
   };
   const natsArgs = ['-a', host, '-p', String(ports.nats), '-js', '-sd', path.join(dataDir, 'nats'), '-n', 'strand-local'];
@@ -80,4 +82,11 @@ export async function serviceSpecs(config: StackConfig): Promise<Record<ServiceN
     worker: tsService('worker', 'services/worker/main.ts', serviceEnv),
     gateway: tsService('gateway', 'services/gateway/main.ts', serviceEnv),
   };
+}
+
+/** One instance: its service's spec under the instance's own name; a gateway on its own ports. */
+export function instanceSpec(specs: Record<ServiceName, ProcessSpec>, name: InstanceName, gateway?: GatewayPorts): ProcessSpec {
+  const spec = specs[serviceOf(name)];
+  const env = gateway ? { ...spec.env, STRAND_GATEWAY_PORT: String(gateway.http), STRAND_EDN_PORT: String(gateway.edn) } : spec.env;
+  return { ...spec, name, env };
 }

@@ -1,23 +1,31 @@
 import fs from 'node:fs';
 import { writeChildRecords, type ChildRecord } from './child-records';
 import { freePort, waitForTcp } from './free-port';
+import { checkInstanceCounts, gatewayPortPlan, instanceCount, instanceNames, ordinalOf, serviceOf, type InstanceName } from './instances';
 import { ManagedProcess } from './managed-process';
 import { readProc } from './proc-table';
 import { type RestartPolicy } from './restart-policy';
 import { type StackConfig } from './stack-config';
-import { serviceSpecs, type ServiceName } from './stack-specs';
+import { instanceSpec, serviceSpecs, type ServiceName } from './stack-specs';
 import { createSupervisor, type Supervisor } from './supervision';
 
 export type { ServiceName } from './stack-specs';
+export type { InstanceCounts, InstanceName } from './instances';
 
 /** A running local stack. */
 export interface Stack {
   config: StackConfig;
-  /** `edn` is the gateway's EDN TCP listener as host:port (specs/rpc-edn.md). */
-  urls: { gateway: string; edn: string; temporalUi?: string; temporal: string; nats: string };
-  process(name: ServiceName): ManagedProcess;
-  /** Starts one service again after it was stopped or killed, and waits until it is ready. */
-  restart(name: ServiceName): Promise<void>;
+  /**
+   * `edn` is the gateway's EDN TCP listener as host:port (specs/rpc-edn.md). `gateway` and `edn` are
+   * the first gateway's; `gateways` and `edns` list every gateway's, in instance order.
+   */
+  urls: { gateway: string; edn: string; gateways: string[]; edns: string[]; temporalUi?: string; temporal: string; nats: string };
+  /** One process of the stack: 'gateway' is the first gateway, 'gateway#2' the second (instances.ts). */
+  process(name: InstanceName): ManagedProcess;
+  /** Every instance of `service`, first to last: ['worker', 'worker#2']. */
+  instances(service: ServiceName): InstanceName[];
+  /** Starts one instance again after it was stopped or killed, and waits until it is ready. */
+  restart(name: InstanceName): Promise<void>;
   /** Stops every service (in dependency order, independent ones in parallel). Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -39,8 +47,9 @@ const READY_LINE = /^\[(store|worker|gateway)\] ready\b/;
 const START_TIMEOUT_MS = 90_000;
 
 /**
- * Stop order: the services that use the others first, then the store, then the servers. Graces
- * are short so that a whole stop stays well under 15 s even when every phase needs its SIGKILL.
+ * Stop order: the services that use the others first, then the store, then the servers; every
+ * instance of a phase's services stops together. Graces are short so that a whole stop stays well
+ * under 15 s even when every phase needs its SIGKILL.
  */
 const STOP_PHASES: { names: ServiceName[]; graceMs: number }[] = [
   { names: ['gateway', 'worker'], graceMs: 4_000 },
@@ -78,7 +87,8 @@ async function waitForHealth(url: string, proc: ManagedProcess, timeoutMs: numbe
 
 /**
  * Starts nats-server, the Temporal dev server, the session store, the worker and the gateway, each in
- * its own process group, and waits until each is ready (the gateway's /healthz answers 200). On any
+ * its own process group, and waits until each is ready (the gateway's /healthz answers 200). With
+ * `config.instances`, as many stores, workers and gateways as it says (instances.ts). On any
  * failure everything already started is stopped before the error propagates. The children's pids
  * are kept in `<data dir>/stack.children`; each child stops by itself if this process dies.
  */
@@ -87,13 +97,18 @@ export async function startStack(
   onLine: (name: string, line: string) => void,
   options: StackOptions = {},
 ): Promise<Stack> {
+  checkInstanceCounts(input.instances);
   const config = await resolvePorts(input);
   fs.mkdirSync(config.dataDir, { recursive: true });
-  const procs = new Map<ServiceName, ManagedProcess>();
+  const procs = new Map<InstanceName, ManagedProcess>();
   const { host, ports } = config;
+  const all = (service: ServiceName) => instanceNames(config.instances, service);
+  const gatewayPorts = gatewayPortPlan(ports, instanceCount(config.instances, 'gateway'));
   const urls = {
     gateway: '',
     edn: '',
+    gateways: [] as string[],
+    edns: [] as string[],
     temporal: `${host}:${ports.temporal}`,
     nats: `nats://${host}:${ports.nats}`,
     ...(config.ui ? { temporalUi: `http://${host}:${ports.temporalUi}` } : {}),
@@ -101,12 +116,31 @@ export async function startStack(
   let supervisor: Supervisor | undefined;
   let stopping: Promise<void> | undefined;
 
-  const readiness: Record<ServiceName, (p: ManagedProcess) => Promise<void>> = {
+  const readiness: Record<ServiceName, (p: ManagedProcess, ordinal: number) => Promise<void>> = {
     nats: (p) => waitForTcp(host, ports.nats, START_TIMEOUT_MS, () => p.deathReason()),
     temporal: (p) => waitForTcp(host, ports.temporal, START_TIMEOUT_MS, () => p.deathReason()),
     store: (p) => p.waitForLine(READY_LINE, START_TIMEOUT_MS),
     worker: (p) => p.waitForLine(READY_LINE, START_TIMEOUT_MS),
-    gateway: (p) => waitForHealth(`${urls.gateway}/healthz`, p, START_TIMEOUT_MS),
+    gateway: (p, ordinal) => waitForHealth(`${urls.gateways[ordinal - 1]}/healthz`, p, START_TIMEOUT_MS),
+  };
+
+  /** Ports of the `ordinal`th gateway: free ones picked for 0, never one another gateway has. */
+  const placeGateway = async (ordinal: number) => {
+    const own = gatewayPorts[ordinal - 1]!;
+    // freePort releases what it found, so two picks (this gateway's two, or two gateways') can agree.
+    const pick = async () => {
+      for (;;) {
+        const port = await freePort();
+        if (!gatewayPorts.some((g) => g.http === port || g.edn === port)) return port;
+      }
+    };
+    if (own.http === 0) own.http = await pick();
+    if (own.edn === 0 || own.edn === own.http) own.edn = await pick();
+    if (ordinal === 1) Object.assign(ports, { gateway: own.http, edn: own.edn });
+    urls.gateways[ordinal - 1] = `http://${host}:${own.http}`;
+    urls.edns[ordinal - 1] = `${host}:${own.edn}`;
+    urls.gateway = urls.gateways[0] ?? '';
+    urls.edn = urls.edns[0] ?? '';
   };
 
   const recordChildren = () => {
@@ -119,8 +153,9 @@ export async function startStack(
     writeChildRecords(config.dataDir, children);
   };
 
-  const create = async (name: ServiceName) => {
-    const proc = new ManagedProcess((await serviceSpecs(config))[name], onLine);
+  const create = async (name: InstanceName) => {
+    const gateway = serviceOf(name) === 'gateway' ? gatewayPorts[ordinalOf(name) - 1] : undefined;
+    const proc = new ManagedProcess(instanceSpec(await serviceSpecs(config), name, gateway), onLine);
     proc.onExit((exit) => {
       recordChildren();
       supervisor?.exited(name, exit);
@@ -129,25 +164,22 @@ export async function startStack(
     return proc;
   };
 
-  const launch = async (name: ServiceName) => {
-    if (name === 'gateway' && ports.gateway === 0) ports.gateway = await freePort();
-    // Never the gateway's own port (freePort releases what it found, so two picks can agree).
-    while (name === 'gateway' && (!ports.edn || ports.edn === ports.gateway)) ports.edn = await freePort();
-    urls.gateway = `http://${host}:${ports.gateway}`;
-    urls.edn = `${host}:${ports.edn ?? ''}`;
+  const launch = async (name: InstanceName) => {
+    const service = serviceOf(name);
+    if (service === 'gateway') await placeGateway(ordinalOf(name));
     const proc = procs.get(name) ?? (await create(name));
     // A stop requested meanwhile wins: nothing new may start after it.
     if (stopping) throw new Error(`not starting ${name}: the stack is stopping`);
     proc.start();
     recordChildren();
-    await readiness[name](proc);
+    await readiness[service](proc, ordinalOf(name));
   };
 
   const stopAll = () =>
     (stopping ??= (async () => {
       supervisor?.close();
       for (const phase of STOP_PHASES) {
-        await Promise.all(phase.names.map((name) => procs.get(name)?.stop(phase.graceMs)));
+        await Promise.all(phase.names.flatMap(all).map((name) => procs.get(name)?.stop(phase.graceMs)));
       }
       recordChildren();
     })());
@@ -157,8 +189,8 @@ export async function startStack(
   try {
     if (options.signal?.aborted) throw new Error('the stack was stopped before it started');
     await Promise.all([launch('nats'), launch('temporal')]);
-    await launch('store');
-    await Promise.all([launch('worker'), launch('gateway')]);
+    await Promise.all(all('store').map(launch));
+    await Promise.all([...all('worker'), ...all('gateway')].map(launch));
     // A service may still have come up after the stop began (the worker finishing its bundle).
     if (stopping) throw new Error('the stack was stopped while it was starting');
   } catch (err) {
@@ -167,7 +199,7 @@ export async function startStack(
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
   }
-  if (options.supervise) supervisor = createSupervisor((name) => launch(name as ServiceName), onLine, options.restartPolicy);
+  if (options.supervise) supervisor = createSupervisor((name) => launch(name as InstanceName), onLine, options.restartPolicy);
 
   return {
     config,
@@ -177,6 +209,7 @@ export async function startStack(
       if (!p) throw new Error(`${name} was never started`);
       return p;
     },
+    instances: all,
     restart: async (name) => {
       supervisor?.cancel(name);
       await procs.get(name)?.stop();

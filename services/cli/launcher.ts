@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { bootstrapAll } from '../../infra/bootstrap/main';
+import { type InstanceCounts } from '../../infra/stack/instances';
 import { REPO_ROOT } from '../../infra/stack/stack-config';
+import { instanceFlags } from './instance-flags';
 import { sayError } from './safe-output';
 
 /** The runner's entry point, run by node with tsx's loader (no tsx CLI process in between). */
@@ -17,10 +19,10 @@ export const CLI_MAIN = path.join(REPO_ROOT, 'services/cli/main.ts');
  * if it dies instead, even by SIGKILL, its end of the runner's stdin closes and the runner stops
  * the stack anyway. Output goes straight from the runner to our stdout.
  */
-export async function upForeground(): Promise<void> {
+export async function upForeground(instances: InstanceCounts = {}): Promise<void> {
   // Builds binaries on a first run; here, in the terminal's group, Ctrl-C interrupts it as usual.
   await bootstrapAll();
-  const runner = spawn(process.execPath, ['--import', 'tsx', CLI_MAIN, 'supervise'], {
+  const runner = spawn(process.execPath, ['--import', 'tsx', CLI_MAIN, 'supervise', ...instanceFlags(instances)], {
     cwd: REPO_ROOT,
     detached: true,
     stdio: ['pipe', 'inherit', 'inherit'],

@@ -1,11 +1,15 @@
 import { guardOutput, sayError } from './safe-output';
 import { down, status, upDetached, upForeground } from './stack-commands';
+import { parseInstanceFlags } from './instance-flags';
 import { jobs } from './jobs-commands';
 import { supervise } from './supervise';
 
 const USAGE = `usage: strand <command>
   up          start the local stack in the foreground (Ctrl-C stops it)
   up -d       start it in the background (logs in <data dir>/stack.log; \`npm stop\` stops it)
+  up --gateways N --workers N --stores N
+              run N of each on one Temporal and one NATS (extra gateways on the next ports;
+              stores > 1 use the store's jetstream adapter); see docs/multi-instance.md
   down        stop a running stack, and whatever an earlier, crashed one left running
   status      show whether a stack runs and whether its gateway is healthy
   jobs list | show <id> | cancel <id>
@@ -18,10 +22,12 @@ async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   const detach = rest.includes('-d') || rest.includes('--detach') || rest.includes('--detached');
   switch (command) {
-    case 'up':
-      return detach ? upDetached() : upForeground();
+    case 'up': {
+      const instances = parseInstanceFlags(rest);
+      return detach ? upDetached(instances) : upForeground(instances);
+    }
     case 'supervise':
-      return supervise({ detached: detach });
+      return supervise({ detached: detach, instances: parseInstanceFlags(rest) });
     case 'down':
       return down();
     case 'status':

@@ -3,8 +3,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { bootstrapAll } from '../../infra/bootstrap/main';
 import { readChildRecords } from '../../infra/stack/child-records';
+import { gatewayPortPlan, type InstanceCounts } from '../../infra/stack/instances';
 import { describeProc, findStackProcesses } from '../../infra/stack/leftovers';
 import { REPO_ROOT, stackConfigFromEnv } from '../../infra/stack/stack-config';
+import { instanceFlags } from './instance-flags';
 import { CLI_MAIN } from './launcher';
 import { isStackRunner, readLivePid, readRecordedPid } from './pid-file';
 import { say, sayError } from './safe-output';
@@ -36,7 +38,7 @@ function signal(pid: number | undefined, sig: NodeJS.Signals): void {
 }
 
 /** `strand up -d`: starts the runner detached, logs to <data dir>/stack.log, returns once ready. */
-export async function upDetached(): Promise<void> {
+export async function upDetached(instances: InstanceCounts = {}): Promise<void> {
   const config = stackConfigFromEnv();
   // Only a quick check; the runner itself reports and clears what a crashed run left behind.
   const recorded = readRecordedPid(config.dataDir);
@@ -48,7 +50,7 @@ export async function upDetached(): Promise<void> {
   const logFile = path.join(config.dataDir, 'stack.log');
   const out = fs.openSync(logFile, 'a');
   const from = fs.statSync(logFile).size;
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI_MAIN, 'supervise', '--detached'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI_MAIN, 'supervise', '--detached', ...instanceFlags(instances)], {
     cwd: REPO_ROOT,
     detached: true,
     stdio: ['ignore', out, out],
@@ -125,13 +127,18 @@ export async function status(): Promise<void> {
     process.exitCode = 1;
     return;
   }
-  const url = `http://${config.host}:${config.ports.gateway}/healthz`;
-  try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(3_000) });
-    say(`[strand] running (pid ${pid}); ${url} → ${res.status} ${await res.text()}`);
-  } catch (err) {
-    say(`[strand] running (pid ${pid}); ${url} unreachable: ${(err as Error).message}`);
-  }
   const children = readChildRecords(config.dataDir)?.children ?? [];
+  // Extra gateways (`up --gateways N`) sit on the ports after the first's (instances.ts).
+  const gateways = Math.max(1, children.filter((c) => c.name.split('#')[0] === 'gateway').length);
+  for (const [i, ports] of gatewayPortPlan(config.ports, gateways).entries()) {
+    const who = i === 0 ? `running (pid ${pid})` : `gateway#${i + 1}`;
+    const url = `http://${config.host}:${ports.http}/healthz`;
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(3_000) });
+      say(`[strand] ${who}; ${url} → ${res.status} ${await res.text()}`);
+    } catch (err) {
+      say(`[strand] ${who}; ${url} unreachable: ${(err as Error).message}`);
+    }
+  }
   if (children.length > 0) say(`[strand] processes: ${children.map((c) => `${c.name} ${c.pid}`).join(', ')}`);
 }

@@ -1,5 +1,6 @@
 import net from 'node:net';
 import { removeChildRecords } from '../../infra/stack/child-records';
+import { gatewayPortPlan, instanceCount } from '../../infra/stack/instances';
 import { describeProc, findStackProcesses, STACK_MARKER, stopProcesses } from '../../infra/stack/leftovers';
 import { environValue, portHolders } from '../../infra/stack/proc-table';
 import { type StackConfig } from '../../infra/stack/stack-config';
@@ -57,16 +58,22 @@ function describeHolders(port: number): string {
 }
 
 export async function checkPorts(config: StackConfig): Promise<void> {
-  const named = [
+  const gateways = gatewayPortPlan(config.ports, instanceCount(config.instances, 'gateway'));
+  const named: [string, number, string?][] = [
     ['STRAND_TEMPORAL_PORT', config.ports.temporal],
     ['STRAND_TEMPORAL_UI_PORT', config.ports.temporalUi],
     ['STRAND_NATS_PORT', config.ports.nats],
     ['STRAND_GATEWAY_PORT', config.ports.gateway],
     ['STRAND_EDN_PORT', config.ports.edn ?? 0],
-  ] as const;
-  for (const [name, port] of named) {
+    // Extra gateways take the ports after the first one's: moving those moves them too.
+    ...gateways.slice(1).flatMap((g, i): [string, number, string][] => [
+      ['STRAND_GATEWAY_PORT', g.http, ` (gateway#${i + 2})`],
+      ['STRAND_GATEWAY_PORT', g.edn, ` (gateway#${i + 2}'s EDN)`],
+    ]),
+  ];
+  for (const [name, port, who = ''] of named) {
     if (port !== 0 && !(await portFree(config.host, port))) {
-      throw new Error(`port ${port} is already in use${describeHolders(port)} (set ${name} to use another one)`);
+      throw new Error(`port ${port}${who} is already in use${describeHolders(port)} (set ${name} to use another one)`);
     }
   }
 }

@@ -1,4 +1,5 @@
 import { removeChildRecords } from '../../infra/stack/child-records';
+import { type InstanceCounts } from '../../infra/stack/instances';
 import { renderLogLine } from '../../infra/stack/log-render';
 import { startStack, type Stack } from '../../infra/stack/stack';
 import { stackConfigFromEnv } from '../../infra/stack/stack-config';
@@ -9,12 +10,23 @@ import { checkPorts, clearStaleStack } from './stale-stack';
 const COLORS: Record<string, string> = { nats: '36', temporal: '35', store: '33', worker: '32', gateway: '34' };
 
 function prefixed(name: string, line: string): void {
+  // An instance ('gateway#2') has its service's colour; the service itself prints `[gateway] …`.
+  const service = name.split('#')[0]!;
   const tag = `[${name}]`.padEnd(11);
-  const colored = process.stdout.isTTY ? `\x1b[${COLORS[name] ?? '0'}m${tag}\x1b[0m` : tag;
+  const colored = process.stdout.isTTY ? `\x1b[${COLORS[service] ?? '0'}m${tag}\x1b[0m` : tag;
   // Services announce readiness as `[name] ready …`; the prefix is already there.
-  const own = `[${name}] `;
-  const text = line.startsWith(own) ? line.slice(own.length) : line;
+  const own = [`[${name}] `, `[${service}] `].find((p) => line.startsWith(p));
+  const text = own ? line.slice(own.length) : line;
   say(`${colored} ${renderLogLine(text)}`);
+}
+
+/** Where the gateways listen, and how many workers and stores run when anything runs more than once. */
+function describeServing(stack: Stack): string {
+  const { gateways, edns } = stack.urls;
+  const where = gateways.length > 1 ? `gateways ${gateways.join(' ')}  ·  EDN ${edns.join(' ')}` : `gateway ${stack.urls.gateway}  ·  EDN ${stack.urls.edn}`;
+  const counts = (['worker', 'store'] as const).map((s) => ({ s, n: stack.instances(s).length }));
+  if (gateways.length === 1 && counts.every((c) => c.n === 1)) return where;
+  return `${where}  ·  ${counts.map((c) => `${c.n} ${c.s}${c.n === 1 ? '' : 's'}`).join(', ')}`;
 }
 
 /** Resolves once stdin reaches EOF: the launcher that holds its other end has exited or died. */
@@ -34,8 +46,8 @@ function launcherGone(): Promise<void> {
  * (EOF on stdin), whichever comes first. With `detached`, started by `strand up -d`: no launcher,
  * only signals (`strand down` sends SIGTERM). Services that crash are restarted with backoff.
  */
-export async function supervise(opts: { detached: boolean }): Promise<void> {
-  const config = stackConfigFromEnv();
+export async function supervise(opts: { detached: boolean; instances?: InstanceCounts }): Promise<void> {
+  const config = { ...stackConfigFromEnv(), ...(opts.instances ? { instances: opts.instances } : {}) };
   const stop = new AbortController();
   const requestStop = (why: string) => {
     if (stop.signal.aborted) return; // A second Ctrl-C (or the same one relayed) changes nothing.
@@ -64,7 +76,7 @@ export async function supervise(opts: { detached: boolean }): Promise<void> {
   }
   const how = opts.detached ? 'stop it with `npm stop`' : 'Ctrl-C stops';
   if (!stop.signal.aborted) {
-    say(`[strand] ready — gateway ${stack.urls.gateway}  ·  EDN ${stack.urls.edn}  ·  Temporal UI ${stack.urls.temporalUi ?? '(off)'}  ·  ${how}`);
+    say(`[strand] ready — ${describeServing(stack)}  ·  Temporal UI ${stack.urls.temporalUi ?? '(off)'}  ·  ${how}`);
     await new Promise((resolve) => stop.signal.addEventListener('abort', resolve, { once: true }));
   }
   const started = Date.now();

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startStack, type Stack } from '../../infra/stack/stack';
+import { startStack, type InstanceCounts, type Stack } from '../../infra/stack/stack';
 
 /**
  * A whole local stack (nats-server, Temporal dev server, store, worker, gateway) on free ports in a
@@ -13,13 +13,18 @@ export interface TestStack extends Stack {
   teardown(): Promise<void>;
 }
 
-export async function startTestStack(serviceEnv: NodeJS.ProcessEnv = {}): Promise<TestStack> {
+export interface TestStackOptions {
+  /** Several stores, workers or gateways on the one Temporal and NATS (infra/stack/instances.ts). */
+  instances?: InstanceCounts;
+}
+
+export async function startTestStack(serviceEnv: NodeJS.ProcessEnv = {}, options: TestStackOptions = {}): Promise<TestStack> {
   // Free ports are picked, then released, then bound: another process (a parallel stack, an ephemeral
   // client socket) can take one in between — the Temporal dev server also binds internal ports of its
   // own choosing. Such a start fails with "address already in use"; it is retried on fresh ports.
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startTestStackOnce(serviceEnv);
+      return await startTestStackOnce(serviceEnv, options);
     } catch (err) {
       if (attempt >= 3 || !/address already in use|EADDRINUSE/i.test((err as Error).message)) throw err;
       process.stderr.write(`[stack-fixture] a port was taken while the stack started (attempt ${attempt}); retrying on fresh ports\n`);
@@ -27,7 +32,7 @@ export async function startTestStack(serviceEnv: NodeJS.ProcessEnv = {}): Promis
   }
 }
 
-async function startTestStackOnce(serviceEnv: NodeJS.ProcessEnv): Promise<TestStack> {
+async function startTestStackOnce(serviceEnv: NodeJS.ProcessEnv, options: TestStackOptions): Promise<TestStack> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-e2e-'));
   const output: string[] = [];
   const verbose = !!process.env.STRAND_TEST_VERBOSE;
@@ -46,6 +51,7 @@ async function startTestStackOnce(serviceEnv: NodeJS.ProcessEnv): Promise<TestSt
         ports: { temporal: 0, temporalUi: 0, nats: 0, gateway: 0 },
         ui: false,
         serviceEnv: { STRAND_LOG_LEVEL: 'warn', ...serviceEnv },
+        ...(options.instances ? { instances: options.instances } : {}),
       },
       onLine,
     );
