@@ -1,13 +1,18 @@
 import type { AgentEventPublisher, OutgoingEvent } from './publisher';
 
-/** Most publishes awaiting their ack at once: keeps a token stream flowing, bounds memory. */
-const MAX_IN_FLIGHT = 256;
+/**
+ * Most publishes awaiting their ack at once: a token stream keeps flowing (and the provider keeps being
+ * read) through a NATS outage of a minute at a hundred deltas a second, and memory stays bounded
+ * (a delta is a few hundred bytes). Past it, `push` waits for acks.
+ */
+const MAX_IN_FLIGHT = 8_192;
 
 /**
  * Publishes a stream of events one by one as they happen, without waiting for each ack (a client
  * sees the first delta as soon as the provider sends it), in order (one connection keeps order), with
- * a bound on outstanding acks. A failed publish is reported by the next `push` or by `flush`, so the
- * activity fails and its retry republishes under the same ids (JetStream drops the duplicates).
+ * a bound on outstanding acks. The publisher waits out NATS outages (jetstream-outbox.ts); a publish
+ * that fails anyway is reported by the next `push` or by `flush`, so the activity fails and its retry
+ * republishes under the same ids (JetStream drops the duplicates).
  */
 export class StreamPublisher {
   private inFlight: Promise<void>[] = [];

@@ -1,7 +1,7 @@
 import { Worker, type NativeConnection, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { NatsConnection } from 'nats';
 import { createActivities } from '../../activities';
-import { createJetStreamEventPublisher } from '../../activities/events/publisher';
+import type { AgentEventPublisher } from '../../activities/events/publisher';
 import { createKvToolLedger } from '../../activities/tool-calls/ledger';
 import { createToolWiring } from './tool-wiring';
 import { createNatsTurnCancelChannel } from '../../activities/events/turn-cancel';
@@ -16,6 +16,8 @@ export interface WorkerOptions {
   namespace: string;
   taskQueue: string;
   nc: NatsConnection;
+  /** Where activities publish agent events (the worker's outbox: jetstream-outbox.ts). */
+  events: AgentEventPublisher;
   bundle: WorkflowBundleWithSourceMap;
   /** Pause between scripted deltas, so streams take visible time. */
   scriptedDeltaDelayMs: number;
@@ -40,7 +42,7 @@ export async function createStrandWorker(opts: WorkerOptions): Promise<Worker> {
   const providers = createProviderRegistry({ env: process.env, catalog, scriptedOptions: { deltaDelayMs: opts.scriptedDeltaDelayMs } });
   const activities = createActivities({
     store: new StoreClient(opts.nc),
-    events: createJetStreamEventPublisher(opts.nc.jetstream()),
+    events: opts.events,
     providers,
     price: (model, usage) => providers.price(model, usage),
     modelInfo: modelInfo(catalog),
@@ -56,10 +58,11 @@ export async function createStrandWorker(opts: WorkerOptions): Promise<Worker> {
     activities,
     // Each model step holds a slot while it streams; bounded so 2 cores are not oversubscribed.
     maxConcurrentActivityTaskExecutions: 50,
-    // Heartbeats carry cancellation: at most 1 s between them, so an abort reaches a streaming step fast
-    // (the default throttle is 80 % of the heartbeat timeout).
-    maxHeartbeatThrottleInterval: '1 second',
-    defaultHeartbeatThrottleInterval: '1 second',
+    // Heartbeats reach Temporal every 0.5 s (the default throttle is 80 % of the heartbeat timeout): a
+    // model step's or tool's 2 s heartbeat timeout then spans four of them, and an abort carried by a
+    // heartbeat's reply reaches a streaming step fast.
+    maxHeartbeatThrottleInterval: '500 milliseconds',
+    defaultHeartbeatThrottleInterval: '500 milliseconds',
     // Each cached session costs memory while it idles (see bench:control); an evicted one is replayed
     // from its (small) history on its next command. STRAND_WORKER_MAX_CACHED_WORKFLOWS bounds the cache.
     ...(cacheBound() ? { maxCachedWorkflows: cacheBound() } : {}),

@@ -3,6 +3,9 @@ import { DefaultLogger, NativeConnection, Runtime, type LogLevel } from '@tempor
 import { taskQueueFromEnv } from '../../contracts/task-queues';
 import { runtimeEnv } from '../common/env';
 import { createLogger } from '../common/logger';
+import { connect } from 'nats';
+import { JetStreamOutbox } from '../../activities/events/jetstream-outbox';
+import { ensureAgentEventsStream } from '../../contracts/agent-event-stream';
 import { connectNats } from '../common/nats';
 import { onShutdown } from '../common/shutdown';
 import { createStrandWorker } from './create-worker';
@@ -32,11 +35,19 @@ async function main(): Promise<void> {
     connectNats(env.natsUrl, 'strand-worker'),
     connectTemporal(env.temporalAddress, (m) => log.info(m)),
   ]);
+  // Events go out through an outbox on a connection of their own, which rides out NATS restarts
+  // without losing or reordering an event (jetstream-outbox.ts).
+  const events = new JetStreamOutbox({
+    connect: () => connect({ servers: env.natsUrl, name: 'strand-worker-events', reconnect: false, timeout: 2_000 }),
+    onConnect: async (c) => ensureAgentEventsStream(await c.jetstreamManager()),
+    log: (level, message) => log[level](message),
+  });
   const worker = await createStrandWorker({
     connection,
     namespace: env.temporalNamespace,
     taskQueue,
     nc,
+    events,
     bundle,
     scriptedDeltaDelayMs: Number.isFinite(delay) && delay >= 0 ? delay : 25,
   });
@@ -47,6 +58,7 @@ async function main(): Promise<void> {
     // The SDK's runtime may already have begun shutting the worker down on the same signal.
     if (worker.getState() === 'RUNNING') worker.shutdown();
     await running;
+    await events.close();
     await nc.drain();
     await connection.close();
   }, (m) => log.info(m));
