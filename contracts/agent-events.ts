@@ -105,7 +105,7 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     attempt: z.number().int().positive(),
     max_attempts: z.number().int().positive().optional(),
     delay_ms: z.number().int().nonnegative(),
-    /** The failure class (rate_limited, overloaded, transient). */
+    /** The failure class (rate_limited, overloaded, transient, or infrastructure: strand's own parts). */
     kind: z.string().optional(),
     reason: z.string(),
   }),

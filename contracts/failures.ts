@@ -15,7 +15,18 @@ export const FailureType = {
   STORE_INVALID: 'store.invalid',
   /** The store did not answer or could not write: worth retrying. */
   STORE_UNAVAILABLE: 'store.unavailable',
+  /**
+   * NATS (events, ledger) or another piece of strand's own infrastructure was unreachable for longer than
+   * an activity waits it out. Never the model's fault, never final: the turn tries the step again.
+   */
+  INFRA_UNAVAILABLE: 'infra.unavailable',
 } as const;
+
+/**
+ * Failure types that mean strand's own infrastructure failed (not the model, not the request): a turn
+ * retries the step with its own budget and reports them as `UNAVAILABLE`, never as `LLM_API_ERROR`.
+ */
+export const INFRA_FAILURE_TYPES: readonly string[] = [FailureType.STORE_UNAVAILABLE, FailureType.INFRA_UNAVAILABLE];
 
 /** Provider failure classes (`provider.<kind>`), as activities raise them. */
 export const providerFailureKinds = ['rate_limited', 'overloaded', 'transient', 'auth', 'context_overflow', 'permanent'] as const;

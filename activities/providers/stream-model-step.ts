@@ -11,6 +11,7 @@ import type { TurnCancelChannel } from '../events/turn-cancel';
 import type { StorePort } from '../store/store-port';
 import { beginTurn } from '../store/session-activities';
 import { storeCall } from '../store/store-failures';
+import { infraFailure, isInfraFault, rideOut } from '../infra/infra-faults';
 import { MessageAssembler } from './assemble';
 import { buildProviderContext } from './context';
 import { toProviderFailure } from './provider-failure';
@@ -74,147 +75,169 @@ export interface StreamModelStepDeps {
  */
 export function createStreamModelStep(deps: StreamModelStepDeps) {
   const now = deps.now ?? Date.now;
-  const heartbeatMs = deps.heartbeatMs ?? 1_000;
+  const heartbeatMs = deps.heartbeatMs ?? 250;
   const stallMs = deps.stallMs ?? 90_000;
   return async function streamModelStep(input: StreamModelStepInput): Promise<StreamModelStepResult> {
     const ctx = Context.current();
-    const entryId = entryIds.assistant(input.turn_id, input.step);
-    const tag = `${input.turn_id}:s${input.step}:a${input.attempt}`;
-    const base = { turn_id: input.turn_id, attempt: input.attempt };
-    const stream = new StreamPublisher(deps.events, input.session_id);
-    const info = deps.modelInfo?.(input.model) ?? { context_window: 128_000, max_output_tokens: 8_192, known: true };
-    const contextOf = (u: { input?: number | null; output?: number | null; cache_read?: number | null; cache_write?: number | null } | undefined) => ({
-      context_tokens: (u?.input ?? 0) + (u?.output ?? 0) + (u?.cache_read ?? 0) + (u?.cache_write ?? 0),
-      context_window: info.context_window,
-    });
-    const needsApproval = (tool: string) => requiresApproval(input.approval, { name: tool, readOnly: deps.isReadOnly?.(tool) ?? false });
-    const slash = input.model.indexOf('/');
-    const provider = input.model.slice(0, slash);
-    const modelName = input.model.slice(slash + 1);
-
-    // What the first delta waits for, overlapped: the system prompt (files), the turn's start (store
-    // writes, `turn.started`) and the check for an earlier attempt's answer are independent.
-    const systemPrompt = Promise.resolve().then(() => deps.systemPrompt?.({ project_path: input.project_path, model: input.model }) ?? '');
-    systemPrompt.catch(() => undefined); // awaited below, unless an earlier attempt's answer is announced instead
-    const [existing] = await Promise.all([
-      storeCall('reading an earlier attempt', () => deps.store.getMessage({ session_id: input.session_id, entry_id: entryId })),
-      input.begin ? beginTurn(deps.store, deps.events, { session_id: input.session_id, turn_id: input.turn_id, ...input.begin }, now) : undefined,
-    ]);
-    if (existing && existing.entry.kind === 'message' && existing.entry.message.role === 'assistant') {
-      const m = existing.entry.message;
-      await announce(m.content, m.stop_reason, m.usage ? usageOf(m.usage) : undefined);
-      return result(entryId, m.content, m.stop_reason, needsApproval, contextOf(m.usage ?? undefined));
-    }
-    if (input.attempt > 1) await stream.push({ id: `${tag}:reset`, ...base, event: { type: 'stream.reset', turn_id: input.turn_id, step: input.step } });
-
-    const assembler = new MessageAssembler();
-    const controller = new AbortController();
-    let userAborted = false;
-    const onCancel = () => controller.abort(ctx.cancellationSignal.reason);
-    ctx.cancellationSignal.addEventListener('abort', onCancel, { once: true });
-    const unwatch = deps.cancels?.watch(input.session_id, input.turn_id, () => {
-      userAborted = true;
-      controller.abort(new CancelledFailure('the user aborted the turn'));
-    });
-    const cancelled = () => userAborted || ctx.cancellationSignal.aborted;
-    let lastChunkAt = now();
+    // Heartbeats on a ticker for the whole step, also while a store or NATS outage is waited out: the
+    // step is alive as long as its worker is (the turn notices a dead worker within seconds).
     let chunks = 0;
-    const ticker = setInterval(() => {
-      ctx.heartbeat({ step: input.step, chunks });
-      if (now() - lastChunkAt > stallMs) {
-        controller.abort(new ProviderError('transient', `${provider} sent nothing for ${stallMs / 1000} s: the stream stalled`, { provider }));
-      }
-    }, heartbeatMs);
-    ctx.heartbeat({ step: input.step, chunks });
-    let done: { stop_reason: StopReason; usage: ProviderUsage; native?: string } | undefined;
+    const ticker = setInterval(() => ctx.heartbeat({ step: input.step, chunks }), heartbeatMs);
+    ctx.heartbeat({ step: input.step, chunks: 0 });
     try {
-      const { provider: adapter, model } = deps.providers.resolve(input.model);
-      const [messages, system] = await Promise.all([buildProviderContext(deps.store, input.session_id), systemPrompt]);
-      if (!info.known && input.step === 0) {
-        await stream.push({ id: `${input.turn_id}:unknown-model`, ...base, event: { type: 'notice', level: 'warning', message: `${input.model} is not in the model catalog: default limits (${info.context_window} tokens context, ${info.max_output_tokens} output) and no price (cost shows as 0)` } });
-      }
-      for await (const chunk of adapter.stream({ model, messages, system, tools: deps.tools ?? [], thinking_level: input.thinking_level, max_output_tokens: info.max_output_tokens, signal: controller.signal })) {
-        lastChunkAt = now();
-        chunks += 1;
-        assembler.add(chunk);
-        if (chunk.type === 'done') {
-          done = { stop_reason: chunk.stop_reason, usage: chunk.usage, ...(chunk.native_stop_reason ? { native: chunk.native_stop_reason } : {}) };
-          break;
-        }
-        const event = deltaEvent(chunk, input);
-        if (event) await stream.push({ id: `${tag}:c${chunks}`, ...base, event });
-      }
-      await stream.flush();
-      if (!done) throw new ProviderError('transient', `${provider} ended the stream without finishing the message`, { provider });
+      return await run();
     } catch (err) {
-      if (cancelled()) {
-        await recordAborted(assembler.blocks);
-        throw ctx.cancellationSignal.reason instanceof CancelledFailure ? ctx.cancellationSignal.reason : new CancelledFailure('the user aborted the turn');
-      }
-      throw toProviderFailure(controller.signal.reason instanceof ProviderError ? controller.signal.reason : err);
+      // strand's own parts unreachable: the turn retries the step, and never reports it as the model's fault.
+      throw isInfraFault(err) ? infraFailure(err) : err;
     } finally {
       clearInterval(ticker);
-      unwatch?.();
-      ctx.cancellationSignal.removeEventListener('abort', onCancel);
     }
 
-    const cost = deps.price?.(input.model, done.usage) ?? 0;
-    const usage: EventUsage = { input: done.usage.input, output: done.usage.output, cache_read: done.usage.cache_read, cache_write: done.usage.cache_write, cost_usd: cost };
-    await storeCall(`recording the answer of ${input.turn_id}`, () =>
-      deps.store.append({
-        session_id: input.session_id,
-        entry_id: entryId,
-        message: {
-          role: 'assistant',
-          content: assembler.blocks,
-          model: modelName,
-          provider,
-          stop_reason: done.stop_reason,
-          ...(done.native ? { native_stop_reason: done.native } : {}),
-          usage: { ...usage, ...(done.usage.reasoning !== undefined ? { reasoning: done.usage.reasoning } : {}) },
-          timestamp: now(),
-        },
-        origin: { turn: input.turn_id, step: input.step },
-      }),
-    );
-    await announce(assembler.blocks, done.stop_reason, usage);
-    return result(entryId, assembler.blocks, done.stop_reason, needsApproval, contextOf(done.usage));
+    async function run(): Promise<StreamModelStepResult> {
+      const entryId = entryIds.assistant(input.turn_id, input.step);
+      const tag = `${input.turn_id}:s${input.step}:a${input.attempt}`;
+      const base = { turn_id: input.turn_id, attempt: input.attempt };
+      const stream = new StreamPublisher(deps.events, input.session_id);
+      const info = deps.modelInfo?.(input.model) ?? { context_window: 128_000, max_output_tokens: 8_192, known: true };
+      const contextOf = (u: { input?: number | null; output?: number | null; cache_read?: number | null; cache_write?: number | null } | undefined) => ({
+        context_tokens: (u?.input ?? 0) + (u?.output ?? 0) + (u?.cache_read ?? 0) + (u?.cache_write ?? 0),
+        context_window: info.context_window,
+      });
+      const needsApproval = (tool: string) => requiresApproval(input.approval, { name: tool, readOnly: deps.isReadOnly?.(tool) ?? false });
+      const slash = input.model.indexOf('/');
+      const provider = input.model.slice(0, slash);
+      const modelName = input.model.slice(slash + 1);
 
-    async function announce(content: ContentBlock[], stop: StopReason, usage: EventUsage | undefined) {
-      const text = content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
-      const events: OutgoingEvent[] = [
-        {
-          id: `${input.turn_id}:s${input.step}:done`,
-          ...base,
-          event: { type: 'assistant.message', turn_id: input.turn_id, step: input.step, entry_id: entryId, text, content, stop_reason: stop, model: input.model, ...(usage ? { usage } : {}) },
-        },
-      ];
-      if (usage) events.push({ id: `${input.turn_id}:s${input.step}:usage`, ...base, event: { type: 'usage', ...usage } });
-      for (const b of content) {
-        if (b.type !== 'function_call') continue;
-        const ask = needsApproval(b.function_id);
-        const id = `${input.turn_id}:s${input.step}:call:${b.id}`;
-        events.push({ id, ...base, event: { type: 'tool.call', turn_id: input.turn_id, step: input.step, tool_call_id: b.id, tool: b.function_id, params: b.arguments ?? {}, requires_approval: ask } });
-        if (ask) {
-          events.push({ id: `${id}:approval`, ...base, event: { type: 'approval.requested', tool_call_id: b.id, tool: b.function_id, params: b.arguments ?? {}, timeout_s: input.approval.timeout_s } });
-        }
+      // What the first delta waits for, overlapped: the system prompt (files), the turn's start (store
+      // writes, `turn.started`) and the check for an earlier attempt's answer are independent.
+      const systemPrompt = Promise.resolve().then(() => deps.systemPrompt?.({ project_path: input.project_path, model: input.model }) ?? '');
+      systemPrompt.catch(() => undefined); // awaited below, unless an earlier attempt's answer is announced instead
+      const [existing] = await Promise.all([
+        storeCall('reading an earlier attempt', () => deps.store.getMessage({ session_id: input.session_id, entry_id: entryId })),
+        input.begin ? beginTurn(deps.store, deps.events, { session_id: input.session_id, turn_id: input.turn_id, ...input.begin }, now) : undefined,
+      ]);
+      if (existing && existing.entry.kind === 'message' && existing.entry.message.role === 'assistant') {
+        const m = existing.entry.message;
+        await announce(m.content, m.stop_reason, m.usage ? usageOf(m.usage) : undefined);
+        return result(entryId, m.content, m.stop_reason, needsApproval, contextOf(m.usage ?? undefined));
       }
-      await deps.events.publish(input.session_id, events);
-    }
+      if (input.attempt > 1) await stream.push({ id: `${tag}:reset`, ...base, event: { type: 'stream.reset', turn_id: input.turn_id, step: input.step } });
 
-    /** Keeps what was streamed before an abort, so the transcript shows exactly what the user saw. */
-    async function recordAborted(content: ContentBlock[]) {
-      const kept = content.filter((b) => b.type !== 'function_call');
-      await stream.flush().catch(() => undefined);
-      await storeCall(`recording the aborted answer of ${input.turn_id}`, () =>
+      const assembler = new MessageAssembler();
+      const controller = new AbortController();
+      let userAborted = false;
+      const onCancel = () => controller.abort(ctx.cancellationSignal.reason);
+      ctx.cancellationSignal.addEventListener('abort', onCancel, { once: true });
+      const unwatch = deps.cancels?.watch(input.session_id, input.turn_id, () => {
+        userAborted = true;
+        controller.abort(new CancelledFailure('the user aborted the turn'));
+      });
+      const cancelled = () => userAborted || ctx.cancellationSignal.aborted;
+      // The provider's silence, not ours: time spent waiting for NATS to take a delta does not count.
+      let lastChunkAt = now();
+      let publishing = false;
+      const stallWatch = setInterval(() => {
+        if (!publishing && now() - lastChunkAt > stallMs) {
+          controller.abort(new ProviderError('transient', `${provider} sent nothing for ${stallMs / 1000} s: the stream stalled`, { provider }));
+        }
+      }, Math.min(heartbeatMs * 4, 1_000));
+      let done: { stop_reason: StopReason; usage: ProviderUsage; native?: string } | undefined;
+      try {
+        const { provider: adapter, model } = deps.providers.resolve(input.model);
+        const [messages, system] = await Promise.all([buildProviderContext(deps.store, input.session_id), systemPrompt]);
+        if (!info.known && input.step === 0) {
+          await stream.push({ id: `${input.turn_id}:unknown-model`, ...base, event: { type: 'notice', level: 'warning', message: `${input.model} is not in the model catalog: default limits (${info.context_window} tokens context, ${info.max_output_tokens} output) and no price (cost shows as 0)` } });
+        }
+        for await (const chunk of adapter.stream({ model, messages, system, tools: deps.tools ?? [], thinking_level: input.thinking_level, max_output_tokens: info.max_output_tokens, signal: controller.signal })) {
+          lastChunkAt = now();
+          chunks += 1;
+          assembler.add(chunk);
+          if (chunk.type === 'done') {
+            done = { stop_reason: chunk.stop_reason, usage: chunk.usage, ...(chunk.native_stop_reason ? { native: chunk.native_stop_reason } : {}) };
+            break;
+          }
+          const event = deltaEvent(chunk, input);
+          if (event) {
+            publishing = true;
+            await stream.push({ id: `${tag}:c${chunks}`, ...base, event });
+            publishing = false;
+            lastChunkAt = now();
+          }
+        }
+        publishing = true;
+        await stream.flush();
+        if (!done) throw new ProviderError('transient', `${provider} ended the stream without finishing the message`, { provider });
+      } catch (err) {
+        if (cancelled()) {
+          await recordAborted(assembler.blocks);
+          throw ctx.cancellationSignal.reason instanceof CancelledFailure ? ctx.cancellationSignal.reason : new CancelledFailure('the user aborted the turn');
+        }
+        throw toProviderFailure(controller.signal.reason instanceof ProviderError ? controller.signal.reason : err);
+      } finally {
+        clearInterval(stallWatch);
+        unwatch?.();
+        ctx.cancellationSignal.removeEventListener('abort', onCancel);
+      }
+
+      const cost = deps.price?.(input.model, done.usage) ?? 0;
+      const usage: EventUsage = { input: done.usage.input, output: done.usage.output, cache_read: done.usage.cache_read, cache_write: done.usage.cache_write, cost_usd: cost };
+      // The answer is paid for and every delta is out: a store outage is waited out, not thrown away.
+      await rideOut(() => storeCall(`recording the answer of ${input.turn_id}`, () =>
         deps.store.append({
           session_id: input.session_id,
           entry_id: entryId,
-          message: { role: 'assistant', content: kept, model: modelName, provider, stop_reason: 'aborted', timestamp: now() },
+          message: {
+            role: 'assistant',
+            content: assembler.blocks,
+            model: modelName,
+            provider,
+            stop_reason: done.stop_reason,
+            ...(done.native ? { native_stop_reason: done.native } : {}),
+            usage: { ...usage, ...(done.usage.reasoning !== undefined ? { reasoning: done.usage.reasoning } : {}) },
+            timestamp: now(),
+          },
           origin: { turn: input.turn_id, step: input.step },
         }),
-      );
-      await announce(kept, 'aborted', undefined);
+      ));
+      await announce(assembler.blocks, done.stop_reason, usage);
+      return result(entryId, assembler.blocks, done.stop_reason, needsApproval, contextOf(done.usage));
+
+      async function announce(content: ContentBlock[], stop: StopReason, usage: EventUsage | undefined) {
+        const text = content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
+        const events: OutgoingEvent[] = [
+          {
+            id: `${input.turn_id}:s${input.step}:done`,
+            ...base,
+            event: { type: 'assistant.message', turn_id: input.turn_id, step: input.step, entry_id: entryId, text, content, stop_reason: stop, model: input.model, ...(usage ? { usage } : {}) },
+          },
+        ];
+        if (usage) events.push({ id: `${input.turn_id}:s${input.step}:usage`, ...base, event: { type: 'usage', ...usage } });
+        for (const b of content) {
+          if (b.type !== 'function_call') continue;
+          const ask = needsApproval(b.function_id);
+          const id = `${input.turn_id}:s${input.step}:call:${b.id}`;
+          events.push({ id, ...base, event: { type: 'tool.call', turn_id: input.turn_id, step: input.step, tool_call_id: b.id, tool: b.function_id, params: b.arguments ?? {}, requires_approval: ask } });
+          if (ask) {
+            events.push({ id: `${id}:approval`, ...base, event: { type: 'approval.requested', tool_call_id: b.id, tool: b.function_id, params: b.arguments ?? {}, timeout_s: input.approval.timeout_s } });
+          }
+        }
+        await deps.events.publish(input.session_id, events);
+      }
+
+      /** Keeps what was streamed before an abort, so the transcript shows exactly what the user saw. */
+      async function recordAborted(content: ContentBlock[]) {
+        const kept = content.filter((b) => b.type !== 'function_call');
+        await stream.flush().catch(() => undefined);
+        await rideOut(() => storeCall(`recording the aborted answer of ${input.turn_id}`, () =>
+          deps.store.append({
+            session_id: input.session_id,
+            entry_id: entryId,
+            message: { role: 'assistant', content: kept, model: modelName, provider, stop_reason: 'aborted', timestamp: now() },
+            origin: { turn: input.turn_id, step: input.step },
+          }),
+        ), { maxMs: 60_000 });
+        await announce(kept, 'aborted', undefined);
+      }
     }
   };
 }

@@ -52,7 +52,7 @@ const NOT_REPEATABLE = new Set(['shell_exec']);
  */
 export function createRunTool(deps: RunToolDeps) {
   const now = deps.now ?? Date.now;
-  const heartbeatMs = deps.heartbeatMs ?? 1_000;
+  const heartbeatMs = deps.heartbeatMs ?? 250;
   return async function runTool(input: RunToolInput): Promise<{ is_error: boolean }> {
     const ctx = Context.current();
     const key = { session_id: input.session_id, turn_id: input.turn_id, step: input.step, call_id: input.call_id };

@@ -37,7 +37,7 @@ export interface UserCommandDeps {
  */
 export function createRunUserCommand(deps: UserCommandDeps) {
   const now = deps.now ?? Date.now;
-  const heartbeatMs = deps.heartbeatMs ?? 1_000;
+  const heartbeatMs = deps.heartbeatMs ?? 250;
   return async function runUserCommand(input: UserCommandInput): Promise<UserCommandResult> {
     const ctx = Context.current();
     const key = { session_id: input.session_id, turn_id: input.id, step: 0, call_id: input.id };

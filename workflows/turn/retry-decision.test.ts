@@ -25,4 +25,10 @@ describe('decideRetry', () => {
     expect(decideRetry({ kind: 'permanent' }, 1, opts)).toMatchObject({ action: 'fail' });
     expect(decideRetry({ kind: 'context_overflow' }, 1, opts)).toEqual({ action: 'compact' });
   });
+
+  test('infrastructure faults retry at once, then back off, whatever auto-retry says, on their own budget', () => {
+    const off = { ...opts, autoRetry: false };
+    expect([1, 2, 3, 10].map((a) => decideRetry({ kind: 'infrastructure' }, a, off))).toEqual([0, 500, 1_000, 10_000].map((delayMs) => ({ action: 'retry', delayMs })));
+    expect(decideRetry({ kind: 'infrastructure' }, 61, opts)).toMatchObject({ action: 'fail' });
+  });
 });

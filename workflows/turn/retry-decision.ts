@@ -1,4 +1,5 @@
 import type { ProviderFailureKind } from '../../contracts/failures';
+import type { StepFailureKind } from './step-failure';
 
 /**
  * What the turn does after a model step failed. Pure, so every rule is unit-tested:
@@ -7,7 +8,9 @@ import type { ProviderFailureKind } from '../../contracts/failures';
  *   provider's retry-after; a requested wait beyond `maxRetryAfterMs` fails the turn with a clear
  *   message instead of hanging; attempts are capped; auto-retry off ends the turn with the error;
  * - context_overflow: compact, then retry once (the caller tracks the once);
- * - auth, permanent: end the turn.
+ * - auth, permanent: end the turn;
+ * - infrastructure (NATS, the store or a worker gone): retried at once, then with a short backoff, on a
+ *   budget of its own that auto-retry does not switch off (it is about the model, and nothing here is).
  */
 export interface RetryOptions {
   autoRetry: boolean;
@@ -18,6 +21,9 @@ export interface RetryOptions {
   /** Longest provider-requested wait we honour. */
   maxRetryAfterMs: number;
 }
+
+/** Infrastructure retries: the first at once (a worker died: another takes the step now), then backing off. */
+export const INFRA_RETRY = { maxRetries: 60, baseDelayMs: 500, maxDelayMs: 10_000 } as const;
 
 export const DEFAULT_RETRY_OPTIONS: Omit<RetryOptions, 'autoRetry'> = {
   maxRetries: 5,
@@ -37,10 +43,15 @@ const RETRYABLE: ReadonlySet<ProviderFailureKind> = new Set(['rate_limited', 'ov
  * @param failedAttempt the 1-based attempt that just failed
  */
 export function decideRetry(
-  failure: { kind: ProviderFailureKind; retryAfterMs?: number },
+  failure: { kind: StepFailureKind; retryAfterMs?: number },
   failedAttempt: number,
   opts: RetryOptions,
 ): RetryDecision {
+  if (failure.kind === 'infrastructure') {
+    if (failedAttempt > INFRA_RETRY.maxRetries) return { action: 'fail', reason: `strand's infrastructure stayed unavailable over ${failedAttempt} attempts` };
+    if (failedAttempt <= 1) return { action: 'retry', delayMs: 0 };
+    return { action: 'retry', delayMs: Math.min(INFRA_RETRY.maxDelayMs, INFRA_RETRY.baseDelayMs * 2 ** (failedAttempt - 2)) };
+  }
   if (failure.kind === 'context_overflow') return { action: 'compact' };
   if (!RETRYABLE.has(failure.kind)) return { action: 'fail', reason: `${failure.kind} errors are not retried` };
   if (!opts.autoRetry) return { action: 'fail', reason: 'auto-retry is off for this session' };

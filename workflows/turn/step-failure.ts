@@ -1,9 +1,16 @@
 import * as wf from '@temporalio/workflow';
-import { providerKindOf, type ProviderFailureDetails, type ProviderFailureKind } from '../../contracts/failures';
+import { INFRA_FAILURE_TYPES, providerKindOf, type ProviderFailureDetails, type ProviderFailureKind } from '../../contracts/failures';
+
+/**
+ * What failed a model step: the provider (one of its classes), or `infrastructure` — strand's own
+ * parts (NATS, the store, Temporal, a worker that died). Infrastructure faults are never reported as
+ * the model's and never final while the turn's infrastructure budget lasts.
+ */
+export type StepFailureKind = ProviderFailureKind | 'infrastructure';
 
 /** A failed model step as the turn's retry decision sees it. */
 export interface StepFailure {
-  kind: ProviderFailureKind;
+  kind: StepFailureKind;
   message: string;
   retryAfterMs?: number;
   provider?: string;
@@ -11,13 +18,15 @@ export interface StepFailure {
 }
 
 /**
- * Reads a model step's failure. Provider failures arrive typed (`provider.<kind>` with details); a
- * heartbeat or start-to-close timeout means the stream stalled or its worker died: transient, so the
- * step runs again (on any worker). Anything else is a bug in our code: permanent, with its message.
+ * Reads a model step's failure. Provider failures arrive typed (`provider.<kind>` with details); the
+ * store or NATS unreachable arrive as `store.unavailable` / `infra.unavailable`; a heartbeat timeout
+ * means the worker running the step died (or its stream stalled on our side): infrastructure, so the
+ * step runs again at once on any worker. Anything else is a bug in our code: permanent, with its message.
  */
 export function stepFailureOf(err: unknown): StepFailure {
   const cause = err instanceof wf.ActivityFailure ? err.cause : err;
   if (cause instanceof wf.ApplicationFailure) {
+    if (cause.type && INFRA_FAILURE_TYPES.includes(cause.type)) return { kind: 'infrastructure', message: cause.message };
     const kind = providerKindOf(cause.type);
     const details = (cause.details?.[0] ?? {}) as ProviderFailureDetails;
     return {
@@ -29,7 +38,8 @@ export function stepFailureOf(err: unknown): StepFailure {
     };
   }
   if (cause instanceof wf.TimeoutFailure) {
-    return { kind: 'transient', message: `the model step timed out (${cause.timeoutType === 'HEARTBEAT' ? 'no heartbeat: the stream stalled or its worker stopped' : 'took too long'})` };
+    if (cause.timeoutType === 'HEARTBEAT') return { kind: 'infrastructure', message: 'the worker running the model step stopped answering (no heartbeat)' };
+    return { kind: 'transient', message: 'the model step took too long' };
   }
   return { kind: 'permanent', message: cause instanceof Error ? cause.message : String(cause) };
 }

@@ -4,12 +4,15 @@ import type { AgentEvent } from '../../contracts/agent-events';
 import type { ApprovalPolicy } from '../../contracts/session-settings';
 import type { TurnProgress } from '../../contracts/turn-workflow';
 
-/** Tools run as long as their own timeout allows (shell_exec caps at 30 min); heartbeats prove them alive. */
+/**
+ * Tools run as long as their own timeout allows (shell_exec caps at 30 min); heartbeats on a ticker prove
+ * them alive, so a tool whose worker died is noticed within seconds (see the model step's options).
+ */
 const TOOL_OPTIONS: wf.ActivityOptions = {
   startToCloseTimeout: '35 minutes',
-  heartbeatTimeout: '20 seconds',
+  heartbeatTimeout: '2 seconds',
   // A retried tool finds its recorded outcome or knows it was interrupted (run-tool.ts).
-  retry: { initialInterval: '1 second', maximumAttempts: 3 },
+  retry: { initialInterval: '200 milliseconds', maximumAttempts: 3 },
   cancellationType: wf.ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
 };
 const tools = wf.proxyActivities<Activities>(TOOL_OPTIONS);

@@ -18,7 +18,7 @@ import { turnId as turnIdOf } from '../../contracts/workflow-ids';
 import { DEFAULT_COMPACTION_THRESHOLD } from '../../contracts/session-settings';
 import { COMPACTION_OPTIONS, compaction } from '../session/session-events';
 import { noRetry, storeRetry } from '../retry-policies';
-import { DEFAULT_RETRY_OPTIONS, decideRetry } from './retry-decision';
+import { DEFAULT_RETRY_OPTIONS, INFRA_RETRY, decideRetry } from './retry-decision';
 import { stepFailureOf, type StepFailure } from './step-failure';
 import { ToolBatch } from './tool-batch';
 import { sa, upsertIfChanged } from '../search-attributes';
@@ -27,13 +27,16 @@ const local = wf.proxyLocalActivities<Activities>({ startToCloseTimeout: '30 sec
 
 /**
  * A model step streams for as long as the model talks; the heartbeat (sent on a ticker by the
- * activity) proves it is alive, so a stalled stream or a dead worker is noticed within the heartbeat
- * timeout. No Temporal retries: the turn decides (retry-decision.ts). Cancellation waits for the
- * activity, which records the partial answer before it ends.
+ * activity, reaching Temporal every 0.5 s: create-worker.ts) proves it is alive, so a dead worker is
+ * noticed within the heartbeat timeout and the step goes on elsewhere at once. The timeout is four
+ * heartbeats: short enough to continue a turn within seconds of a crash, long enough that a busy event
+ * loop does not fail a healthy step. No Temporal retries: the turn decides (retry-decision.ts).
+ * Cancellation waits for the activity, which records the partial answer before it ends.
  */
+export const MODEL_STEP_HEARTBEAT_TIMEOUT = '2 seconds';
 const MODEL_STEP_OPTIONS: wf.ActivityOptions = {
   startToCloseTimeout: '30 minutes',
-  heartbeatTimeout: '15 seconds',
+  heartbeatTimeout: MODEL_STEP_HEARTBEAT_TIMEOUT,
   retry: noRetry,
   cancellationType: wf.ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
 };
@@ -131,7 +134,8 @@ export async function turnWorkflow(raw: TurnWorkflowInput): Promise<TurnWorkflow
         publish([
           {
             type: 'error',
-            code: 'LLM_API_ERROR',
+            // strand's own parts failing is never reported as the model's fault.
+            code: failure.kind === 'infrastructure' ? 'UNAVAILABLE' : 'LLM_API_ERROR',
             message: failure.message,
             turn_id,
             kind: failure.kind,
@@ -166,6 +170,8 @@ export async function turnWorkflow(raw: TurnWorkflowInput): Promise<TurnWorkflow
   /** One model step, retried as the session's settings and the failure's class allow. */
   async function modelStepWithRetries(step: number) {
     let compactedForOverflow = false;
+    // Provider and infrastructure failures are counted apart: each has its own budget.
+    const failures = { provider: 0, infrastructure: 0 };
     for (let attempt = 1; ; attempt++) {
       try {
         wf.setCurrentDetails(`step ${step} · model ${input.settings.model}${attempt > 1 ? ` · attempt ${attempt}` : ''}`);
@@ -184,7 +190,8 @@ export async function turnWorkflow(raw: TurnWorkflowInput): Promise<TurnWorkflow
       } catch (err) {
         if (wf.isCancellation(err) || scope.consideredCancelled) throw err;
         const failure = stepFailureOf(err);
-        const decision = decideRetry(failure, attempt, { ...DEFAULT_RETRY_OPTIONS, autoRetry: input.settings.auto_retry });
+        const counted = failure.kind === 'infrastructure' ? ++failures.infrastructure : ++failures.provider;
+        const decision = decideRetry(failure, counted, { ...DEFAULT_RETRY_OPTIONS, autoRetry: input.settings.auto_retry });
         // Too long for the model: compact, then try the step once more.
         if (decision.action === 'compact' && !compactedForOverflow && input.settings.auto_compaction) {
           compactedForOverflow = true;
@@ -200,12 +207,13 @@ export async function turnWorkflow(raw: TurnWorkflowInput): Promise<TurnWorkflow
               : decision.reason;
           throw new TurnFailure({ ...failure, message: `${failure.message} (${why})` });
         }
+        const maxAttempts = (failure.kind === 'infrastructure' ? INFRA_RETRY.maxRetries : DEFAULT_RETRY_OPTIONS.maxRetries) + 1;
         report({ phase: 'retrying', step, retry_attempt: attempt, details: failure.message });
         await publish([
-          { type: 'retry.scheduled', turn_id, step, attempt, max_attempts: DEFAULT_RETRY_OPTIONS.maxRetries + 1, delay_ms: decision.delayMs, kind: failure.kind, reason: failure.message },
+          { type: 'retry.scheduled', turn_id, step, attempt: counted, max_attempts: maxAttempts, delay_ms: decision.delayMs, kind: failure.kind, reason: failure.message },
         ]);
         // A durable wait the person can cut short (abort_retry): the turn then ends with this error.
-        if (await wf.condition(() => retryAborted, decision.delayMs)) {
+        if (decision.delayMs > 0 && (await wf.condition(() => retryAborted, decision.delayMs))) {
           throw new TurnFailure({ ...failure, message: `${failure.message} (retry cancelled)` });
         }
         // Streaming again: clients leave the retry notice as the next attempt starts.
