@@ -1,7 +1,9 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startFakeOpenAIServer } from '../../test/harness/fake-openai-server';
+import { REPO_ROOT } from '../../infra/stack/stack-config';
 import { writeReport } from '../report/write-report';
 import { startChaosStack, type ChaosStack } from './chaos-stack';
 import { chaosConfigFromEnv, seededRandom } from './config';
@@ -17,6 +19,20 @@ import { runTrial, type TrialRecord } from './trial';
  */
 const progress = (what: string) => console.error(`[chaos] ${what}`);
 
+/**
+ * The code a scenario's stack ran: HEAD and how many of the services' files differed from it. Others
+ * may commit while a long run goes on; each stack loads the tree as it is when it starts.
+ */
+function sourceVersion(): string {
+  try {
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
+    const changed = git('status', '--porcelain', '--', 'activities', 'workflows', 'services', 'contracts', 'infra').split('\n').filter(Boolean).length;
+    return `${git('rev-parse', '--short', 'HEAD')}${changed ? ` +${changed} uncommitted` : ''}`;
+  } catch (err) {
+    return `unknown (${(err as Error).message.split('\n')[0]})`;
+  }
+}
+
 async function main(): Promise<number> {
   const config = chaosConfigFromEnv();
   const provider = new ChaosProvider();
@@ -26,6 +42,7 @@ async function main(): Promise<number> {
   const random = seededRandom(config.seed);
   const records: TrialRecord[] = [];
   const errors = new Map<string, string>();
+  const sources = new Map<string, string>();
   let current: ChaosStack | undefined;
   const interrupted = async () => {
     progress('interrupted: stopping the stack');
@@ -39,7 +56,8 @@ async function main(): Promise<number> {
   progress(`${config.scenarios.length} scenarios × ${config.trials} trials, seed ${config.seed}, outages ${config.outageMs / 1000} s; service logs in ${logDir}`);
   try {
     for (const scenario of config.scenarios) {
-      progress(`${scenario.id}: starting the stack`);
+      sources.set(scenario.id, sourceVersion());
+      progress(`${scenario.id}: starting the stack (code ${sources.get(scenario.id)})`);
       try {
         current = await startChaosStack(fake.baseURL, path.join(logDir, `${scenario.id}.log`));
       } catch (err) {
@@ -74,10 +92,11 @@ async function main(): Promise<number> {
   }
 
   const outageS = config.outageMs / 1000;
-  const rows = summarize(config.scenarios, records, config.trials, outageS, errors);
+  const rows = summarize(config.scenarios, records, config.trials, outageS, errors).map((r) => ({ ...r, code: sources.get(r.scenario) }));
+  const codes = [...new Set(sources.values())];
   const when = new Date().toISOString();
   const setup = `${config.trials} trials per scenario, seed ${config.seed}, restart ${config.restartDelayMs} ms after a kill, outages ${outageS} s, ${config.words}-word answers at one word per ${config.frameDelayMs} ms`;
-  const header = [`# strand chaos — ${when}`, '', `${setup}; ${os.cpus().length} cores, Node ${process.version}. Silences are seconds at the SSE client (see bench/README.md, "chaos").`].join('\n');
+  const header = [`# strand chaos — ${when}`, '', `${setup}; ${os.cpus().length} cores, Node ${process.version}. Code: ${codes.join(', ') || 'none ran'}${codes.length > 1 ? ' (it changed during the run: chaos.json names the code of each scenario)' : ''}. Silences are seconds at the SSE client (see bench/README.md, "chaos").`].join('\n');
   const markdown = chaosMarkdown(rows, records, header);
   const written = await writeReport({
     dir: config.resultsDir,
