@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startStack, type ServiceName, type Stack } from '../../infra/stack/stack';
+import { startStack, type InstanceCounts, type InstanceName, type ServiceName, type Stack } from '../../infra/stack/stack';
 
 /** One line a service printed, with when it arrived (performance.now()). */
 export interface LogLine {
@@ -17,7 +17,7 @@ export interface ChaosStack {
   recent: LogLine[];
   logFile: string;
   /** Starts again every service that is not running (a failed restart of the last trial); names them. */
-  ensureUp(): Promise<ServiceName[]>;
+  ensureUp(): Promise<InstanceName[]>;
   teardown(): Promise<void>;
 }
 
@@ -30,7 +30,7 @@ const RECENT_LINES = 5_000;
  * so a restarted one finds its streams and workflows again. A start that loses a port race (see
  * test/harness/stack-fixture.ts) is retried on fresh ports.
  */
-export async function startChaosStack(providerBaseURL: string, logFile: string): Promise<ChaosStack> {
+export async function startChaosStack(providerBaseURL: string, logFile: string, instances?: InstanceCounts): Promise<ChaosStack> {
   fs.mkdirSync(path.dirname(logFile), { recursive: true });
   const log = fs.createWriteStream(logFile, { flags: 'a' });
   const recent: LogLine[] = [];
@@ -50,6 +50,7 @@ export async function startChaosStack(providerBaseURL: string, logFile: string):
           ports: { temporal: 0, temporalUi: 0, nats: 0, gateway: 0 },
           ui: false,
           serviceEnv: { STRAND_LOG_LEVEL: 'warn', OPENAI_API_KEY: 'chaos-key', OPENAI_BASE_URL: providerBaseURL },
+          ...(instances ? { instances } : {}),
         },
         onLine,
       );
@@ -58,8 +59,8 @@ export async function startChaosStack(providerBaseURL: string, logFile: string):
         recent,
         logFile,
         async ensureUp() {
-          const restarted: ServiceName[] = [];
-          for (const name of SERVICES) {
+          const restarted: InstanceName[] = [];
+          for (const name of SERVICES.flatMap((service) => stack.instances(service))) {
             if (stack.process(name).running) continue;
             onLine('chaos', `${name} is down after the trial: starting it again`);
             await stack.restart(name);

@@ -1,4 +1,4 @@
-import type { Stack } from '../../infra/stack/stack';
+import type { InstanceName, Stack } from '../../infra/stack/stack';
 import type { ChaosConfig } from './config';
 import type { Scenario } from './scenarios';
 
@@ -20,11 +20,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /**
  * A kill: SIGKILL to the process group at once, then, after the supervisor's delay, a start that
  * waits until the process is ready. An outage: a normal stop (SIGTERM), the configured time down,
- * then the same start. The control scenario does nothing.
+ * then the same start. The control scenario does nothing. `target` names the instance when the
+ * service runs more than one (default: the first, which has the service's own name).
  */
-export async function injectFault(stack: Stack, scenario: Scenario, config: ChaosConfig): Promise<FaultRecord | undefined> {
+export async function injectFault(stack: Stack, scenario: Scenario, config: ChaosConfig, target?: InstanceName): Promise<FaultRecord | undefined> {
   if (scenario.component === 'none') return undefined;
-  const proc = stack.process(scenario.component);
+  const name = target ?? scenario.component;
+  const proc = stack.process(name);
   const record: FaultRecord = { at: performance.now(), downAt: 0 };
   if (scenario.fault === 'kill') await proc.kill();
   else await proc.stop(5_000);
@@ -33,7 +35,7 @@ export async function injectFault(stack: Stack, scenario: Scenario, config: Chao
   await sleep(scenario.fault === 'kill' ? config.restartDelayMs : config.outageMs);
   record.restartAt = performance.now();
   try {
-    await stack.restart(scenario.component);
+    await stack.restart(name);
     record.upAt = performance.now();
   } catch (err) {
     record.error = (err as Error).message.split('\n').slice(0, 4).join(' | ');

@@ -59,7 +59,7 @@ async function main(): Promise<number> {
       sources.set(scenario.id, sourceVersion());
       progress(`${scenario.id}: starting the stack (code ${sources.get(scenario.id)})`);
       try {
-        current = await startChaosStack(fake.baseURL, path.join(logDir, `${scenario.id}.log`));
+        current = await startChaosStack(fake.baseURL, path.join(logDir, `${scenario.id}.log`), scenario.failover ? { worker: 2 } : undefined);
       } catch (err) {
         errors.set(scenario.id, `the stack did not start: ${(err as Error).message.split('\n')[0]}`);
         progress(`${scenario.id}: ${errors.get(scenario.id)}`);
