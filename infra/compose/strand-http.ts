@@ -5,7 +5,7 @@ import { openSse, type SseConnection } from '../../test/harness/sse-client';
 export interface StrandHttp {
   /** Sends a request; a status other than `expect` is an error with the reply's body. */
   call<T extends z.ZodType>(method: string, route: string, expect: number, schema: T, body?: unknown): Promise<z.infer<T>>;
-  /** The status a request gets (for the checks that auth is on). */
+  /** The status a request gets with `token` (default: the client's; '' sends none): the checks that auth is on. */
   status(method: string, route: string, token?: string): Promise<number>;
   events(sessionId: string, after?: number): Promise<SseConnection>;
 }
@@ -21,7 +21,7 @@ export function strandHttp(base: string, token: string): StrandHttp {
       if (!parsed.success) throw new Error(`${method} ${route}: the reply does not match its contract: ${parsed.error.message}; body ${text.slice(0, 500)}`);
       return parsed.data;
     },
-    async status(method, route, t) {
+    async status(method, route, t = token) {
       const res = await fetch(`${base}${route}`, { method, headers: headers(t) });
       await res.arrayBuffer();
       return res.status;
