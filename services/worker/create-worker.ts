@@ -63,6 +63,11 @@ export async function createStrandWorker(opts: WorkerOptions): Promise<Worker> {
     // heartbeat's reply reaches a streaming step fast.
     maxHeartbeatThrottleInterval: '500 milliseconds',
     defaultHeartbeatThrottleInterval: '500 milliseconds',
+    // A workflow's next task goes first to the queue of the worker that has it cached. When that worker
+    // died, Temporal hands the task to any worker only after this timeout (default 10 s), which is what
+    // a crashed worker's turn waited for after its step's heartbeat had timed out. A live worker takes
+    // its sticky tasks within milliseconds; one that misses this just replays the (small) history.
+    stickyQueueScheduleToStartTimeout: '500 milliseconds',
     // Each cached session costs memory while it idles (see bench:control); an evicted one is replayed
     // from its (small) history on its next command. STRAND_WORKER_MAX_CACHED_WORKFLOWS bounds the cache.
     ...(cacheBound() ? { maxCachedWorkflows: cacheBound() } : {}),

@@ -9,7 +9,7 @@ import { ensureAgentEventsStream } from '../../contracts/agent-event-stream';
 import { connectNats } from '../common/nats';
 import { onShutdown } from '../common/shutdown';
 import { createStrandWorker } from './create-worker';
-import { buildWorkflowBundle } from './workflow-bundle';
+import { loadWorkflowBundle } from './workflow-bundle';
 
 /** Connects to Temporal, retrying while the server is still starting. */
 async function connectTemporal(address: string, log: (m: string) => void): Promise<NativeConnection> {
@@ -31,7 +31,7 @@ async function main(): Promise<void> {
   const taskQueue = taskQueueFromEnv();
   const delay = Number(process.env.STRAND_SCRIPTED_DELTA_DELAY_MS ?? '25');
   const [bundle, nc, connection] = await Promise.all([
-    buildWorkflowBundle(),
+    loadWorkflowBundle((m) => log.warn(m)),
     connectNats(env.natsUrl, 'strand-worker'),
     connectTemporal(env.temporalAddress, (m) => log.info(m)),
   ]);

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { cachedBundle } from './bundle-cache';
 
 /** The workflows' entry file, bundled for the worker's isolated V8 contexts. */
 export const WORKFLOWS_ENTRY = path.resolve(__dirname, '../../workflows/index.ts');
@@ -18,6 +19,15 @@ export const PRELOADED_WORKFLOW_MODULES = [path.resolve(__dirname, '../../workfl
  */
 export function buildWorkflowBundle(): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({ workflowsPath: WORKFLOWS_ENTRY, preloadModules: PRELOADED_WORKFLOW_MODULES, logger: quietBundlerLogger });
+}
+
+/**
+ * The bundle a worker process starts with: from the on-disk cache while no source file of it changed
+ * (bundle-cache.ts), so a worker restarted after a crash is polling again within a second or two.
+ */
+export function loadWorkflowBundle(log?: (message: string) => void): Promise<WorkflowBundleWithSourceMap & { fromCache: boolean }> {
+  const recipe = JSON.stringify({ entry: WORKFLOWS_ENTRY, preload: PRELOADED_WORKFLOW_MODULES });
+  return cachedBundle(recipe, buildWorkflowBundle, log ? { log } : {});
 }
 
 const noop = () => undefined;
