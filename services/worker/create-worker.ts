@@ -10,6 +10,7 @@ import { lookupModel, type ModelCatalog } from '../../contracts/model-catalog';
 import { loadModelCatalog } from '../common/model-catalog-file';
 import { ensureAgentEventsStream } from '../../contracts/agent-event-stream';
 import { StoreClient } from '../../contracts/session-store/client';
+import type { RunningRegistry } from './crash-watch/running-registry';
 
 export interface WorkerOptions {
   connection: NativeConnection;
@@ -19,6 +20,8 @@ export interface WorkerOptions {
   /** Where activities publish agent events (the worker's outbox: jetstream-outbox.ts). */
   events: AgentEventPublisher;
   bundle: WorkflowBundleWithSourceMap;
+  /** Lists every running activity for the other workers' crash watchers (crash-watch/). */
+  registry?: RunningRegistry;
   /** Pause between scripted deltas, so streams take visible time. */
   scriptedDeltaDelayMs: number;
 }
@@ -56,6 +59,7 @@ export async function createStrandWorker(opts: WorkerOptions): Promise<Worker> {
     taskQueue: opts.taskQueue,
     workflowBundle: opts.bundle,
     activities,
+    ...(opts.registry ? { interceptors: { activity: [opts.registry.interceptor()] } } : {}),
     // Each model step holds a slot while it streams; bounded so 2 cores are not oversubscribed.
     maxConcurrentActivityTaskExecutions: 50,
     // Heartbeats reach Temporal every 0.5 s (the default throttle is 80 % of the heartbeat timeout): a

@@ -9,6 +9,7 @@ import { ensureAgentEventsStream } from '../../contracts/agent-event-stream';
 import { connectNats } from '../common/nats';
 import { onShutdown } from '../common/shutdown';
 import { createStrandWorker } from './create-worker';
+import { createCrashWatch } from './crash-watch';
 import { loadWorkflowBundle } from './workflow-bundle';
 
 /** Connects to Temporal, retrying while the server is still starting. */
@@ -42,7 +43,10 @@ async function main(): Promise<void> {
     onConnect: async (c) => ensureAgentEventsStream(await c.jetstreamManager()),
     log: (level, message) => log[level](message),
   });
+  // A dead worker's turns go on elsewhere within a second or two (crash-watch/crash-watcher.ts).
+  const crashWatch = await createCrashWatch({ nc, temporalAddress: env.temporalAddress, namespace: env.temporalNamespace, log: (level, message) => log[level](message) });
   const worker = await createStrandWorker({
+    registry: crashWatch.registry,
     connection,
     namespace: env.temporalNamespace,
     taskQueue,
@@ -58,11 +62,13 @@ async function main(): Promise<void> {
     // The SDK's runtime may already have begun shutting the worker down on the same signal.
     if (worker.getState() === 'RUNNING') worker.shutdown();
     await running;
+    await crashWatch.close();
     await events.close();
     await nc.drain();
     await connection.close();
   }, (m) => log.info(m));
   const running = worker.run();
+  await crashWatch.watcher.start();
   // Printed whatever the log level: `strand up` and the tests wait for this line.
   if (readyFile) fs.writeFileSync(readyFile, `${process.pid}\n`);
   console.log(`[worker] ready task_queue=${taskQueue} temporal=${env.temporalAddress} nats=${env.natsUrl}`);

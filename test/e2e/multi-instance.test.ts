@@ -172,6 +172,9 @@ test('the worker running the model step killed: the turn finishes once on the ot
   events.close();
   const all = [...before, ...after];
   expect(after.some((e) => e.event === 'stream.reset')).toBe(true);
+  // The survivor's crash watch took the step over (services/worker/crash-watch/), not Temporal's heartbeat timeout.
+  const retries = after.filter((e) => e.event === 'retry').map((e) => JSON.parse(e.data).reason as string);
+  expect(retries).toEqual([expect.stringMatching(/^the worker running this streamModelStep \(.+\) died$/)]);
   await expectFinishedOnce(b, sid, all);
   expect(stack.process(running).running).toBe(false);
   expect(await workerThatFinishedModelStep(turn)).toBe(survivor);
