@@ -16,3 +16,10 @@ export const storeRetry: RetryPolicy = {
 
 /** Provider steps fail fast: the turn workflow classifies the failure and decides (retry-decision.ts). */
 export const noRetry: RetryPolicy = { maximumAttempts: 1 };
+
+/**
+ * Heartbeat timeout of model steps and tools: the backstop for a dead worker when no other worker's crash
+ * watch takes its activities over (services/worker/crash-watch/). Heartbeats reach Temporal every 0.5 s,
+ * so this is ten of them: a busy event loop never fails a healthy step or tool.
+ */
+export const WORKER_ACTIVITY_HEARTBEAT_TIMEOUT = '5 seconds';

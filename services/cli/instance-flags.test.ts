@@ -1,4 +1,4 @@
-import { instanceFlags, parseInstanceFlags } from './instance-flags';
+import { instanceFlags, parseInstanceFlags, upInstanceCounts } from './instance-flags';
 
 describe('up --gateways/--workers/--stores', () => {
   test('counts come from `--flag N` or `--flag=N`; other arguments are left alone', () => {
@@ -17,5 +17,10 @@ describe('up --gateways/--workers/--stores', () => {
     expect(() => parseInstanceFlags(['--workers'])).toThrow('--workers needs a number of instances, got nothing');
     expect(() => parseInstanceFlags(['--gateways', 'two'])).toThrow('--gateways needs a number of instances, got "two"');
     expect(() => parseInstanceFlags(['--stores=0'])).toThrow(/store instances: 0 is not a whole number from 1 to 8/);
+  });
+
+  test('up runs two workers unless told otherwise', () => {
+    expect(upInstanceCounts(['-d'])).toEqual({ worker: 2 });
+    expect(upInstanceCounts(['--workers', '1', '--gateways', '2'])).toEqual({ worker: 1, gateway: 2 });
   });
 });

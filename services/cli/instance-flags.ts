@@ -22,6 +22,17 @@ export function parseInstanceFlags(args: string[]): InstanceCounts {
   return counts;
 }
 
+/**
+ * What `strand up` runs when no flag says otherwise: two workers, so that a worker's crash never waits
+ * for its restart — the other takes its turns over within a second or two (services/worker/crash-watch/).
+ */
+export const UP_DEFAULT_COUNTS: InstanceCounts = { worker: 2 };
+
+/** `up`'s counts: the defaults, then the flags given. */
+export function upInstanceCounts(args: string[]): InstanceCounts {
+  return { ...UP_DEFAULT_COUNTS, ...parseInstanceFlags(args) };
+}
+
 /** The same counts as flags again, for the runner that `up` starts. */
 export function instanceFlags(counts: InstanceCounts): string[] {
   return Object.entries(FLAGS).flatMap(([flag, service]) => (counts[service] !== undefined ? [flag, String(counts[service])] : []));

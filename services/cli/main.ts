@@ -1,6 +1,6 @@
 import { guardOutput, sayError } from './safe-output';
 import { down, status, upDetached, upForeground } from './stack-commands';
-import { parseInstanceFlags } from './instance-flags';
+import { parseInstanceFlags, upInstanceCounts } from './instance-flags';
 import { jobs } from './jobs-commands';
 import { supervise } from './supervise';
 
@@ -8,7 +8,8 @@ const USAGE = `usage: strand <command>
   up          start the local stack in the foreground (Ctrl-C stops it)
   up -d       start it in the background (logs in <data dir>/stack.log; \`npm stop\` stops it)
   up --gateways N --workers N --stores N
-              run N of each on one Temporal and one NATS (extra gateways on the next ports;
+              run N of each on one Temporal and one NATS (default: 1 gateway, 2 workers, 1 store;
+              extra gateways on the next ports;
               stores > 1 use the store's jetstream adapter); see docs/multi-instance.md
   down        stop a running stack, and whatever an earlier, crashed one left running
   status      show whether a stack runs and whether its gateway is healthy
@@ -23,7 +24,7 @@ async function main(argv: string[]): Promise<void> {
   const detach = rest.includes('-d') || rest.includes('--detach') || rest.includes('--detached');
   switch (command) {
     case 'up': {
-      const instances = parseInstanceFlags(rest);
+      const instances = upInstanceCounts(rest);
       return detach ? upDetached(instances) : upForeground(instances);
     }
     case 'supervise':

@@ -3,14 +3,16 @@ import type { Activities } from '../../activities';
 import type { AgentEvent } from '../../contracts/agent-events';
 import type { ApprovalPolicy } from '../../contracts/session-settings';
 import type { TurnProgress } from '../../contracts/turn-workflow';
+import { WORKER_ACTIVITY_HEARTBEAT_TIMEOUT } from '../retry-policies';
 
 /**
  * Tools run as long as their own timeout allows (shell_exec caps at 30 min); heartbeats on a ticker prove
- * them alive, so a tool whose worker died is noticed within seconds (see the model step's options).
+ * them alive. A tool whose worker died is taken over by another worker's crash watch within a second or
+ * two; the heartbeat timeout is the backstop (see the model step's options).
  */
 const TOOL_OPTIONS: wf.ActivityOptions = {
   startToCloseTimeout: '35 minutes',
-  heartbeatTimeout: '2 seconds',
+  heartbeatTimeout: WORKER_ACTIVITY_HEARTBEAT_TIMEOUT,
   // A retried tool finds its recorded outcome or knows it was interrupted (run-tool.ts).
   retry: { initialInterval: '200 milliseconds', maximumAttempts: 3 },
   cancellationType: wf.ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,

@@ -17,7 +17,7 @@ import {
 import { turnId as turnIdOf } from '../../contracts/workflow-ids';
 import { DEFAULT_COMPACTION_THRESHOLD } from '../../contracts/session-settings';
 import { COMPACTION_OPTIONS, compaction } from '../session/session-events';
-import { noRetry, storeRetry } from '../retry-policies';
+import { WORKER_ACTIVITY_HEARTBEAT_TIMEOUT, noRetry, storeRetry } from '../retry-policies';
 import { DEFAULT_RETRY_OPTIONS, INFRA_RETRY, decideRetry } from './retry-decision';
 import { stepFailureOf, type StepFailure } from './step-failure';
 import { ToolBatch } from './tool-batch';
@@ -27,16 +27,15 @@ const local = wf.proxyLocalActivities<Activities>({ startToCloseTimeout: '30 sec
 
 /**
  * A model step streams for as long as the model talks; the heartbeat (sent on a ticker by the
- * activity, reaching Temporal every 0.5 s: create-worker.ts) proves it is alive, so a dead worker is
- * noticed within the heartbeat timeout and the step goes on elsewhere at once. The timeout is four
- * heartbeats: short enough to continue a turn within seconds of a crash, long enough that a busy event
- * loop does not fail a healthy step. No Temporal retries: the turn decides (retry-decision.ts).
- * Cancellation waits for the activity, which records the partial answer before it ends.
+ * activity, reaching Temporal every 0.5 s: create-worker.ts) proves it is alive. A dead worker's step
+ * is taken over within a second or two by another worker's crash watch (services/worker/crash-watch/,
+ * which needs no timeout); the heartbeat timeout is the backstop when no other worker watches (ten
+ * heartbeats: a busy event loop never fails a healthy step). No Temporal retries: the turn decides
+ * (retry-decision.ts). Cancellation waits for the activity, which records the partial answer before it ends.
  */
-export const MODEL_STEP_HEARTBEAT_TIMEOUT = '2 seconds';
 const MODEL_STEP_OPTIONS: wf.ActivityOptions = {
   startToCloseTimeout: '30 minutes',
-  heartbeatTimeout: MODEL_STEP_HEARTBEAT_TIMEOUT,
+  heartbeatTimeout: WORKER_ACTIVITY_HEARTBEAT_TIMEOUT,
   retry: noRetry,
   cancellationType: wf.ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
 };
