@@ -43,3 +43,8 @@ export function stepFailureOf(err: unknown): StepFailure {
   }
   return { kind: 'permanent', message: cause instanceof Error ? cause.message : String(cause) };
 }
+
+/** The error code a turn given up on reports: strand's own parts failing is never the model's fault. */
+export function errorCodeOf(failure: Pick<StepFailure, 'kind'>): 'UNAVAILABLE' | 'LLM_API_ERROR' {
+  return failure.kind === 'infrastructure' ? 'UNAVAILABLE' : 'LLM_API_ERROR';
+}

@@ -19,7 +19,7 @@ import { DEFAULT_COMPACTION_THRESHOLD } from '../../contracts/session-settings';
 import { COMPACTION_OPTIONS, compaction } from '../session/session-events';
 import { WORKER_ACTIVITY_HEARTBEAT_TIMEOUT, noRetry, storeRetry } from '../retry-policies';
 import { DEFAULT_RETRY_OPTIONS, INFRA_RETRY, decideRetry } from './retry-decision';
-import { stepFailureOf, type StepFailure } from './step-failure';
+import { errorCodeOf, stepFailureOf, type StepFailure } from './step-failure';
 import { ToolBatch } from './tool-batch';
 import { sa, upsertIfChanged } from '../search-attributes';
 
@@ -133,8 +133,7 @@ export async function turnWorkflow(raw: TurnWorkflowInput): Promise<TurnWorkflow
         publish([
           {
             type: 'error',
-            // strand's own parts failing is never reported as the model's fault.
-            code: failure.kind === 'infrastructure' ? 'UNAVAILABLE' : 'LLM_API_ERROR',
+            code: errorCodeOf(failure),
             message: failure.message,
             turn_id,
             kind: failure.kind,
