@@ -32,7 +32,17 @@ export const modelCatalogEntrySchema = z.object({
   /** Unknown price: usage is priced at 0 and flagged. */
   price: modelPriceSchema.nullable().default(null),
   supports: z
-    .object({ thinking: z.boolean().default(false), tools: z.boolean().default(true), images: z.boolean().default(false) })
+    .object({
+      thinking: z.boolean().default(false),
+      tools: z.boolean().default(true),
+      images: z.boolean().default(false),
+      /**
+       * Whether the model continues a final assistant message it is given (assistant prefill): a model
+       * step retried after a crash then goes on from the text clients already have instead of
+       * streaming it again. Left out: {@link continuesPrefill}'s default for the provider.
+       */
+      prefill: z.boolean().optional(),
+    })
     .prefault({}),
   /** Thinking levels the model accepts, lowest first (`off` only if thinking can be switched off). */
   thinking_levels: z.array(thinkingLevelSchema).optional(),
@@ -61,6 +71,24 @@ export const DEFAULT_MAX_OUTPUT_TOKENS = 8_192;
 
 /** The catalog shipped with strand (validated once, at import). */
 export const builtinModelCatalog: ModelCatalog = modelCatalogFileSchema.parse(builtinCatalogData);
+
+/**
+ * Providers whose API continues a final assistant message: Anthropic Messages does (without extended
+ * thinking, which the adapter turns off for such a request), the scripted provider does by design.
+ * OpenAI's own Chat Completions API does not; OpenAI-compatible servers differ (llama.cpp and Ollama
+ * continue it, vLLM needs `continue_final_message`), so `openai` models default to false and a
+ * compatible server is switched on per model here or for the whole provider with STRAND_OPENAI_PREFILL.
+ */
+const PREFILL_BY_PROVIDER: Record<string, boolean> = { anthropic: true, scripted: true };
+
+/**
+ * Whether a retried step may continue this model's answer from a prefill: the entry's
+ * `supports.prefill`, else the adapter's own default (an adapter registered under another id knows
+ * its API), else the provider's default above.
+ */
+export function continuesPrefill(entry: Pick<ModelCatalogEntry, 'provider' | 'supports'>, adapterDefault?: boolean): boolean {
+  return entry.supports.prefill ?? adapterDefault ?? PREFILL_BY_PROVIDER[entry.provider] ?? false;
+}
 
 /** Later catalogs' entries replace earlier ones with the same provider and id; new ones are added. */
 export function mergeCatalogs(base: ModelCatalog, ...overrides: ModelCatalog[]): ModelCatalog {

@@ -1,6 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { clampThinkingLevel, type CatalogModel } from '../../contracts/model-catalog';
 import type { ContentBlock } from '../../contracts/session-store/messages';
+import { holdTrailingWhitespace } from './prefill';
 import { argumentsObject } from './tool-args';
 import { pairToolResults } from './tool-pairs';
 import type { ProviderRequest, ThinkingLevel } from './types';
@@ -21,11 +22,16 @@ const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp
 /**
  * The Messages API request for one step. Prompt caching: breakpoints on the system prompt, the last
  * tool and the last user message (3 of the 4 allowed), so an agent loop re-reads its growing prefix
- * from the cache at each step.
+ * from the cache at each step. A prefill (a retried step continuing its answer) becomes the final
+ * assistant message, without its trailing whitespace (the API refuses it; see prefill.ts for the
+ * join), and turns extended thinking off: the API does not continue a prefilled message with it.
  */
 export function buildAnthropicRequest(request: ProviderRequest, entry: CatalogModel): Params {
   const messages = toMessages(request, entry);
   markLastUserMessage(messages);
+  const canThink = !request.prefill && canStartThinking(messages);
+  const prefill = request.prefill ? holdTrailingWhitespace(request.prefill).sent : '';
+  if (prefill) appendAssistantText(messages, prefill);
   const tools: Anthropic.Tool[] = request.tools.map((t) => ({
     name: t.name,
     description: t.description,
@@ -35,7 +41,7 @@ export function buildAnthropicRequest(request: ProviderRequest, entry: CatalogMo
   if (lastTool) lastTool.cache_control = CACHE;
 
   const cap = Math.min(request.max_output_tokens ?? entry.max_output_tokens, entry.max_output_tokens);
-  const level = canStartThinking(messages) ? clampThinkingLevel(entry, request.thinking_level) : 'off';
+  const level = canThink ? clampThinkingLevel(entry, request.thinking_level) : 'off';
   const { maxTokens, thinking, outputConfig } = thinkingParams(entry, level, cap);
   return {
     model: request.model,
@@ -105,6 +111,13 @@ function assistantBlock(b: ContentBlock): Block[] {
 /** Tool ids must match ^[a-zA-Z0-9_-]+$; ids minted elsewhere (other providers, scripts) may not. */
 function toolId(id: string): string {
   return id.replace(/[^a-zA-Z0-9_-]/g, '_') || 'call';
+}
+
+/** The prefill as the conversation's final assistant message (merged into one that ends it already). */
+function appendAssistantText(messages: Anthropic.MessageParam[], text: string): void {
+  const last = messages[messages.length - 1];
+  if (last?.role === 'assistant' && Array.isArray(last.content)) last.content.push({ type: 'text', text });
+  else messages.push({ role: 'assistant', content: [{ type: 'text', text }] });
 }
 
 function markLastUserMessage(messages: Anthropic.MessageParam[]): void {

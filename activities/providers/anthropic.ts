@@ -1,8 +1,9 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { builtinModelCatalog, lookupModel, type ModelCatalog } from '../../contracts/model-catalog';
+import { builtinModelCatalog, continuesPrefill, lookupModel, type ModelCatalog } from '../../contracts/model-catalog';
 import { buildAnthropicRequest } from './anthropic-request';
 import { readAnthropicStream } from './anthropic-stream';
 import { rethrowProviderFailure } from './classify';
+import { holdTrailingWhitespace, joinContinuation } from './prefill';
 import type { ModelProvider, ProviderChunk, ProviderRequest } from './types';
 
 export interface AnthropicProviderOptions {
@@ -21,6 +22,7 @@ export interface AnthropicProviderOptions {
  * The Anthropic Messages adapter: one streamed `messages.create` per model step. The SDK never
  * retries (`maxRetries: 0`): the turn workflow owns retries, and a hidden SDK retry would replay
  * deltas the client already saw. Aborting `request.signal` ends the stream at once with its reason.
+ * A prefilled request (a retried step) is continued as the catalog allows (`supports.prefill`).
  */
 export function createAnthropicProvider(options: AnthropicProviderOptions): ModelProvider {
   const id = options.id ?? 'anthropic';
@@ -33,12 +35,14 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Mode
   });
   return {
     id,
+    canContinue: (entry) => continuesPrefill(entry, true),
     async *stream(request: ProviderRequest): AsyncIterable<ProviderChunk> {
       if (request.signal.aborted) throw request.signal.reason;
       const entry = lookupModel(catalog, `${id}/${request.model}`);
       try {
         const events = await client.messages.create(buildAnthropicRequest(request, entry), { signal: request.signal });
-        for await (const chunk of readAnthropicStream(events)) {
+        const held = request.prefill ? holdTrailingWhitespace(request.prefill).held : '';
+        for await (const chunk of joinContinuation(readAnthropicStream(events), held)) {
           // The SDK ends an aborted stream quietly; the caller must hear the abort, not a short answer.
           if (request.signal.aborted) break;
           yield chunk;

@@ -11,6 +11,8 @@ export interface PathItem {
   entry_id: string;
   message?: ProviderMessage;
   compaction?: CompactionData;
+  /** When the message was written (epoch ms, the writer's clock); absent for other entries. */
+  timestamp?: number;
 }
 
 /** The session's active path, oldest first: conversation messages and compaction records. */
@@ -24,9 +26,10 @@ export async function readActivePath(store: StorePort, sessionId: string): Promi
     if (!page) break;
     for (const item of page.messages) {
       const m = item.message;
-      if (m?.role === 'user' || m?.role === 'assistant') out.push({ entry_id: item.entry_id, message: { role: m.role, content: m.content } });
+      if (m?.role === 'user' || m?.role === 'assistant') out.push({ entry_id: item.entry_id, message: { role: m.role, content: m.content }, timestamp: m.timestamp });
       else if (m?.role === 'function_result') {
-        out.push({ entry_id: item.entry_id, message: { role: 'function_result', function_call_id: m.function_call_id, function_id: m.function_id, content: m.content, is_error: m.is_error ?? false } });
+        const message: ProviderMessage = { role: 'function_result', function_call_id: m.function_call_id, function_id: m.function_id, content: m.content, is_error: m.is_error ?? false };
+        out.push({ entry_id: item.entry_id, message, timestamp: m.timestamp });
       } else if (item.custom?.custom_type === COMPACTION_CUSTOM_TYPE) {
         const data = compactionDataSchema.safeParse(item.custom.data);
         if (data.success) out.push({ entry_id: item.entry_id, compaction: data.data });

@@ -1,6 +1,7 @@
 import {
   builtinModelCatalog,
   clampThinkingLevel,
+  continuesPrefill,
   defaultModelFor,
   lookupModel,
   mergeCatalogs,
@@ -85,4 +86,17 @@ test('mergeCatalogs: later entries replace same provider+id, new ones are added;
   expect(defaultModelFor(catalog, 'anthropic')).toMatch(/^anthropic\/claude-sonnet-/);
   expect(defaultModelFor(catalog, 'openai')).toBe('openai/gpt-5-mini');
   expect(defaultModelFor(catalog, 'nobody')).toBeUndefined();
+});
+
+test('prefill: Anthropic and scripted models continue a final assistant message, OpenAI ones do not; a file can say otherwise', () => {
+  for (const m of catalog.models) expect(m.supports.prefill).toBe(m.provider !== 'openai');
+  expect(continuesPrefill(lookupModel(catalog, 'anthropic/claude-sonnet-4-6'))).toBe(true);
+  expect(continuesPrefill(lookupModel(catalog, 'openai/gpt-5-mini'))).toBe(false);
+  expect(continuesPrefill(lookupModel(catalog, 'scripted/any-script'))).toBe(true);
+  // Ids outside the catalog: the provider's default, or the adapter's own.
+  expect(continuesPrefill(lookupModel(catalog, 'anthropic/claude-next'))).toBe(true);
+  expect(continuesPrefill(lookupModel(catalog, 'openai/llama3.1:8b'))).toBe(false);
+  expect(continuesPrefill(lookupModel(catalog, 'local/qwen'), true)).toBe(true);
+  const own = modelCatalogFileSchema.parse({ models: [{ provider: 'openai', id: '*', name: 'vLLM', context_window: 32000, max_output_tokens: 4096, supports: { prefill: true } }] });
+  expect(continuesPrefill(lookupModel(mergeCatalogs(catalog, own), 'openai/qwen2.5'))).toBe(true);
 });

@@ -11,15 +11,25 @@ type Message = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 type Part = OpenAI.Chat.Completions.ChatCompletionContentPartText | OpenAI.Chat.Completions.ChatCompletionContentPartImage;
 
 /**
+ * How an OpenAI-compatible server is asked to continue a prefill: `final-message` sends it as the final
+ * assistant message (llama.cpp and Ollama continue that message); `continue-final-message` adds vLLM's
+ * `continue_final_message: true, add_generation_prompt: false`, without which vLLM starts a new one.
+ */
+export type OpenAIPrefillDialect = 'final-message' | 'continue-final-message';
+
+/**
  * The streaming Chat Completions request for one step: the dialect every OpenAI-compatible server
  * (Ollama, vLLM, llama.cpp) speaks, so nothing beyond it is sent unless the catalog says the model
- * takes it (`reasoning_effort` only for reasoning models).
+ * takes it (`reasoning_effort` only for reasoning models) or a prefill asks for vLLM's fields.
  */
-export function buildOpenAIRequest(request: ProviderRequest, entry: CatalogModel): Params {
+export function buildOpenAIRequest(request: ProviderRequest, entry: CatalogModel, dialect: OpenAIPrefillDialect = 'final-message'): Params {
   const messages: Message[] = request.system ? [{ role: 'system', content: request.system }] : [];
   messages.push(...toMessages(request, entry));
+  if (request.prefill) messages.push({ role: 'assistant', content: request.prefill });
+  const vllm = request.prefill && dialect === 'continue-final-message' ? { continue_final_message: true, add_generation_prompt: false } : {};
   const effort = reasoningEffort(request, entry);
   return {
+    ...vllm,
     model: request.model,
     stream: true,
     stream_options: { include_usage: true },

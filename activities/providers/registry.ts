@@ -2,7 +2,7 @@ import { builtinModelCatalog, lookupModel, priceUsage, resolveBareModelId, type 
 import { parseModelId } from '../../contracts/models';
 import { createAnthropicProvider } from './anthropic';
 import { providerEndpoints } from './endpoints';
-import { createOpenAIProvider } from './openai';
+import { createOpenAIProvider, openAIPrefillFromEnv } from './openai';
 import { createScriptedProvider, type ScriptedProviderOptions } from './scripted';
 import { ProviderError, type ModelProvider, type ProviderUsage } from './types';
 
@@ -74,7 +74,7 @@ export class ProviderRegistry {
 }
 
 export interface CreateProviderRegistryOptions {
-  /** Where ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OPENAI_API_KEY, OPENAI_BASE_URL are read (default: process.env). */
+  /** Where ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, OPENAI_API_KEY, OPENAI_BASE_URL, STRAND_OPENAI_PREFILL are read (default: process.env). */
   env?: Record<string, string | undefined>;
   catalog?: ModelCatalog;
   scriptedOptions?: ScriptedProviderOptions;
@@ -87,6 +87,9 @@ export function createProviderRegistry(options: CreateProviderRegistryOptions = 
   const registry = new ProviderRegistry([createScriptedProvider({ env, ...options.scriptedOptions })], catalog);
   const endpoints = providerEndpoints(env);
   if (endpoints.anthropic) registry.register(createAnthropicProvider({ ...endpoints.anthropic, catalog }));
-  if (endpoints.openai) registry.register(createOpenAIProvider({ ...endpoints.openai, catalog }));
+  if (endpoints.openai) {
+    const prefill = openAIPrefillFromEnv(env);
+    registry.register(createOpenAIProvider({ ...endpoints.openai, catalog, ...(prefill ? { prefill } : {}) }));
+  }
   return registry;
 }

@@ -159,6 +159,35 @@ describe('script files', () => {
     await expect(run(provider, '..%2Fetc', [user('q')])).rejects.toMatchObject({ kind: 'permanent' });
   });
 
+  test('a prefilled call plays the same step after the prefill, without thinking; the whole is the script\'s text', async () => {
+    write('long', {
+      steps: [
+        [{ type: 'thinking', text: 'plan it' }, { type: 'text', text: 'One two three four.' }, { type: 'tool_call', name: 'read_file', args: { path: 'a' } }],
+      ],
+    });
+    const provider = createScriptedProvider({ scriptsDir: dir });
+    const continued = (prefill: string) => collect(provider.stream({ model: 'long', messages: [user('q')], system: '', tools: [], thinking_level: 'off', signal: new AbortController().signal, prefill }));
+    // A prefill that ends inside a delta ('thr' of 'three ') continues from the rest of that delta.
+    for (const prefill of ['One ', 'One two thr', 'One two three four.']) {
+      const chunks = await continued(prefill);
+      expect(chunks.some((c) => c.type === 'thinking_delta')).toBe(false);
+      expect(prefill + textOf(chunks)).toBe('One two three four.');
+      expect(chunks.filter((c) => c.type === 'tool_call_end')).toEqual([{ type: 'tool_call_end', id: expect.any(String), arguments: { path: 'a' } }]);
+      expect(chunks.at(-1)).toMatchObject({ type: 'done', stop_reason: 'function_call' });
+    }
+    expect(textOf(await continued('One two thr')).startsWith('ee ')).toBe(true);
+    expect(provider.canContinue?.({ provider: 'scripted', supports: { thinking: false, tools: true, images: false } } as never)).toBe(true);
+    expect(provider.canContinue?.({ provider: 'scripted', supports: { thinking: false, tools: true, images: false, prefill: false } } as never)).toBe(false);
+  });
+
+  test('a prefill that is not the start of the step\'s text is a permanent error saying so', async () => {
+    write('two-texts', { steps: [[{ type: 'text', text: 'Look.' }, { type: 'tool_call', name: 'read_file', args: {} }, { type: 'text', text: 'More.' }]] });
+    const provider = createScriptedProvider({ scriptsDir: dir });
+    const continued = (prefill: string) => collect(provider.stream({ model: 'two-texts', messages: [user('q')], system: '', tools: [], thinking_level: 'off', signal: new AbortController().signal, prefill }));
+    await expect(continued('Nope')).rejects.toMatchObject({ kind: 'permanent', message: expect.stringMatching(/prefill is not the start of script two-texts, step 1's text/) });
+    await expect(continued('Look.More.')).rejects.toThrow(/calls read_file before the prefill's end/);
+  });
+
   test('a stall waits until the abort and ends with its reason', async () => {
     write('stall', { steps: [[{ type: 'text', text: 'begin' }, { type: 'stall' }]] });
     const provider = createScriptedProvider({ scriptsDir: dir });

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
+import { continuesPrefill } from '../../contracts/model-catalog';
 import { textOf } from './content';
 import { PACKAGED_SCRIPTS_DIR, listScriptFiles, loadScriptFile, renderTemplate, scriptSchema, type Script, type ScriptAction } from './script-format';
+import { ScriptPrefill } from './script-prefill';
 import { dirCallCounter, memoryCallCounter, type CallCounter } from './script-state';
 import { parseToolArguments } from './tool-args';
 import { ProviderError, type ModelProvider, type ProviderChunk, type ProviderErrorKind, type ProviderMessage, type ProviderUsage } from './types';
@@ -10,7 +12,8 @@ import { ProviderError, type ModelProvider, type ProviderChunk, type ProviderErr
  * demos and benchmarks. `scripted/<name>` plays `<name>.json` from STRAND_SCRIPTS_DIR, else from the
  * shipped scripts/ folder, else a built-in script (`echo`). Which step answers a call depends only on
  * the context (assistant messages since the last user message), so a retried step replays the same
- * step. Format and examples: scripts/README.md.
+ * step. A prefilled call (a retried step continuing its answer) plays the same step and streams only
+ * what follows the prefill, without thinking (as Anthropic's API). Format and examples: scripts/README.md.
  */
 
 /** Splits text into word-sized deltas (each keeps its trailing space) so streams look like a model's. */
@@ -55,6 +58,7 @@ export function createScriptedProvider(options: ScriptedProviderOptions = {}): M
 
   return {
     id: 'scripted',
+    canContinue: (entry) => continuesPrefill(entry, true),
     async *stream(request): AsyncIterable<ProviderChunk> {
       const { signal } = request;
       const script = findScript(request.model, dirs);
@@ -65,6 +69,7 @@ export function createScriptedProvider(options: ScriptedProviderOptions = {}): M
       const call = conditional ? await counterFor(script).next(key) : 1;
       const result = lastResultText(request.messages);
       const vars = { user, tool_result: result, tool_result_first_line: result.split('\n')[0] ?? '' };
+      const prefill = request.prefill ? new ScriptPrefill(request.prefill, `script ${request.model}, step ${index + 1}`) : undefined;
 
       let output = 0;
       let calls = 0;
@@ -75,8 +80,11 @@ export function createScriptedProvider(options: ScriptedProviderOptions = {}): M
         switch (action.type) {
           case 'text':
           case 'thinking': {
+            if (action.type === 'thinking' && prefill) break; // a continued call does not think
             const pieces = typeof action.text === 'string' ? splitIntoDeltas(renderTemplate(action.text, vars)) : action.text;
-            for (const text of pieces) {
+            for (const piece of pieces) {
+              const text = prefill ? prefill.text(piece) : piece;
+              if (prefill && !text) continue;
               await pause();
               output += 1;
               yield { type: action.type === 'text' ? 'text_delta' : 'thinking_delta', text };
@@ -85,6 +93,7 @@ export function createScriptedProvider(options: ScriptedProviderOptions = {}): M
             break;
           }
           case 'tool_call': {
+            prefill?.beforeToolCall(action.name);
             calls += 1;
             const id = action.id ?? `call_${key.slice(0, 8)}_${calls}`;
             const raw = action.raw_args ?? JSON.stringify(action.args ?? {});
@@ -119,6 +128,7 @@ export function createScriptedProvider(options: ScriptedProviderOptions = {}): M
             });
         }
       }
+      prefill?.end();
       if (signal.aborted) throw signal.reason;
       const input = request.messages.reduce((n, m) => n + splitIntoDeltas(textOf(m.content)).length, 0);
       yield {

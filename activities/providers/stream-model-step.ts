@@ -5,6 +5,7 @@ import type { ApprovalPolicy, SeenRequest } from '../../contracts/session-settin
 import { requiresApproval } from '../../contracts/approval-policy';
 import type { ContentBlock, StopReason } from '../../contracts/session-store/messages';
 import { entryIds } from '../../contracts/workflow-ids';
+import type { PublishedText } from '../events/published-text';
 import type { AgentEventPublisher, OutgoingEvent } from '../events/publisher';
 import { StreamPublisher } from '../events/stream-publisher';
 import type { TurnCancelChannel } from '../events/turn-cancel';
@@ -13,7 +14,8 @@ import { beginTurn } from '../store/session-activities';
 import { storeCall } from '../store/store-failures';
 import { infraFailure, isInfraFault, rideOut } from '../infra/infra-faults';
 import { MessageAssembler } from './assemble';
-import { buildProviderContext } from './context';
+import { contextOf as conversationOf, readActivePath, type PathItem } from './context';
+import { planRetriedStep } from './continuation';
 import { toProviderFailure } from './provider-failure';
 import type { ProviderRegistry } from './registry';
 import { ProviderError, type ProviderTool, type ProviderUsage, type ThinkingLevel } from './types';
@@ -23,7 +25,7 @@ export interface StreamModelStepInput {
   project_path: string;
   turn_id: string;
   step: number;
-  /** The turn's attempt at this step (the workflow owns retries); > 1 means earlier output is void. */
+  /** The turn's attempt at this step (the workflow owns retries); > 1 continues or resets what earlier ones published. */
   attempt: number;
   model: string;
   thinking_level: ThinkingLevel;
@@ -63,13 +65,18 @@ export interface StreamModelStepDeps {
   cancels?: TurnCancelChannel;
   /** Limits of a model from the catalog; `known: false` for ids the catalog does not list. */
   modelInfo?: (model: string) => { context_window: number; max_output_tokens: number; known: boolean };
+  /** What earlier attempts of a step published (a retried step continues from it); without it a retry resets. */
+  publishedText?: PublishedText;
 }
 
 /**
  * Streams one model step: publishes each delta to JetStream as it arrives (never through workflow
  * history), heartbeats on a ticker, then appends the final assistant message under a deterministic
- * entry id and announces it. An attempt > 1 first publishes `stream.reset` so readers drop that
- * step's partial text; a step already stored (an earlier attempt finished writing) is announced as-is.
+ * entry id and announces it. An attempt > 1 continues the answer from the text earlier attempts
+ * published (a prefill: only the continuation is streamed, the stored message is the whole text) when
+ * the model and what was published allow it (continuation.ts), else it first publishes `stream.reset`
+ * so readers drop that step's partial text and streams anew; a step already stored (an earlier attempt
+ * finished writing) is announced as-is.
  * On cancellation the partial answer is recorded with stop reason `aborted` before the cancellation
  * propagates. Provider failures leave as typed `provider.<kind>` failures for the turn to judge.
  */
@@ -121,8 +128,6 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
         await announce(m.content, m.stop_reason, m.usage ? usageOf(m.usage) : undefined);
         return result(entryId, m.content, m.stop_reason, needsApproval, contextOf(m.usage ?? undefined));
       }
-      if (input.attempt > 1) await stream.push({ id: `${tag}:reset`, ...base, event: { type: 'stream.reset', turn_id: input.turn_id, step: input.step } });
-
       const assembler = new MessageAssembler();
       const controller = new AbortController();
       let userAborted = false;
@@ -143,12 +148,16 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
       }, Math.min(heartbeatMs * 4, 1_000));
       let done: { stop_reason: StopReason; usage: ProviderUsage; native?: string } | undefined;
       try {
-        const { provider: adapter, model } = deps.providers.resolve(input.model);
-        const [messages, system] = await Promise.all([buildProviderContext(deps.store, input.session_id), systemPrompt]);
+        const { provider: adapter, model, entry } = deps.providers.resolve(input.model);
+        const [path, system] = await Promise.all([readActivePath(deps.store, input.session_id), systemPrompt]);
+        const prefill = await continueOrReset(path, adapter.canContinue?.(entry) ?? false);
+        // The stored message is the whole answer: what clients have, then what follows.
+        if (prefill) assembler.add({ type: 'text_delta', text: prefill });
         if (!info.known && input.step === 0) {
           await stream.push({ id: `${input.turn_id}:unknown-model`, ...base, event: { type: 'notice', level: 'warning', message: `${input.model} is not in the model catalog: default limits (${info.context_window} tokens context, ${info.max_output_tokens} output) and no price (cost shows as 0)` } });
         }
-        for await (const chunk of adapter.stream({ model, messages, system, tools: deps.tools ?? [], thinking_level: input.thinking_level, max_output_tokens: info.max_output_tokens, signal: controller.signal })) {
+        const request = { model, messages: conversationOf(path), system, tools: deps.tools ?? [], thinking_level: input.thinking_level, max_output_tokens: info.max_output_tokens, signal: controller.signal };
+        for await (const chunk of adapter.stream(prefill ? { ...request, prefill } : request)) {
           lastChunkAt = now();
           chunks += 1;
           assembler.add(chunk);
@@ -172,6 +181,8 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
           await recordAborted(assembler.blocks);
           throw ctx.cancellationSignal.reason instanceof CancelledFailure ? ctx.cancellationSignal.reason : new CancelledFailure('the user aborted the turn');
         }
+        // Every delta out before the failure is: the retry continues from exactly what was published.
+        await stream.flush().catch(() => undefined);
         throw toProviderFailure(controller.signal.reason instanceof ProviderError ? controller.signal.reason : err);
       } finally {
         clearInterval(stallWatch);
@@ -222,6 +233,15 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
           }
         }
         await deps.events.publish(input.session_id, events);
+      }
+
+      /** Attempt > 1: the text to continue from, or undefined after publishing `stream.reset`. */
+      async function continueOrReset(path: PathItem[], canContinue: boolean): Promise<string | undefined> {
+        if (input.attempt <= 1) return undefined;
+        const plan = await planRetriedStep(input, path, canContinue, deps.publishedText);
+        if (plan.continue) return plan.prefill;
+        await stream.push({ id: `${tag}:reset`, ...base, event: { type: 'stream.reset', turn_id: input.turn_id, step: input.step } });
+        return undefined;
       }
 
       /** Keeps what was streamed before an abort, so the transcript shows exactly what the user saw. */

@@ -20,7 +20,14 @@
  * with a classification the turn's retry logic understands; they are never hidden in a `done` chunk.
  * Cancellation arrives through `signal`: the adapter stops reading and throws the signal's reason.
  * Adapters never retry on their own (SDK `maxRetries: 0`): the turn workflow owns retries.
+ *
+ * Continuation (`prefill`): a model step retried after its worker died goes on from the text clients
+ * already have. The adapter sends the conversation plus a final assistant message holding `prefill`
+ * (reshaped as its API demands: Anthropic's may not end in whitespace, and it takes no extended
+ * thinking with it) and streams only what follows it, so that `prefill` + the streamed text is the
+ * answer. Only asked of adapters whose `canContinue` says the model can.
  */
+import type { CatalogModel } from '../../contracts/model-catalog';
 import type { ContentBlock } from '../../contracts/session-store/messages';
 
 /** How hard the model should think; adapters map it onto their API (budget, effort) or ignore it. */
@@ -49,6 +56,8 @@ export interface ProviderRequest {
   thinking_level: ThinkingLevel;
   /** Output token cap for the step (from the model catalog). */
   max_output_tokens?: number;
+  /** The answer's text so far (published by an earlier attempt): continue it; the stream carries only what follows. */
+  prefill?: string;
   signal: AbortSignal;
 }
 
@@ -115,4 +124,6 @@ export interface ModelProvider {
   /** The `<provider>` part of model ids it serves. */
   readonly id: string;
   stream(request: ProviderRequest): AsyncIterable<ProviderChunk>;
+  /** Whether a request with `prefill` is continued for this model (absent: never asked). */
+  canContinue?(entry: CatalogModel): boolean;
 }

@@ -5,6 +5,7 @@ import type { AgentEventPublisher } from '../../activities/events/publisher';
 import { createKvToolLedger } from '../../activities/tool-calls/ledger';
 import { createToolWiring } from './tool-wiring';
 import { createNatsTurnCancelChannel } from '../../activities/events/turn-cancel';
+import { createJetStreamPublishedText } from '../../activities/events/jetstream-published-text';
 import { createProviderRegistry } from '../../activities/providers/registry';
 import { lookupModel, type ModelCatalog } from '../../contracts/model-catalog';
 import { loadModelCatalog } from '../common/model-catalog-file';
@@ -52,6 +53,7 @@ export async function createStrandWorker(opts: WorkerOptions): Promise<Worker> {
     ledger: await createKvToolLedger(opts.nc),
     ...createToolWiring(),
     cancels: createNatsTurnCancelChannel(opts.nc),
+    publishedText: createJetStreamPublishedText(opts.nc),
   });
   return Worker.create({
     connection: opts.connection,

@@ -3,13 +3,15 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { createStreamModelStep } from '../../activities/providers/stream-model-step';
 import { ProviderRegistry } from '../../activities/providers/registry';
 import { ProviderError, type ModelProvider, type ProviderChunk } from '../../activities/providers/types';
+import { memoryPublishedText } from '../../activities/events/published-text';
 import { approvalPolicySchema } from '../../contracts/session-settings';
 import { memoryStorePort, recordingPublisher } from '../harness/memory-store-port';
 
 /**
  * The model-step activity against the store's real domain logic and a provider scripted in the test:
- * streaming, storing content blocks, retries' stream.reset, idempotency, typed failures, the stall
- * watchdog and cancellation (partial answer recorded as `aborted`).
+ * streaming, storing content blocks, a retried step continuing the published answer (or resetting the
+ * stream when it cannot), idempotency, typed failures, the stall watchdog and cancellation (partial
+ * answer recorded as `aborted`).
  */
 const usage = { input: 10, output: 5, cache_read: 2, cache_write: 0 };
 
@@ -39,7 +41,8 @@ async function setup(p: ModelProvider, opts: { stallMs?: number } = {}) {
   const { session_id } = await store.create({ metadata: {} });
   await store.append({ session_id, entry_id: 't1:user', message: { role: 'user', content: [{ type: 'text', text: 'hi' }], timestamp: 1 } });
   const events = recordingPublisher();
-  const step = createStreamModelStep({ store: port, events, providers: new ProviderRegistry([p]), price: () => 0.25, heartbeatMs: 20, stallMs: opts.stallMs ?? 5_000 });
+  const publishedText = memoryPublishedText(events.events);
+  const step = createStreamModelStep({ store: port, events, providers: new ProviderRegistry([p]), price: () => 0.25, heartbeatMs: 20, stallMs: opts.stallMs ?? 5_000, publishedText });
   const input = { session_id, project_path: '/p', turn_id: 't1', step: 0, attempt: 1, model: 'test/m', thinking_level: 'off' as const, approval: approvalPolicySchema.parse({}) };
   return { store, events, step, input, session_id };
 }
@@ -81,6 +84,84 @@ test('a retried attempt resets the stream first; a step already stored is announ
   expect(events.events[0]!.event).toEqual({ type: 'stream.reset', turn_id: 't1', step: 0 });
   await new MockActivityEnvironment().run(step, { ...input, attempt: 3 });
   expect(p.calls).toBe(1);
+});
+
+/** A provider that continues prefills: attempt 1 says `first` then fails; later calls say `rest` after whatever prefill they got. */
+function continuing(first: ProviderChunk[], rest: string[], opts: { canContinue?: boolean } = {}) {
+  const prefills: Array<string | undefined> = [];
+  const p: ModelProvider = {
+    id: 'test',
+    canContinue: () => opts.canContinue ?? true,
+    async *stream(req) {
+      prefills.push(req.prefill);
+      if (prefills.length === 1) {
+        yield* first;
+        throw new ProviderError('transient', 'test: connection dropped', { provider: 'test' });
+      }
+      for (const text of rest) yield { type: 'text_delta', text };
+      yield { type: 'done', stop_reason: 'end', usage };
+    },
+  };
+  return { p, prefills };
+}
+const joinedDeltas = (events: { event: { type: string; text?: string } }[]) => events.flatMap((e) => (e.event.type === 'assistant.delta' ? [e.event.text!] : [])).join('');
+
+test('a retried step continues the published answer: no reset, only the rest is streamed, the whole is stored once', async () => {
+  const { p, prefills } = continuing([{ type: 'text_delta', text: 'Hello ' }, { type: 'text_delta', text: 'wor' }], ['ld', '!']);
+  const { store, events, step, input, session_id } = await setup(p);
+  await expect(new MockActivityEnvironment().run(step, input)).rejects.toMatchObject({ type: 'provider.transient' });
+  await new MockActivityEnvironment().run(step, { ...input, attempt: 2 });
+  expect(prefills).toEqual([undefined, 'Hello wor']);
+  expect(events.events.some((e) => e.event.type === 'stream.reset')).toBe(false);
+  expect(events.events.filter((e) => e.event.type === 'assistant.delta').map((e) => [e.id, (e.event as { text: string }).text])).toEqual([
+    ['t1:s0:a1:c1', 'Hello '],
+    ['t1:s0:a1:c2', 'wor'],
+    ['t1:s0:a2:c1', 'ld'],
+    ['t1:s0:a2:c2', '!'],
+  ]);
+  // A client that only joins deltas holds exactly the stored answer.
+  const stored = store.getMessage({ session_id, entry_id: 't1:s0:assistant' })!.entry as any;
+  expect(stored.message.content).toEqual([{ type: 'text', text: 'Hello world!' }]);
+  expect(joinedDeltas(events.events)).toBe('Hello world!');
+  expect(events.events.find((e) => e.event.type === 'assistant.message')!.event).toMatchObject({ text: 'Hello world!', stop_reason: 'end' });
+});
+
+test('a continuation that fails too is continued again from both attempts\' text', async () => {
+  let call = 0;
+  const prefills: Array<string | undefined> = [];
+  const p: ModelProvider = {
+    id: 'test',
+    canContinue: () => true,
+    async *stream(req) {
+      call += 1;
+      prefills.push(req.prefill);
+      yield { type: 'text_delta', text: `part${call} ` };
+      if (call < 3) throw new ProviderError('transient', 'test: dropped', { provider: 'test' });
+      yield { type: 'done', stop_reason: 'end', usage };
+    },
+  };
+  const { store, events, step, input, session_id } = await setup(p);
+  for (const attempt of [1, 2]) await new MockActivityEnvironment().run(step, { ...input, attempt }).catch(() => undefined);
+  await new MockActivityEnvironment().run(step, { ...input, attempt: 3 });
+  expect(prefills).toEqual([undefined, 'part1 ', 'part1 part2 ']);
+  expect((store.getMessage({ session_id, entry_id: 't1:s0:assistant' })!.entry as any).message.content).toEqual([{ type: 'text', text: 'part1 part2 part3 ' }]);
+  expect(joinedDeltas(events.events)).toBe('part1 part2 part3 ');
+});
+
+test.each([
+  ['the model cannot continue', [{ type: 'text_delta', text: 'Hello ' }] as ProviderChunk[], false],
+  ['the earlier attempt streamed thinking', [{ type: 'thinking_delta', text: 'hmm' }, { type: 'text_delta', text: 'Hello ' }] as ProviderChunk[], true],
+  ['a tool call was streamed before the text', [{ type: 'tool_call_start', id: 'c1', name: 'read_file' }, { type: 'text_delta', text: 'Hello ' }] as ProviderChunk[], true],
+])('fallback when %s: stream.reset first, then the whole answer, no prefill', async (_why, first, canContinue) => {
+  const { p, prefills } = continuing(first, ['Hello ', 'again'], { canContinue });
+  const { store, events, step, input, session_id } = await setup(p);
+  await new MockActivityEnvironment().run(step, input).catch(() => undefined);
+  const before = events.events.length;
+  await new MockActivityEnvironment().run(step, { ...input, attempt: 2 });
+  expect(prefills).toEqual([undefined, undefined]);
+  expect(events.events[before]!).toMatchObject({ id: 't1:s0:a2:reset', attempt: 2, event: { type: 'stream.reset', turn_id: 't1', step: 0 } });
+  expect(joinedDeltas(events.events.slice(before))).toBe('Hello again');
+  expect((store.getMessage({ session_id, entry_id: 't1:s0:assistant' })!.entry as any).message.content).toEqual([{ type: 'text', text: 'Hello again' }]);
 });
 
 test('provider failures leave typed and non-retryable, with the requested wait', async () => {
