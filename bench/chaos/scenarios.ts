@@ -16,8 +16,8 @@ export interface Scenario {
   /** Where the fault lands: while deltas flow (stream) or while a shell command runs (tool). */
   mode: TrialMode;
   /**
-   * Two workers, and the one running the turn's model step is the one killed: the turn must go on on
-   * the other one, without waiting for the killed one's restart.
+   * Two workers (as `npm start` runs them), and the one running the turn's model step or tool is the
+   * one killed: the turn must go on on the other one, without waiting for the killed one's restart.
    */
   failover?: boolean;
 }
@@ -31,7 +31,8 @@ export const ALL_SCENARIOS: Scenario[] = [
     { id: `${component}-stream`, component, fault: 'kill', mode: 'stream' },
     { id: `${component}-tool`, component, fault: 'kill', mode: 'tool' },
   ]),
-  { id: 'worker-failover', component: 'worker', fault: 'kill', mode: 'stream', failover: true },
+  { id: 'worker-failover-stream', component: 'worker', fault: 'kill', mode: 'stream', failover: true },
+  { id: 'worker-failover-tool', component: 'worker', fault: 'kill', mode: 'tool', failover: true },
   { id: 'temporal-outage', component: 'temporal', fault: 'outage', mode: 'stream' },
   { id: 'nats-outage', component: 'nats', fault: 'outage', mode: 'stream' },
 ];

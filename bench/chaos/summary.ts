@@ -37,7 +37,7 @@ const count = (records: TrialRecord[], f: (r: TrialRecord) => boolean) => record
 function describeFault(s: Scenario, outageS: number): string {
   if (s.fault === 'none') return `no fault (control), ${s.mode}`;
   if (s.fault === 'outage') return `${s.component} down ${outageS} s mid-stream`;
-  if (s.failover) return 'kill -9 the worker running the step, of two, mid-stream';
+  if (s.failover) return `kill -9 the worker running the ${s.mode === 'tool' ? 'tool' : 'step'} (one of two) mid-${s.mode}`;
   return `kill -9 ${s.component} mid-${s.mode}`;
 }
 

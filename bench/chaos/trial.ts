@@ -7,7 +7,7 @@ import { call, replayFinished, storedEntries } from './gateway-api';
 import { promptMarker, type ChaosProvider, type TrialPlan } from './provider-script';
 import { recoveryTimes, type RecoveryTimes } from './recovery';
 import type { Scenario } from './scenarios';
-import { workerRunningModelStep } from './step-runner';
+import { workerRunning } from './step-runner';
 import { TurnWatcher } from './turn-watcher';
 
 /** Any id outside the catalog would do; a catalog id gives the turn real limits and prices. */
@@ -125,8 +125,9 @@ export async function runTrial(ctx: TrialContext): Promise<TrialRecord> {
     turns.first = first.body.turn_id;
 
     faultPoint = await reachFaultPoint(ctx, watcher, turns.first, plan);
-    const target = scenario.failover ? await workerRunningModelStep(chaos.stack, sid, turns.first) : undefined;
-    if (target) faultPoint += `, ${target} (running the step) killed`;
+    const activity = scenario.mode === 'tool' ? 'runTool' : 'streamModelStep';
+    const target = scenario.failover ? await workerRunning(chaos.stack, sid, turns.first, activity) : undefined;
+    if (target) faultPoint += `, ${target} (running ${activity}) killed`;
     faultAt = performance.now();
     fault = injectFault(chaos.stack, scenario, config, target);
     const budget = (scenario.fault === 'outage' ? config.outageMs : 0) + config.finishTimeoutMs;
