@@ -70,7 +70,14 @@ function pause(ms: number, res: http.ServerResponse): Promise<void> {
 
 /** The engine: a node:http server on 127.0.0.1 with a free port that plays an {@link SsePlan} per request. */
 export async function startFakeSseServer<Reply>(
-  options: FakeServerOptions<Reply> & { path: RegExp; basePath: string; plan: (reply: Reply, req: RecordedRequest) => SsePlan; noReply: (index: number) => SsePlan },
+  options: FakeServerOptions<Reply> & {
+    path: RegExp;
+    basePath: string;
+    plan: (reply: Reply, req: RecordedRequest) => SsePlan;
+    noReply: (index: number) => SsePlan;
+    /** The API's own validation: a request it refuses is answered so, without taking a scripted reply. */
+    refuse?: (req: RecordedRequest) => SsePlan | undefined;
+  },
 ): Promise<FakeProviderServer<Reply>> {
   const queue = [...(options.replies ?? [])];
   const requests: RecordedRequest[] = [];
@@ -90,6 +97,8 @@ export async function startFakeSseServer<Reply>(
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `fake server: no route ${recorded.path}` } }));
       return;
     }
+    const refusal = options.refuse?.(recorded);
+    if (refusal) return void (await play(refusal, req, res));
     const next = queue.shift();
     const plan = next !== undefined ? options.plan(next, recorded) : options.respond ? options.plan(options.respond(recorded, index), recorded) : options.noReply(index);
     await play(plan, req, res);
@@ -202,6 +211,24 @@ export function anthropicFrames(reply: FakeAnthropicReply, model: string): strin
   return frames;
 }
 
+/**
+ * The API's rules for a final assistant message (a prefill), which it answers with a 400 before any
+ * reply: its content may not end in whitespace, and with thinking enabled it must begin with a
+ * thinking block (which a prefill of plain text does not).
+ */
+function prefillRefusal(body: any): string | undefined {
+  const messages: any[] = Array.isArray(body?.messages) ? body.messages : [];
+  const last = messages[messages.length - 1];
+  if (last?.role !== 'assistant') return undefined;
+  const blocks: any[] = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content ?? [];
+  const tail = blocks[blocks.length - 1];
+  if (tail?.type === 'text' && /\s$/.test(tail.text)) return 'messages: final assistant content cannot end with trailing whitespace';
+  if (body?.thinking && body.thinking.type !== 'disabled' && blocks[0]?.type !== 'thinking' && blocks[0]?.type !== 'redacted_thinking') {
+    return `messages.${messages.length - 1}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${blocks[0]?.type}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block.`;
+  }
+  return undefined;
+}
+
 function anthropicPlan(reply: FakeAnthropicReply, req: RecordedRequest): SsePlan {
   if (reply.error) {
     return { status: reply.error.status, headers: reply.error.headers, json: { type: 'error', error: { type: reply.error.type, message: reply.error.message } } };
@@ -223,6 +250,10 @@ export function startFakeAnthropicServer(options: FakeServerOptions<FakeAnthropi
     path: /\/v1\/messages(\?|$)/,
     basePath: '',
     plan: anthropicPlan,
+    refuse: (req) => {
+      const refused = prefillRefusal(req.body);
+      return refused ? { status: 400, json: { type: 'error', error: { type: 'invalid_request_error', message: refused } } } : undefined;
+    },
     noReply: (i) => ({ status: 500, json: { type: 'error', error: { type: 'api_error', message: `fake server: no reply scripted for request ${i + 1}` } } }),
   });
 }

@@ -83,6 +83,12 @@ export function openaiFrames(reply: FakeOpenAIReply, model: string, includeUsage
   return frames;
 }
 
+/** vLLM's rule for a continued final message (its add_generation_prompt defaults to true). */
+function vllmRefusal(req: RecordedRequest): SsePlan | undefined {
+  if (req.body?.continue_final_message !== true || req.body?.add_generation_prompt === false) return undefined;
+  return { status: 400, json: { error: { message: 'Cannot set both `continue_final_message` and `add_generation_prompt` to True.', type: 'BadRequestError', param: null, code: 400 } } };
+}
+
 function openaiPlan(reply: FakeOpenAIReply, req: RecordedRequest): SsePlan {
   if (reply.error) {
     const { status, headers, ...error } = reply.error;
@@ -105,6 +111,7 @@ export function startFakeOpenAIServer(options: FakeServerOptions<FakeOpenAIReply
     path: /\/v1\/chat\/completions(\?|$)/,
     basePath: '/v1',
     plan: openaiPlan,
+    refuse: vllmRefusal,
     noReply: (i) => ({ status: 500, json: { error: { message: `fake server: no reply scripted for request ${i + 1}`, type: 'server_error', param: null, code: null } } }),
   });
 }

@@ -1,4 +1,5 @@
 import { createAnthropicProvider } from '../../activities/providers/anthropic';
+import { builtinModelCatalog, lookupModel, mergeCatalogs, modelCatalogFileSchema } from '../../contracts/model-catalog';
 import { ProviderError, type ProviderChunk, type ProviderRequest } from '../../activities/providers/types';
 import { startFakeAnthropicServer, type FakeAnthropicReply, type FakeProviderServer } from '../harness/fake-anthropic-server';
 
@@ -240,4 +241,34 @@ describe('failures', () => {
     setTimeout(() => controller.abort(reason), 50);
     await expect(collect(provider().stream(req({ signal: controller.signal })))).rejects.toBe(reason);
   });
+});
+
+test('a prefill goes as the final assistant message without its trailing whitespace and with thinking off; the continuation joins it', async () => {
+  server.reply({ blocks: [{ type: 'text', text: ' world, friend.' }] });
+  const prefill = 'Hello ';
+  const chunks = await collect(provider().stream(req({ prefill, thinking_level: 'high' })));
+  const body = server.requests[0]!.body;
+  expect(body.messages.at(-1)).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'Hello' }] });
+  expect(body.messages.at(-2)).toMatchObject({ role: 'user' });
+  expect(body.thinking).toBeUndefined();
+  // The model repeated the held-back space; the client already has it.
+  expect(prefill + joined(chunks, 'text_delta')).toBe('Hello world, friend.');
+  expect(chunks.at(-1)).toMatchObject({ type: 'done', stop_reason: 'end' });
+});
+
+test('the fake refuses a prefill as the real API does (trailing whitespace; thinking without a thinking block)', async () => {
+  // The adapter never sends these; the rules are what the previous test passes against.
+  const raw = async (body: unknown) => (await fetch(`${server.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json();
+  const messages = [{ role: 'user', content: 'hi' }, { role: 'assistant', content: [{ type: 'text', text: 'Hello ' }] }];
+  expect(await raw({ model: 'm', max_tokens: 10, stream: true, messages })).toMatchObject({ error: { type: 'invalid_request_error', message: expect.stringMatching(/trailing whitespace/) } });
+  const trimmed = [messages[0], { role: 'assistant', content: [{ type: 'text', text: 'Hello' }] }];
+  expect(await raw({ model: 'm', max_tokens: 9000, stream: true, thinking: { type: 'enabled', budget_tokens: 8192 }, messages: trimmed })).toMatchObject({ error: { message: expect.stringMatching(/must start with a thinking block/) } });
+});
+
+test('prefill capability: the catalog says so per model; ids it does not know continue (the API does)', () => {
+  const p = provider();
+  expect(p.canContinue?.(lookupModel(builtinModelCatalog, 'anthropic/claude-sonnet-4-6'))).toBe(true);
+  expect(p.canContinue?.(lookupModel(builtinModelCatalog, 'anthropic/claude-next-9'))).toBe(true);
+  const off = modelCatalogFileSchema.parse({ models: [{ provider: 'anthropic', id: 'claude-sonnet-4-6', name: 'no prefill', context_window: 200000, max_output_tokens: 64000, supports: { prefill: false } }] });
+  expect(p.canContinue?.(lookupModel(mergeCatalogs(builtinModelCatalog, off), 'anthropic/claude-sonnet-4-6'))).toBe(false);
 });

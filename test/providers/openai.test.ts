@@ -1,4 +1,5 @@
-import { createOpenAIProvider } from '../../activities/providers/openai';
+import { createOpenAIProvider, openAIPrefillFromEnv } from '../../activities/providers/openai';
+import { builtinModelCatalog, lookupModel, mergeCatalogs, modelCatalogFileSchema } from '../../contracts/model-catalog';
 import { ProviderError, type ProviderChunk, type ProviderRequest } from '../../activities/providers/types';
 import type { FakeProviderServer } from '../harness/fake-anthropic-server';
 import { startFakeOpenAIServer, type FakeOpenAIReply } from '../harness/fake-openai-server';
@@ -177,5 +178,54 @@ describe('failures', () => {
     controller.abort(reason);
     await expect(run).rejects.toBe(reason);
     expect(Date.now() - started).toBeLessThan(1000);
+  });
+});
+
+describe('prefill (a retried step continuing its answer)', () => {
+  const entry = (ref: string) => lookupModel(builtinModelCatalog, ref);
+
+  test('OpenAI models do not continue a prefill unless STRAND_OPENAI_PREFILL says the server does', () => {
+    expect(provider().canContinue?.(entry('openai/gpt-5-mini'))).toBe(false);
+    expect(provider().canContinue?.(entry('openai/llama3.1:8b'))).toBe(false);
+    const on = createOpenAIProvider({ apiKey: 'k', baseURL: server.baseURL, prefill: 'final-message' });
+    expect(on.canContinue?.(entry('openai/llama3.1:8b'))).toBe(true);
+    const off = createOpenAIProvider({ apiKey: 'k', baseURL: server.baseURL, prefill: 'off' });
+    const own = modelCatalogFileSchema.parse({ models: [{ provider: 'openai', id: '*', name: 'llama.cpp', context_window: 32000, max_output_tokens: 4096, supports: { prefill: true } }] });
+    expect(provider().canContinue?.(lookupModel(mergeCatalogs(builtinModelCatalog, own), 'openai/qwen'))).toBe(true);
+    expect(off.canContinue?.(lookupModel(mergeCatalogs(builtinModelCatalog, own), 'openai/qwen'))).toBe(false);
+  });
+
+  test('final-message (llama.cpp, Ollama): the prefill, whitespace and all, is the last message; nothing else is added', async () => {
+    server.reply({ content: ['world', '!'] });
+    const p = createOpenAIProvider({ apiKey: 'k', baseURL: server.baseURL, prefill: 'final-message' });
+    const chunks = await collect(p.stream(req({ model: 'qwen', prefill: 'Hello ' })));
+    const body = server.requests[0]!.body;
+    expect(body.messages.at(-1)).toEqual({ role: 'assistant', content: 'Hello ' });
+    expect(body.continue_final_message).toBeUndefined();
+    expect(body.add_generation_prompt).toBeUndefined();
+    expect(`Hello ${joined(chunks, 'text_delta')}`).toBe('Hello world!');
+  });
+
+  test("continue-final-message (vLLM): continue_final_message with add_generation_prompt off, as vLLM demands", async () => {
+    server.reply({ content: ['world'] });
+    const p = createOpenAIProvider({ apiKey: 'k', baseURL: server.baseURL, prefill: 'continue-final-message' });
+    await collect(p.stream(req({ model: 'qwen', prefill: 'Hello ' })));
+    const body = server.requests[0]!.body;
+    expect(body).toMatchObject({ continue_final_message: true, add_generation_prompt: false });
+    expect(body.messages.at(-1)).toEqual({ role: 'assistant', content: 'Hello ' });
+    // Without a prefill nothing of it is sent (OpenAI itself refuses unknown fields).
+    server.reply({ content: ['x'] });
+    await collect(p.stream(req({ model: 'qwen' })));
+    expect(server.requests[1]!.body.continue_final_message).toBeUndefined();
+    // What the fake (as vLLM) refuses: continue_final_message alone.
+    const alone = await fetch(`${server.baseURL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'qwen', continue_final_message: true, messages: [] }) });
+    expect(alone.status).toBe(400);
+  });
+
+  test('STRAND_OPENAI_PREFILL: off, final-message, continue-final-message; anything else is refused naming the values', () => {
+    expect(openAIPrefillFromEnv({})).toBeUndefined();
+    expect(openAIPrefillFromEnv({ STRAND_OPENAI_PREFILL: ' continue-final-message ' })).toBe('continue-final-message');
+    expect(openAIPrefillFromEnv({ STRAND_OPENAI_PREFILL: 'off' })).toBe('off');
+    expect(() => openAIPrefillFromEnv({ STRAND_OPENAI_PREFILL: 'yes' })).toThrow(/off, final-message, continue-final-message \(got "yes"\)/);
   });
 });
