@@ -1,4 +1,6 @@
-import { readResuming, shownText } from '../harness/resuming-sse';
+import { ClientText } from '../../bench/chaos/client-text';
+import { followSse } from '../harness/resuming-sse-client';
+import type { SseEvent } from '../harness/sse-client';
 import { http, startTestStack, type TestStack } from '../harness/stack-fixture';
 
 /**
@@ -24,20 +26,25 @@ test('NATS down for 8 s mid-answer: the turn finishes once, nothing lost or doub
   const text = Array.from({ length: 150 }, (_, i) => `word${i}`).join(' ');
   let deltas = 0;
   let outage: Promise<void> | undefined;
-  const reading = readResuming(`${base}/api/sessions/${sid}/events?after=0`, (e) => e.event === 'turn.finished', {
-    deadlineMs: 150_000,
-    onEvent: (e) => {
-      if (e.event === 'message.delta' && ++deltas === 20) {
-        outage = (async () => {
-          await stack.process('nats').kill();
-          await new Promise((r) => setTimeout(r, 8_000));
-          await stack.restart('nats');
-        })();
-      }
-    },
-  });
+  const events: SseEvent[] = [];
+  const client = new ClientText();
+  let finishedTurn!: () => void;
+  const turnFinished = new Promise<void>((r) => (finishedTurn = r));
+  const sse = followSse(`${base}/api/sessions/${sid}/events`, (e) => {
+    events.push(e);
+    client.apply(e.event, JSON.parse(e.data));
+    if (e.event === 'message.delta' && ++deltas === 20) {
+      outage = (async () => {
+        await stack.process('nats').kill();
+        await new Promise((r) => setTimeout(r, 8_000));
+        await stack.restart('nats');
+      })();
+    }
+    if (e.event === 'turn.finished') finishedTurn();
+  }, { after: '0' });
+  await sse.connected;
   expect((await http(base, 'POST', `/api/sessions/${sid}/prompt`, { text })).status).toBe(202);
-  const { events } = await reading;
+  await turnFinished;
   await outage;
 
   const finished = events.filter((e) => e.event === 'turn.finished').map((e) => JSON.parse(e.data));
@@ -49,10 +56,12 @@ test('NATS down for 8 s mid-answer: the turn finishes once, nothing lost or doub
   const stored = (await http(base, 'GET', `/api/sessions/${sid}/messages`)).body.messages;
   expect(stored.map((m: any) => m.entry_id)).toEqual(['t1:user', 't1:s0:assistant']);
   expect(stored[1].message.content).toEqual([{ type: 'text', text: `You said: ${text}` }]);
-  expect(shownText(events)).toBe(`You said: ${text}`);
+  expect(client.texts('t1').join('')).toBe(`You said: ${text}`);
 
   // The session takes the next prompt, which finishes too.
+  const before = events.length;
   expect((await http(base, 'POST', `/api/sessions/${sid}/prompt`, { text: 'again' })).status).toBe(202);
-  const next = await readResuming(`${base}/api/sessions/${sid}/events`, (e) => e.event === 'turn.finished', { lastEventId: ids[ids.length - 1], deadlineMs: 60_000 });
-  expect(JSON.parse(next.events[next.events.length - 1]!.data)).toEqual({ type: 'turn.finished', turn_id: 't2', outcome: 'done' });
+  for (let i = 0; i < 600 && !events.slice(before).some((e) => e.event === 'turn.finished'); i++) await new Promise((r) => setTimeout(r, 100));
+  sse.close();
+  expect(events.slice(before).filter((e) => e.event === 'turn.finished').map((e) => JSON.parse(e.data))).toEqual([{ type: 'turn.finished', turn_id: 't2', outcome: 'done' }]);
 }, 240_000);
