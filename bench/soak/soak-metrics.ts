@@ -36,7 +36,8 @@ export class SoakMetrics {
   }
 
   readonly turn = (r: TurnResult): void => {
-    if (r.error !== undefined || r.outcome !== 'done') this.error(r.protocol, r.sessionId, `turn ${r.outcome}: ${r.error ?? ''}`, r.endAt);
+    const failed = r.error !== undefined || r.outcome !== 'done';
+    if (failed) this.error(r.protocol, r.sessionId, `turn ${r.outcome}: ${r.error ?? ''}`, r.endAt);
     else if (r.firstDeltaAt === undefined) {
       this.noDelta++;
       this.error(r.protocol, r.sessionId, 'a turn finished without any delta at the client', r.endAt);
@@ -45,11 +46,12 @@ export class SoakMetrics {
       this.warmupTurns++;
       return;
     }
-    if (this.inWindow(r.endAt) && r.outcome === 'done') {
+    if (r.firstDeltaAt === undefined) return;
+    if (!failed && this.inWindow(r.endAt)) {
       this.turnEnds.push(r.endAt);
       this.turnsBy[r.protocol]++;
     }
-    if (this.inWindow(r.promptAt) && r.firstDeltaAt !== undefined) {
+    if (this.inWindow(r.promptAt)) {
       this.firstDeltaMs.push(r.firstDeltaAt - r.promptAt);
       this.firstDeltaBy[r.protocol].push(r.firstDeltaAt - r.promptAt);
     }

@@ -96,9 +96,32 @@ export function soakMarkdown(config: SoakConfig, s: SoakSummary, header: string)
     ),
   ];
   if (s.errors.length) {
-    lines.push('', '## Errors (first 20)', '', ...s.errors.slice(0, 20).map((e) => `- ${e.at} s, ${e.protocol} ${e.session}: ${e.message}`));
+    lines.push(
+      '',
+      '## Errors by kind',
+      '',
+      markdownTable(['kind', 'count', 'first at (s)', 'last at (s)'], errorKinds(s.errors).map((k) => [k.kind, k.count, k.first, k.last])),
+      '',
+      '## Errors (first 20)',
+      '',
+      ...s.errors.slice(0, 20).map((e) => `- ${e.at} s, ${e.protocol} ${e.session}: ${e.message}`),
+    );
   }
   return lines.join('\n');
+}
+
+/** Errors grouped by their message with ids, numbers and quoted details blanked: what kinds of failure, and when. */
+export function errorKinds(errors: SoakError[]): { kind: string; count: number; first: number; last: number }[] {
+  const kinds = new Map<string, { kind: string; count: number; first: number; last: number }>();
+  for (const e of errors) {
+    const kind = `${e.protocol}: ${e.message.replace(/\{.*$/s, '{…}').replace(/\b[\w-]*\d[\w-]*\b/g, '#').slice(0, 120)}`;
+    const k = kinds.get(kind);
+    if (k) {
+      k.count++;
+      k.last = e.at;
+    } else kinds.set(kind, { kind, count: 1, first: e.at, last: e.at });
+  }
+  return [...kinds.values()].sort((a, b) => b.count - a.count);
 }
 
 /** RSS per process over time (one line each) above turns/s per sample interval. */
