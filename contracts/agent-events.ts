@@ -44,6 +44,12 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     interrupt_pending: z.boolean().optional(),
   }),
   z.object({ type: z.literal('turn.started'), turn_id: z.string(), prompt: z.string() }),
+  /**
+   * The next piece of a step's text: it appends. A step retried after a crash or a dropped stream
+   * continues from the text already published (the provider is given it as a prefill), so its
+   * deltas append too; only a `stream.reset` takes text back, and a delta of an older attempt than
+   * one already seen for the step is a straggler to drop (services/gateway/mapping/step-text.ts).
+   */
   z.object({ type: z.literal('assistant.delta'), turn_id: z.string(), step, text: z.string() }),
   z.object({ type: z.literal('assistant.thinking_delta'), turn_id: z.string(), step, text: z.string() }),
   z.object({
@@ -109,6 +115,11 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     kind: z.string().optional(),
     reason: z.string(),
   }),
+  /**
+   * A retried model step that could not continue its answer (see `assistant.delta`) streams it again:
+   * the step's text so far is void and the deltas that follow replace it. A step that can continue
+   * sends no reset; its deltas (under a higher envelope `attempt`) carry only what follows.
+   */
   z.object({ type: z.literal('stream.reset'), turn_id: z.string(), step }),
   z.object({ type: z.literal('compaction.started'), reason: z.enum(['manual', 'threshold', 'overflow']) }),
   z.object({ type: z.literal('compaction.finished'), summary: z.string(), tokens_before: z.number().int() }),

@@ -8,12 +8,19 @@ import { chatStreamTerminalSchema, wsEventSchema } from './ws-rpc';
  * agent events onto these (services/gateway/mapping/http-events.ts); the OpenAPI document describes
  * the stream with this union.
  */
-const step = z.number().int().nonnegative();
+const step = z.number().int().nonnegative().describe('The model step of the turn (0, 1, …) the text belongs to.');
+const attempt = z
+  .number()
+  .int()
+  .positive()
+  .describe(
+    "The provider attempt that produced it. A retried step normally continues the answer (a higher attempt, text that simply appends); after `stream.reset` the step's text is replaced; a delta of an older attempt than one already seen for the step is a straggler: drop it.",
+  );
 
 export const httpEventDataSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('agent.state'), state: agentPhaseSchema, details: z.string().optional() }),
-  z.object({ type: z.literal('message.delta'), content: z.string(), role: z.literal('assistant'), turn_id: z.string() }),
-  z.object({ type: z.literal('thinking.delta'), content: z.string() }),
+  z.object({ type: z.literal('message.delta'), content: z.string().describe("The next piece of the step's text: append it."), role: z.literal('assistant'), turn_id: z.string(), step, attempt }),
+  z.object({ type: z.literal('thinking.delta'), content: z.string(), turn_id: z.string(), step, attempt }),
   z.object({
     type: z.literal('message.done'),
     entry_id: z.string(),
@@ -26,7 +33,9 @@ export const httpEventDataSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('tool.result'), tool_call_id: z.string(), status: z.enum(['success', 'error', 'rejected']), result: z.unknown() }),
   z.object({ type: z.literal('file.changed'), path: z.string(), operation: z.enum(['write', 'edit', 'delete']), timestamp: z.number().int() }),
   z.object({ type: z.literal('retry'), attempt: z.number().int().positive(), delay_ms: z.number().int().nonnegative(), reason: z.string() }),
-  z.object({ type: z.literal('stream.reset'), turn_id: z.string(), step }),
+  z
+    .object({ type: z.literal('stream.reset'), turn_id: z.string(), step, attempt })
+    .describe("A retried step that could not continue its answer streams it again: drop the step's text so far; the deltas that follow replace it."),
   z.object({ type: z.literal('usage'), ...eventUsageSchema.shape }),
   z.object({
     type: z.literal('error'),

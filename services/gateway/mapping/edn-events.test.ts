@@ -95,6 +95,19 @@ describe('EdnEventMapper', () => {
     expect(sent(delta('ld'), 2)).toEqual(['ld']);
   });
 
+  test('a retried step that continues (no reset): its deltas append; one that says something else after a reset is announced', () => {
+    const m = new EdnEventMapper(SID);
+    const sent = (e: AgentEvent, attempt: number) => m.map(env(e, { attempt })).events.map((o) => [o.topic, o.data.text ?? o.data.message]);
+    expect(sent(delta('Hello '), 1)).toEqual([['assistant/delta', 'Hello ']]);
+    expect(sent(delta('world'), 2)).toEqual([['assistant/delta', 'world']]);
+    expect(sent(delta('late'), 1)).toEqual([]);
+    m.map(env({ type: 'stream.reset', turn_id: 'turn_1', step: 0 }, { attempt: 3 }));
+    expect(sent(delta('Goodbye'), 3)).toEqual([
+      ['ui/notification', expect.stringMatching(/retried and answered differently/)],
+      ['assistant/delta', 'Goodbye'],
+    ]);
+  });
+
   test('after the client aborts: no delta, tool row or assistant/message of that turn; session/updated still flows', () => {
     const m = new EdnEventMapper(SID);
     m.map(env(state()));

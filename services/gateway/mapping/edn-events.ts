@@ -1,6 +1,7 @@
 import type { AgentEvent, AgentEventEnvelope, AgentPhase } from '../../../contracts/agent-events';
 import { kw, type EdnMap } from '../edn/edn-value';
 import { callSummary, contentToEdn, jsonText, stopReasonKeyword, usageToEdn } from '../edn/session/content';
+import { RETRIED_DIFFERENTLY, StepTexts } from './step-text';
 
 /**
  * How much of a running tool's output `tool/update` carries: the client replaces the row's body with
@@ -66,23 +67,17 @@ export function sessionUpdatedPayload(sessionId: string, s: SessionStateFacts): 
   };
 }
 
-/** Text of one model step as the client has it, and the retried attempt being replayed against it. */
-interface StepText {
-  client: string;
-  thinking: string;
-  retry?: { attempt: number; text: string; diverged: boolean };
-}
-
 /**
  * Maps one focus session's canonical agent events onto EDN topics (specs/rpc-edn.md), stamping each
  * with the session id. Fed every event of the session in stream order; remembers what each model
- * step has shown so deltas stay true increments across a retried step (`stream.reset`), accumulates
+ * step has shown so deltas stay true increments across a retried step (the one rule of
+ * step-text.ts: a continuation appends, after a `stream.reset` only new text goes out), accumulates
  * thinking (the Emacs client replaces its thinking block with each event), names tool calls in
  * later tool events, and keeps quiet about turns this connection aborted and about what a rehydrated
  * transcript already holds.
  */
 export class EdnEventMapper {
-  private readonly steps = new Map<string, StepText>();
+  private readonly steps = new StepTexts();
   private readonly tools = new Map<string, { name: string; summary: string; output: string; turn?: string }>();
   private readonly silenced = new Set<string>();
   private readonly recordedSteps = new Set<string>();
@@ -161,22 +156,21 @@ export class EdnEventMapper {
     switch (e.type) {
       case 'assistant.delta': {
         if (this.recordedSteps.has(`${turn}:${e.step}`)) return none;
-        const text = this.delta(`${turn}:${e.step}`, e.text, envelope.attempt ?? 1);
-        return text ? out('assistant/delta', { text }) : none;
+        const sent = this.steps.delta(`${turn}:${e.step}`, envelope.attempt ?? 1, e.text);
+        if (!sent.text) return none;
+        // The retry says something else: it goes on from here; the final assistant/message replaces the line.
+        const notice = sent.diverged ? out('ui/notification', { id: `retried:${turn}:${e.step}`, message: RETRIED_DIFFERENTLY, level: 'warning' }).events : [];
+        return { events: [...notice, ...out('assistant/delta', { text: sent.text }).events] };
       }
       case 'assistant.thinking_delta': {
         const key = `${turn}:${e.step}`;
-        const step = this.step(key);
-        if (this.recordedSteps.has(key) || (step.retry && (envelope.attempt ?? 1) < step.retry.attempt)) return none;
-        step.thinking += e.text;
-        return out('assistant/thinking-delta', { text: step.thinking });
+        if (this.recordedSteps.has(key)) return none;
+        const thinking = this.steps.thinking(key, envelope.attempt ?? 1, e.text);
+        return thinking === undefined ? none : out('assistant/thinking-delta', { text: thinking });
       }
-      case 'stream.reset': {
-        const step = this.step(`${turn}:${e.step}`);
-        step.retry = { attempt: envelope.attempt ?? 1, text: '', diverged: false };
-        step.thinking = '';
+      case 'stream.reset':
+        this.steps.reset(`${turn}:${e.step}`, envelope.attempt ?? 1);
         return none;
-      }
       case 'assistant.message':
         return this.message(e, turn, out, none);
       case 'tool.call': {
@@ -230,38 +224,6 @@ export class EdnEventMapper {
     return { events: [{ topic: 'session/updated', data: sessionUpdatedPayload(this.sessionId, facts), ...(id ? { id } : {}), ...(turn ? { turn } : {}) }], ...(changed ? { footer: facts } : {}) };
   }
 
-  private step(key: string): StepText {
-    let s = this.steps.get(key);
-    if (!s) this.steps.set(key, (s = { client: '', thinking: '' }));
-    return s;
-  }
-
-  /** The part of a delta the client has not seen (a retried attempt's repeated prefix is swallowed). */
-  private delta(key: string, text: string, attempt: number): string {
-    const step = this.step(key);
-    const retry = step.retry;
-    if (!retry) {
-      step.client += text;
-      return text;
-    }
-    if (attempt < retry.attempt) return '';
-    retry.text += text;
-    if (retry.diverged) {
-      step.client += text;
-      return text;
-    }
-    if (step.client.startsWith(retry.text)) return '';
-    if (retry.text.startsWith(step.client)) {
-      const tail = retry.text.slice(step.client.length);
-      step.client = retry.text;
-      return tail;
-    }
-    // The retry says something else: it goes on from here; the final assistant/message replaces the line.
-    retry.diverged = true;
-    step.client += retry.text;
-    return retry.text;
-  }
-
   /**
    * Only a step that ends the answer becomes `assistant/message` (the client finalizes its line and
    * goes idle on it): not a step that calls tools, not an aborted one (the client already dropped
@@ -288,7 +250,7 @@ export class EdnEventMapper {
   }
 
   private forgetTurn(turnId: string): void {
-    for (const key of this.steps.keys()) if (key.startsWith(`${turnId}:`)) this.steps.delete(key);
+    this.steps.forget(`${turnId}:`);
     for (const [callId, tool] of this.tools) if (tool.turn === turnId) this.tools.delete(callId);
     if (this.currentTurn === turnId) this.currentTurn = undefined;
   }

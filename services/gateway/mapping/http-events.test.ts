@@ -1,7 +1,7 @@
 import type { AgentEventEnvelope } from '../../../contracts/agent-events';
 import { toHttpEvent } from './http-events';
 
-const env = (event: AgentEventEnvelope['event']): AgentEventEnvelope => ({ v: 1, session_id: 's', ts: 1, event });
+const env = (event: AgentEventEnvelope['event'], attempt?: number): AgentEventEnvelope => ({ v: 1, session_id: 's', ts: 1, event, ...(attempt ? { attempt } : {}) });
 
 describe('canonical → HTTP SSE events', () => {
   test('session state becomes agent.state', () => {
@@ -11,11 +11,13 @@ describe('canonical → HTTP SSE events', () => {
     });
   });
 
-  test('assistant deltas become message.delta with role and turn', () => {
+  test('assistant deltas become message.delta with role, turn, step and attempt (what a client needs for the step-text rule)', () => {
     expect(toHttpEvent(env({ type: 'assistant.delta', turn_id: 't1', step: 0, text: 'Hi ' }))).toEqual({
       event: 'message.delta',
-      data: { type: 'message.delta', content: 'Hi ', role: 'assistant', turn_id: 't1' },
+      data: { type: 'message.delta', content: 'Hi ', role: 'assistant', turn_id: 't1', step: 0, attempt: 1 },
     });
+    expect(toHttpEvent(env({ type: 'assistant.delta', turn_id: 't1', step: 2, text: 'more' }, 2))?.data).toMatchObject({ step: 2, attempt: 2 });
+    expect(toHttpEvent(env({ type: 'assistant.thinking_delta', turn_id: 't1', step: 1, text: 'hmm' }, 3))?.data).toEqual({ type: 'thinking.delta', content: 'hmm', turn_id: 't1', step: 1, attempt: 3 });
   });
 
   test('the final assistant message becomes message.done', () => {
@@ -27,7 +29,7 @@ describe('canonical → HTTP SSE events', () => {
 
   test('retries and resets keep the contract names', () => {
     expect(toHttpEvent(env({ type: 'retry.scheduled', attempt: 2, delay_ms: 1000, reason: 'rate_limited' }))?.event).toBe('retry');
-    expect(toHttpEvent(env({ type: 'stream.reset', turn_id: 't1', step: 0 }))?.data).toEqual({ type: 'stream.reset', turn_id: 't1', step: 0 });
+    expect(toHttpEvent(env({ type: 'stream.reset', turn_id: 't1', step: 0 }, 2))?.data).toEqual({ type: 'stream.reset', turn_id: 't1', step: 0, attempt: 2 });
   });
 
   test('events the HTTP contract has no frame for are not sent', () => {

@@ -9,7 +9,9 @@ export interface HttpEvent {
 /**
  * Maps a canonical agent event onto the HTTP+SSE vocabulary. Events the HTTP contract has no frame
  * for (turn.started, approval.*, …) return undefined and are not sent; their sequence numbers are
- * simply absent from the stream, which Last-Event-ID resumption does not mind.
+ * simply absent from the stream, which Last-Event-ID resumption does not mind. SSE clients apply the
+ * step-text rule themselves (step-text.ts): deltas carry their `step` and `attempt`, and
+ * `stream.reset` is passed on for them to replace the step's text.
  */
 export function toHttpEvent(envelope: AgentEventEnvelope): HttpEvent | undefined {
   const e = envelope.event;
@@ -17,9 +19,9 @@ export function toHttpEvent(envelope: AgentEventEnvelope): HttpEvent | undefined
     case 'session.state':
       return { event: 'agent.state', data: { type: 'agent.state', state: e.phase, ...(e.details ? { details: e.details } : {}) } };
     case 'assistant.delta':
-      return { event: 'message.delta', data: { type: 'message.delta', content: e.text, role: 'assistant', turn_id: e.turn_id } };
+      return { event: 'message.delta', data: { type: 'message.delta', content: e.text, role: 'assistant', turn_id: e.turn_id, step: e.step, attempt: envelope.attempt ?? 1 } };
     case 'assistant.thinking_delta':
-      return { event: 'thinking.delta', data: { type: 'thinking.delta', content: e.text } };
+      return { event: 'thinking.delta', data: { type: 'thinking.delta', content: e.text, turn_id: e.turn_id, step: e.step, attempt: envelope.attempt ?? 1 } };
     case 'assistant.message':
       return {
         event: 'message.done',
@@ -37,7 +39,7 @@ export function toHttpEvent(envelope: AgentEventEnvelope): HttpEvent | undefined
     case 'retry.scheduled':
       return { event: 'retry', data: { type: 'retry', attempt: e.attempt, delay_ms: e.delay_ms, reason: e.reason } };
     case 'stream.reset':
-      return { event: 'stream.reset', data: { type: 'stream.reset', turn_id: e.turn_id, step: e.step } };
+      return { event: 'stream.reset', data: { type: 'stream.reset', turn_id: e.turn_id, step: e.step, attempt: envelope.attempt ?? 1 } };
     case 'usage':
       return {
         event: 'usage',

@@ -88,6 +88,19 @@ test('a retried step with the same text: the client gets every character exactly
   expect(m.reply('x').outputStreamed).toBe(true);
 });
 
+test('a retried step that continues (no reset): its deltas append, a straggler of the first attempt is dropped', () => {
+  const m = new WsTurnMapper();
+  const out = feed(m, [
+    delta('Hello '),
+    delta('wor'),
+    env({ type: 'assistant.delta', turn_id: 't1', step: 0, text: 'ld!' }, { attempt: 2 }),
+    env({ type: 'assistant.delta', turn_id: 't1', step: 0, text: 'zzz' }, { attempt: 1 }),
+    message('Hello world!'),
+  ]);
+  expect(text(out)).toBe('Hello world!');
+  expect(m.reply('x')).toMatchObject({ output: 'Hello world!', outputStreamed: true });
+});
+
 test('a retried step that says something else: a notice, the new text, and output marked not streamed', () => {
   const m = new WsTurnMapper();
   const out = feed(m, [delta('Maybe '), env({ type: 'stream.reset', turn_id: 't1', step: 0 }, { attempt: 2 }), env({ type: 'assistant.delta', turn_id: 't1', step: 0, text: 'Surely ' }, { attempt: 2 }), env({ type: 'assistant.delta', turn_id: 't1', step: 0, text: 'yes' }, { attempt: 2 }), message('Surely yes')]);

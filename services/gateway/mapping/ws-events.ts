@@ -1,28 +1,23 @@
 import type { AgentEvent, AgentEventEnvelope } from '../../../contracts/agent-events';
 import type { ChatReply, WsEvent } from '../../../contracts/ws-rpc';
+import { RETRIED_DIFFERENTLY, StepTexts } from './step-text';
 
 /** Longest tool-argument summary shown in a tool row's header. */
 const DETAIL_MAX = 120;
-
-/** Text of one model step as the client has it, and the retried attempt being replayed against it. */
-interface StepText {
-  client: string;
-  /** Set by `stream.reset`: the attempt now streaming and the text it has produced so far. */
-  retry?: { attempt: number; text: string; diverged: boolean };
-}
 
 /**
  * Maps one turn's canonical agent events onto the WebSocket RPC event vocabulary (specs/ws-rpc.md),
  * and gathers what the final reply needs. One instance per chat, fed every event of the turn in
  * stream order: it remembers which tool calls it announced (so `tool-output`/`tool-result` never name
  * an unknown call, and one task's calls never show up in another's stream) and the text each model
- * step has already delivered. The protocol has no way to take text back, so after a `stream.reset`
- * (a retried provider step) the repeated prefix is swallowed and only what is new goes out; should
- * the retry say something else, a notice says so and the reply's `output` is authoritative.
+ * step has already delivered. A retried step's text follows the one rule of step-text.ts: a
+ * continuation appends; the protocol has no way to take text back, so after a `stream.reset` the
+ * repeated prefix is swallowed and only what is new goes out; should the retry say something else, a
+ * notice says so and the reply's `output` is authoritative.
  */
 export class WsTurnMapper {
   private readonly calls = new Map<string, string>();
-  private readonly steps = new Map<number, StepText>();
+  private readonly steps = new StepTexts();
   private readonly toolNames: string[] = [];
   private finalText = '';
   private finalStreamed = false;
@@ -42,12 +37,10 @@ export class WsTurnMapper {
       case 'assistant.delta':
         return this.delta(e.step, e.text, envelope.attempt ?? 1);
       case 'assistant.thinking_delta':
-        return [{ type: 'reasoning', text: e.text }];
-      case 'stream.reset': {
-        const step = this.step(e.step);
-        step.retry = { attempt: envelope.attempt ?? 1, text: '', diverged: false };
+        return this.steps.thinking(String(e.step), envelope.attempt ?? 1, e.text) === undefined ? [] : [{ type: 'reasoning', text: e.text }];
+      case 'stream.reset':
+        this.steps.reset(String(e.step), envelope.attempt ?? 1);
         return [];
-      }
       case 'assistant.message':
         return this.message(e);
       case 'tool.call':
@@ -121,45 +114,20 @@ export class WsTurnMapper {
     };
   }
 
-  private step(n: number): StepText {
-    let s = this.steps.get(n);
-    if (!s) this.steps.set(n, (s = { client: '' }));
-    return s;
-  }
-
   private delta(n: number, text: string, attempt: number): WsEvent[] {
-    const step = this.step(n);
-    const retry = step.retry;
-    if (!retry) {
-      step.client += text;
-      return text ? [{ type: 'text-delta', text }] : [];
-    }
-    // A late delta of the attempt that was given up: the client must not see it.
-    if (attempt < retry.attempt) return [];
-    retry.text += text;
-    if (retry.diverged) {
-      step.client += text;
-      return text ? [{ type: 'text-delta', text }] : [];
-    }
-    if (step.client.startsWith(retry.text)) return [];
-    if (retry.text.startsWith(step.client)) {
-      const tail = retry.text.slice(step.client.length);
-      step.client = retry.text;
-      return [{ type: 'text-delta', text: tail }];
-    }
-    retry.diverged = true;
-    step.client = retry.text;
+    const out = this.steps.delta(String(n), attempt, text);
+    if (!out.text) return [];
+    if (!out.diverged) return [{ type: 'text-delta', text: out.text }];
     return [
-      { type: 'notice', level: 'warn', message: 'the provider step was retried and answered differently: the text below replaces the text above', source: 'strand' },
-      { type: 'text-delta', text: retry.text },
+      { type: 'notice', level: 'warn', message: RETRIED_DIFFERENTLY, source: 'strand' },
+      { type: 'text-delta', text: out.text },
     ];
   }
 
   private message(e: Extract<AgentEvent, { type: 'assistant.message' }>): WsEvent[] {
     this.modelCalls += 1;
     this.finalText = e.text;
-    const step = this.steps.get(e.step);
-    this.finalStreamed = !!step && step.client === e.text && !step.retry?.diverged;
+    this.finalStreamed = this.steps.shows(String(e.step), e.text);
     if (e.usage) {
       this.inputTokens += e.usage.input;
       this.outputTokens += e.usage.output;

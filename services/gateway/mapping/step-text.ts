@@ -1,0 +1,101 @@
+/**
+ * The one rule for a model step's text, the same on every protocol (README, "What a client can rely
+ * on"; specs: `message.delta` / `stream.reset`):
+ *
+ * 1. A step's `assistant.delta`s append to its text, in stream order. A step retried after a crash or a
+ *    dropped stream normally continues the answer: its deltas (a higher `attempt`) carry only what
+ *    follows the text already sent, so they simply append too.
+ * 2. When a retried step cannot continue, it first sends `stream.reset {turn_id, step}`: the step's text
+ *    so far is void, and the deltas that follow replace it (replace, never append to it).
+ * 3. A delta of an older attempt than one already seen for the step (its deltas or its reset) is a
+ *    straggler of a given-up attempt: it is dropped.
+ *
+ * SSE clients apply the rule themselves (`message.delta` carries `step` and `attempt`). WebSocket and
+ * EDN clients cannot be told to take text back, so their mappers apply it here and send only what
+ * extends what the client shows: after a reset the repeated part of the new text is swallowed, and
+ * when the new text says something else the client is told so (`diverged`) and gets the new text; the
+ * final message is authoritative.
+ */
+
+/** What a client that cannot take text back is told when a reset step's new text differs from what it shows. */
+export const RETRIED_DIFFERENTLY = 'the provider step was retried and answered differently: the text below replaces the text above';
+
+/** What a delta adds to the client's text: `diverged` when a reset's new text does not extend what it shows. */
+export interface StepTextOut {
+  text: string;
+  diverged?: true;
+}
+
+interface StepState {
+  /** The text the client shows for the step. */
+  shown: string;
+  /** The newest attempt seen for the step (rule 3). */
+  attempt: number;
+  /** After a reset: the new text so far, and whether it stopped matching what the client shows. */
+  replay?: { text: string; diverged: boolean };
+  /** The thinking text so far (a reset voids it too). */
+  thinking: string;
+}
+
+/** Applies the rule per step (keys chosen by the mapper: a step number, or `<turn>:<step>`). */
+export class StepTexts {
+  private readonly steps = new Map<string, StepState>();
+
+  /** A delta: what to send the client ('' for nothing). */
+  delta(key: string, attempt: number, text: string): StepTextOut {
+    const step = this.live(key, attempt);
+    if (!step) return { text: '' };
+    const replay = step.replay;
+    if (!replay || replay.diverged) {
+      if (replay) replay.text += text;
+      step.shown += text;
+      return { text };
+    }
+    replay.text += text;
+    if (step.shown.startsWith(replay.text)) return { text: '' };
+    if (replay.text.startsWith(step.shown)) {
+      const tail = replay.text.slice(step.shown.length);
+      step.shown = replay.text;
+      return { text: tail };
+    }
+    replay.diverged = true;
+    step.shown = replay.text;
+    return { text: replay.text, diverged: true };
+  }
+
+  /** `stream.reset`: what follows replaces the step's text (and its thinking). */
+  reset(key: string, attempt: number): void {
+    const step = this.live(key, attempt);
+    if (!step) return;
+    step.replay = { text: '', diverged: false };
+    step.thinking = '';
+  }
+
+  /** A thinking delta: the step's whole thinking so far, or undefined for a straggler. */
+  thinking(key: string, attempt: number, text: string): string | undefined {
+    const step = this.live(key, attempt);
+    if (!step) return undefined;
+    step.thinking += text;
+    return step.thinking;
+  }
+
+  /** Whether the client's text of the step is the final text (`text`): nothing diverged, nothing missing. */
+  shows(key: string, text: string): boolean {
+    const step = this.steps.get(key);
+    return !!step && step.shown === text && !step.replay?.diverged;
+  }
+
+  /** Forgets the steps whose keys start with `prefix` (a finished turn). */
+  forget(prefix: string): void {
+    for (const key of this.steps.keys()) if (key.startsWith(prefix)) this.steps.delete(key);
+  }
+
+  /** The step's state when `attempt` is current (rule 3), else undefined. */
+  private live(key: string, attempt: number): StepState | undefined {
+    let step = this.steps.get(key);
+    if (!step) this.steps.set(key, (step = { shown: '', attempt, thinking: '' }));
+    if (attempt < step.attempt) return undefined;
+    step.attempt = attempt;
+    return step;
+  }
+}
