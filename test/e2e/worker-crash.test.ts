@@ -2,14 +2,17 @@ import { execSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openSse, readUntil } from '../harness/sse-client';
+import { openSse, readUntil, type SseEvent } from '../harness/sse-client';
 import { http, startTestStack, type TestStack } from '../harness/stack-fixture';
 
 /**
  * Kill -9 the worker in the middle of a streamed answer: the turn still finishes on the restarted
- * worker, the store holds exactly one user and one assistant message, and the SSE client sees
- * `stream.reset` and then the complete answer (what it must drop and what it must keep). Kill it again
- * in the middle of a shell command: the command is reported to the model as interrupted, not run again.
+ * worker, the store holds exactly one user and one assistant message, and the retried step continues
+ * the answer from the text already published, so an SSE client that only joins `message.delta`s ends
+ * with exactly the stored text (no `stream.reset`). A model that cannot continue falls back to
+ * `stream.reset` and the whole answer again: a client applying the reset ends with the stored text.
+ * Kill it again in the middle of a shell command: the command is reported to the model as interrupted,
+ * not run again.
  */
 let stack: TestStack;
 let base: string;
@@ -40,7 +43,11 @@ beforeAll(async () => {
       ],
     }),
   );
-  stack = await startTestStack({ STRAND_SCRIPTED_DELTA_DELAY_MS: '50', STRAND_SCRIPTS_DIR: scripts });
+  // The same echo under a name the catalog says cannot continue a prefill: the fallback path.
+  fs.writeFileSync(path.join(scripts, 'echo-no-prefill.json'), JSON.stringify({ steps: [[{ type: 'text', text: 'You said: {{user}}' }]], repeat_last_step: true }));
+  const models = path.join(scripts, 'models.json');
+  fs.writeFileSync(models, JSON.stringify({ models: [{ provider: 'scripted', id: 'echo-no-prefill', name: 'echo, no prefill', context_window: 200000, max_output_tokens: 8192, supports: { prefill: false } }] }));
+  stack = await startTestStack({ STRAND_SCRIPTED_DELTA_DELAY_MS: '50', STRAND_SCRIPTS_DIR: scripts, STRAND_MODELS_FILE: models });
   base = stack.urls.gateway;
 }, 180_000);
 
@@ -52,8 +59,9 @@ afterAll(async () => {
 }, 60_000);
 
 
-test('a worker killed mid-stream: the turn finishes once, and the client can rebuild the exact answer', async () => {
-  const created = await http(base, 'POST', '/api/sessions', { project_path: '/tmp/strand-e2e-crash' });
+/** Prompts a fresh session and kills -9 the worker after the 8th delta; returns every SSE event of the turn and the stored answer. */
+async function crashMidAnswer(model?: string): Promise<{ all: SseEvent[]; answer: string; stored: any[] }> {
+  const created = await http(base, 'POST', '/api/sessions', { project_path: '/tmp/strand-e2e-crash', ...(model ? { model } : {}) });
   const sid = created.body.session_id as string;
   const text = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ');
   const events = await openSse(`${base}/api/sessions/${sid}/events`);
@@ -65,19 +73,40 @@ test('a worker killed mid-stream: the turn finishes once, and the client can reb
   const after = await readUntil(events, (e) => e.event === 'turn.finished', 90_000);
   events.close();
   const all = [...before, ...after];
-
-  const resetAt = all.findIndex((e) => e.event === 'stream.reset');
-  expect(resetAt).toBeGreaterThan(0);
-  expect(JSON.parse(all[resetAt]!.data)).toEqual({ type: 'stream.reset', turn_id: 't1', step: 0 });
-  // What a client keeps: the deltas after the last reset of the step, which spell the whole answer.
-  const kept = all.slice(resetAt + 1).filter((e) => e.event === 'message.delta').map((e) => JSON.parse(e.data).content).join('');
-  expect(kept).toBe(`You said: ${text}`);
   expect(JSON.parse(after[after.length - 1]!.data)).toEqual({ type: 'turn.finished', turn_id: 't1', outcome: 'done' });
   expect(all.filter((e) => e.event === 'message.done')).toHaveLength(1);
-
   const messages = await http(base, 'GET', `/api/sessions/${sid}/messages`);
   expect(messages.body.messages.map((m: any) => m.entry_id)).toEqual(['t1:user', 't1:s0:assistant']);
-  expect(messages.body.messages[1].message.content).toEqual([{ type: 'text', text: `You said: ${text}` }]);
+  return { all, answer: `You said: ${text}`, stored: messages.body.messages };
+}
+
+const data = (e: SseEvent) => JSON.parse(e.data);
+const deltasOf = (events: SseEvent[]) => events.filter((e) => e.event === 'message.delta').map(data);
+
+test('a worker killed mid-stream: the retried step continues the answer; joining the deltas gives exactly the stored text', async () => {
+  const { all, answer, stored } = await crashMidAnswer();
+  expect(stored[1].message.content).toEqual([{ type: 'text', text: answer }]);
+  expect(all.some((e) => e.event === 'stream.reset')).toBe(false);
+  // A client that knows nothing of retries: it joins every delta's content.
+  const deltas = deltasOf(all);
+  expect(deltas.map((d) => d.content).join('')).toBe(answer);
+  // The first attempt was cut short and the second carried the rest (a continuation, not a replay).
+  const attempts = [...new Set(deltas.map((d) => d.attempt))];
+  expect(attempts).toEqual([1, 2]);
+  expect(deltas.every((d) => d.step === 0 && d.turn_id === 't1')).toBe(true);
+}, 150_000);
+
+test('a model that cannot continue: stream.reset, then the whole answer; a client applying the reset has exactly the stored text', async () => {
+  const { all, answer, stored } = await crashMidAnswer('scripted/echo-no-prefill');
+  expect(stored[1].message.content).toEqual([{ type: 'text', text: answer }]);
+  const resets = all.filter((e) => e.event === 'stream.reset');
+  expect(resets.map(data)).toEqual([{ type: 'stream.reset', turn_id: 't1', step: 0, attempt: 2 }]);
+  // The rule: a reset empties the step's text; the deltas after it replace it.
+  const resetAt = all.indexOf(resets[0]!);
+  expect(deltasOf(all.slice(resetAt + 1)).map((d) => d.content).join('')).toBe(answer);
+  expect(deltasOf(all.slice(resetAt + 1)).every((d) => d.attempt === 2)).toBe(true);
+  // Without applying it, a client would show the first words twice.
+  expect(deltasOf(all).map((d) => d.content).join('')).not.toBe(answer);
 }, 150_000);
 
 test('a worker killed mid-shell: the command is reported as interrupted, not run again; one result per call', async () => {
