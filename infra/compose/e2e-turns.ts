@@ -100,9 +100,12 @@ export async function runTurns(http: StrandHttp, compose: ComposeProject, ws: Wo
     const afterKill = seen.slice(killedIndex);
     const finished2 = seen[seen.length - 1]!.data;
     check(finished2.type === 'turn.finished' && finished2.outcome === 'done' && finished2.turn_id === second.turn_id, `turn ${second.turn_id} finished done (${JSON.stringify(finished2)})`);
-    check(afterKill.some((s) => s.data.type === 'stream.reset'), 'the step cut by the kill was retried (stream.reset)');
+    check(!afterKill.some((s) => s.data.type === 'stream.reset'), 'the step cut by the kill continued its answer (no stream.reset)');
     const done = seen.filter((s) => s.data.type === 'message.done').map((s) => s.data as Extract<HttpEventData, { type: 'message.done' }>);
     check(done[done.length - 1]?.content.trim() === SLOW_ANSWER.join('').trim(), 'the retried step delivered the whole answer');
+    const finalStep = Number(/:s(\d+):assistant$/.exec(done[done.length - 1]?.entry_id ?? '')?.[1]);
+    const joined = seen.flatMap((s) => (s.data.type === 'message.delta' && s.data.turn_id === second.turn_id && s.data.step === finalStep ? [s.data.content] : [])).join('');
+    check(joined === done[done.length - 1]?.content, 'a client that joins the cut step\'s deltas holds exactly the stored answer');
     check(restart.restarts === before.restarts + 1, `the restart policy restarted the worker once (restart count ${before.restarts} → ${restart.restarts})`);
     checkFileOnHost(ws, SECOND_FILE);
     await checkStoreAndReplay(http, sid, [first.turn_id, second.turn_id]);
