@@ -72,7 +72,7 @@ async function main(): Promise<number> {
           const r = record.recovery;
           progress(
             `${scenario.id} #${i}: ${record.verdict.passed ? 'passed' : 'FAILED'} (${record.fault_point ?? '-'}; silence ${r.silence ?? '-'} ms, ` +
-              `fault → first delta ${r.faultToFirstDelta ?? '-'} ms, → finished ${r.faultToFinished ?? '-'} ms)` +
+              `fault → deltas again ${r.faultToResume ?? '-'} ms, → finished ${r.faultToFinished ?? '-'} ms)` +
               (record.verdict.passed ? '' : `: ${record.verdict.problems.join('; ')}`),
           );
           const restarted = await current.ensureUp();

@@ -1,25 +1,30 @@
 /** How long the client waited around a fault, in ms (undefined where there is nothing to measure). */
 export interface RecoveryTimes {
-  /** The longest silence on the client between two deltas around the fault: last before → first after. */
+  /**
+   * The longest silence on the client between two consecutive deltas of the faulted turn, from the
+   * last delta before the fault on: the wait the fault caused (replayed deltas end it, since that is
+   * when the client has text again). A delta still in flight when the fault hit does not end it.
+   */
   silence?: number;
-  /** From the fault to the first delta after it (for the worker: kill → the turn streams again). */
-  faultToFirstDelta?: number;
+  /** From the fault to the delta that ended that silence (for the worker: kill → the turn streams again). */
+  faultToResume?: number;
   /** From the fault to the faulted turn's `turn.finished` at the client. */
   faultToFinished?: number;
 }
 
-/**
- * Recovery figures from the client's delta arrival times (any clock, same as `faultAt`). Deltas that
- * arrive at once after a reconnect (replayed) end the silence: that is when the client has text again.
- */
+/** Recovery figures from the client's delta arrival times (any clock, the same as `faultAt`'s). */
 export function recoveryTimes(deltaArrivals: number[], faultAt: number, finishedAt: number | undefined): RecoveryTimes {
-  const before = deltaArrivals.filter((t) => t <= faultAt);
-  const after = deltaArrivals.filter((t) => t > faultAt);
-  const lastBefore = before.length ? Math.max(...before) : undefined;
-  const firstAfter = after.length ? Math.min(...after) : undefined;
+  const sorted = [...deltaArrivals].sort((a, b) => a - b);
+  const before = sorted.filter((t) => t <= faultAt);
+  const window = [...before.slice(-1), ...sorted.filter((t) => t > faultAt)];
+  let longest: { from: number; to: number } | undefined;
+  for (let i = 1; i < window.length; i++) {
+    const [from, to] = [window[i - 1]!, window[i]!];
+    if (!longest || to - from > longest.to - longest.from) longest = { from, to };
+  }
   return {
-    silence: lastBefore !== undefined && firstAfter !== undefined ? firstAfter - lastBefore : undefined,
-    faultToFirstDelta: firstAfter !== undefined ? firstAfter - faultAt : undefined,
+    silence: longest ? longest.to - longest.from : undefined,
+    faultToResume: longest ? Math.max(0, longest.to - faultAt) : undefined,
     faultToFinished: finishedAt !== undefined ? finishedAt - faultAt : undefined,
   };
 }

@@ -21,7 +21,8 @@ export interface ScenarioSummary {
   next_prompt: number;
   /** Client silence around the fault, seconds. */
   silence_s: { p50?: number; p99?: number; max?: number };
-  fault_to_first_delta_s: { p50?: number; max?: number };
+  /** From the fault to the delta that ended the silence, seconds. */
+  fault_to_resume_s: { p50?: number; max?: number };
   /** From the fault to the faulted turn's end at the client, seconds. */
   fault_to_finished_s: { p50?: number; max?: number };
   /** How long the faulted process took to be ready again once started, seconds. */
@@ -45,7 +46,7 @@ export function summarize(scenarios: Scenario[], records: TrialRecord[], planned
   return scenarios.map((s) => {
     const rs = records.filter((r) => r.scenario === s.id);
     const silence = spread(defined(rs.map((r) => r.recovery.silence)));
-    const first = spread(defined(rs.map((r) => r.recovery.faultToFirstDelta)));
+    const resume = spread(defined(rs.map((r) => r.recovery.faultToResume)));
     const finished = spread(defined(rs.map((r) => r.recovery.faultToFinished)));
     const restart = spread(defined(rs.map((r) => r.fault?.restart_ms)));
     return {
@@ -62,7 +63,7 @@ export function summarize(scenarios: Scenario[], records: TrialRecord[], planned
       extra_words: rs.reduce((n, r) => n + r.verdict.extraWords, 0),
       next_prompt: count(rs, (r) => r.verdict.nextPrompt),
       silence_s: silence,
-      fault_to_first_delta_s: { p50: first.p50, max: first.max },
+      fault_to_resume_s: { p50: resume.p50, max: resume.max },
       fault_to_finished_s: { p50: finished.p50, max: finished.max },
       restart_s: { p50: restart.p50, max: restart.max },
       ...(errors.has(s.id) ? { error: errors.get(s.id) } : {}),
@@ -76,7 +77,7 @@ const sec = (x: number | undefined) => (x === undefined ? '—' : x.toFixed(x < 
 /** The markdown table of chaos.md: one row per scenario, then each failed trial's problems. */
 export function chaosMarkdown(rows: ScenarioSummary[], records: TrialRecord[], header: string): string {
   const table = markdownTable(
-    ['scenario', 'fault', 'trials', 'passed', 'finished', 'stored once', 'client exact', 'duplicates', 'lost words', 'next prompt', 'silence p50 s', 'p99 s', 'max s', 'fault → 1st delta p50 s', 'fault → finished p50 s', 'restart p50 s'],
+    ['scenario', 'fault', 'trials', 'passed', 'finished', 'stored once', 'client exact', 'duplicates', 'lost words', 'next prompt', 'silence p50 s', 'p99 s', 'max s', 'fault → deltas again p50 s', 'fault → finished p50 s', 'restart p50 s'],
     rows.map((r) => [
       r.scenario,
       r.fault,
@@ -91,7 +92,7 @@ export function chaosMarkdown(rows: ScenarioSummary[], records: TrialRecord[], h
       sec(r.silence_s.p50),
       sec(r.silence_s.p99),
       sec(r.silence_s.max),
-      sec(r.fault_to_first_delta_s.p50),
+      sec(r.fault_to_resume_s.p50),
       sec(r.fault_to_finished_s.p50),
       sec(r.restart_s.p50),
     ]),

@@ -31,6 +31,8 @@ export interface TrialRecord {
   fault_point?: string;
   fault?: { at: number; down_ms: number; restart_ms?: number; up_at?: number; error?: string };
   recovery: RecoveryTimes;
+  /** When each delta of the faulted turn reached the client, so that other figures can be drawn later. */
+  delta_arrivals: number[];
   turn_finished_at?: number;
   /** How many times the provider was asked for each step of the faulted turn (1 = no retry). */
   provider_requests: number[];
@@ -195,7 +197,8 @@ export async function runTrial(ctx: TrialContext): Promise<TrialRecord> {
       up_at: rel(faultRecord.upAt),
       error: faultRecord.error,
     },
-    recovery: { silence: round(recovery.silence), faultToFirstDelta: round(recovery.faultToFirstDelta), faultToFinished: round(recovery.faultToFinished) },
+    recovery: { silence: round(recovery.silence), faultToResume: round(recovery.faultToResume), faultToFinished: round(recovery.faultToFinished) },
+    delta_arrivals: watcher.deltas(turns.first).map((e) => rel(e.at)!),
     turn_finished_at: rel(finishedAt),
     provider_requests: truth.first.map((s) => s.requests),
     stream_resets: watcher.events.filter((e) => e.event === 'stream.reset').length,
