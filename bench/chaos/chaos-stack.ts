@@ -54,6 +54,13 @@ export async function startChaosStack(providerBaseURL: string, logFile: string, 
         },
         onLine,
       );
+      // Every exit is logged, so that a process that dies when no fault was aimed at it is seen.
+      for (const name of SERVICES.flatMap((service) => stack.instances(service))) {
+        stack.process(name).onExit((exit) => {
+          const how = exit.signal ? `killed by ${exit.signal}` : `exited with code ${exit.code}`;
+          onLine('chaos', `${name} ${how} after ${Math.round(exit.uptimeMs / 1000)} s${exit.intended ? '' : ': nobody asked it to stop'}`);
+        });
+      }
       return {
         stack,
         recent,

@@ -11,3 +11,7 @@ test('a delta in flight when the fault hit does not end the silence', () => {
 test('nothing after the fault: no silence and no resume', () => {
   expect(recoveryTimes([100, 150], 210, undefined)).toEqual({ silence: undefined, faultToResume: undefined, faultToFinished: undefined });
 });
+
+test('gaps that start after the deltas in flight are the pace of the stream, not the fault', () => {
+  expect(recoveryTimes([100, 150, 200, 250, 300, 350, 400, 450, 500, 2_000], 210, 3_000)).toEqual({ silence: 50, faultToResume: 40, faultToFinished: 2_790 });
+});
