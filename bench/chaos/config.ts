@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { REPO_ROOT } from '../../infra/stack/stack-config';
 import { pickScenarios, type Scenario } from './scenarios';
+import { intFrom } from '../env-int';
 
 /** What one `npm run chaos` does, from the environment (bench/README.md, "chaos"). */
 export interface ChaosConfig {
@@ -20,14 +21,6 @@ export interface ChaosConfig {
   finishTimeoutMs: number;
   resultsDir: string;
   quick: boolean;
-}
-
-function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
-  const raw = env[name]?.trim();
-  if (!raw) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name}=${raw}: expected an integer ≥ ${min}`);
-  return n;
 }
 
 /**

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { REPO_ROOT } from '../../infra/stack/stack-config';
+import { intFrom } from '../env-int';
 
 /** The three client protocols a soak session can speak. */
 export const PROTOCOLS = ['sse', 'ws', 'edn'] as const;
@@ -23,14 +24,6 @@ export interface SoakConfig {
   /** A turn that has not ended within this counts as an error (and its session stops). */
   turnTimeoutMs: number;
   resultsDir: string;
-}
-
-function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
-  const raw = env[name]?.trim();
-  if (!raw) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min) throw new Error(`${name}=${raw}: expected an integer ≥ ${min}`);
-  return n;
 }
 
 /**
