@@ -80,7 +80,7 @@ async function main(): Promise<number> {
     await deltas.listen(soak.stack.urls.nats);
     const hooks: ClientHooks = { onDelta: deltas.clientDelta, onError: metrics.error };
     await openSessions(soak, config, hooks, sessions);
-    loops = Promise.all(sessions.map((s) => runSessionLoop(s, metrics, () => stop, config.turnTimeoutMs)));
+    loops = Promise.all(sessions.map((s) => runSessionLoop(s, metrics, () => stop, config.turnTimeoutMs, config.thinkMs)));
     progress(`${sessions.length} sessions open; warming up ${config.warmupS} s`);
     await sleep(config.warmupS * 1000);
 
@@ -127,7 +127,8 @@ async function main(): Promise<number> {
   };
   const when = new Date().toISOString();
   const split = PROTOCOLS.map((p) => `${sessions.filter((s) => s.protocol === p).length} ${p}`).join(', ');
-  const setup = `${config.sessions} sessions (${split}), ${config.durationS} s after a ${config.warmupS} s warm-up, 2 workers; ${os.cpus().length} cores, Node ${process.version}; code ${code}`;
+  const think = `think ${config.thinkMs.min / 1000}–${config.thinkMs.max / 1000} s between turns`;
+  const setup = `${config.sessions} sessions (${split}), ${think}, ${config.durationS} s after a ${config.warmupS} s warm-up, 2 workers; ${os.cpus().length} cores, Node ${process.version}; code ${code}`;
   const header = [
     `# strand soak — ${when}`,
     '',
@@ -139,7 +140,7 @@ async function main(): Promise<number> {
     name: 'soak',
     json: {
       generated_at: when,
-      config: { sessions: config.sessions, duration_s: config.durationS, warmup_s: config.warmupS, sample_s: config.sampleS, delta_delay_ms: config.deltaDelayMs, answer_words: config.answerWords, rss_bound_mb: config.rssBoundMb, workers: 2 },
+      config: { sessions: config.sessions, duration_s: config.durationS, warmup_s: config.warmupS, sample_s: config.sampleS, delta_delay_ms: config.deltaDelayMs, answer_words: config.answerWords, think_s: [config.thinkMs.min / 1000, config.thinkMs.max / 1000], rss_bound_mb: config.rssBoundMb, workers: 2 },
       machine: { cores: os.cpus().length, node: process.version, load_avg_1m_end: +os.loadavg()[0]!.toFixed(2) },
       code,
       measured_s: Math.round(measuredS * 10) / 10,

@@ -61,7 +61,13 @@ export async function startSoakStack(config: SoakConfig): Promise<SoakStack> {
         ports: { temporal: 0, temporalUi: 0, nats: 0, gateway: 0 },
         ui: false,
         instances: { worker: 2 },
-        serviceEnv: { STRAND_LOG_LEVEL: 'warn', STRAND_SCRIPTS_DIR: scripts, STRAND_SCRIPTED_DELTA_DELAY_MS: String(config.deltaDelayMs) },
+        serviceEnv: {
+          STRAND_LOG_LEVEL: 'warn',
+          STRAND_SCRIPTS_DIR: scripts,
+          STRAND_SCRIPTED_DELTA_DELAY_MS: String(config.deltaDelayMs),
+          // Diagnostics for the services only (e.g. --trace-gc to tell a leak from a heap that grows to its size).
+          ...(process.env.SOAK_SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.SOAK_SERVICE_NODE_OPTIONS } : {}),
+        },
       },
       onLine,
     );

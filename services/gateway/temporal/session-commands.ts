@@ -2,12 +2,10 @@ import { randomUUID } from 'node:crypto';
 import {
   QueryRejectedError,
   WithStartWorkflowOperation,
-  WorkflowUpdateFailedError,
   type Client,
 } from '@temporalio/client';
-import { ApplicationFailure, TypedSearchAttributes, WorkflowNotFoundError } from '@temporalio/common';
+import { TypedSearchAttributes, WorkflowNotFoundError } from '@temporalio/common';
 import { ErrorCode, StrandError } from '../../../contracts/errors';
-import { FailureType, providerKindOf } from '../../../contracts/failures';
 import {
   abortRetryUpdate,
   abortUpdate,
@@ -35,6 +33,7 @@ import {
 import type { SessionSettings } from '../../../contracts/session-settings';
 import { SESSION_WORKFLOW_TYPE, sessionWorkflowId } from '../../../contracts/workflow-ids';
 import { describeJob, listRunningJobs, type TurnJob } from './jobs';
+import { translateFailure } from './translate-failure';
 import { saKeys } from './search-attribute-keys';
 import type { TemporalLink } from './temporal-link';
 
@@ -225,32 +224,4 @@ export class SessionCommands {
       throw translateFailure(err);
     }
   }
-}
-
-/** Maps validators' failures and Temporal's own errors onto strand error codes. */
-export function translateFailure(err: unknown): unknown {
-  if (err instanceof StrandError) return err;
-  const cause = err instanceof WorkflowUpdateFailedError ? err.cause : undefined;
-  if (cause instanceof ApplicationFailure) {
-    if (cause.type === FailureType.SESSION_BUSY) return new StrandError(ErrorCode.SESSION_BUSY, cause.message);
-    if (cause.type === FailureType.INVALID_COMMAND) return new StrandError(ErrorCode.INVALID_REQUEST, cause.message);
-    if (cause.type === FailureType.SESSION_NOT_FOUND) return new StrandError(ErrorCode.SESSION_NOT_FOUND, cause.message);
-    if (cause.type === FailureType.UNKNOWN_TOOL_CALL) return new StrandError(ErrorCode.INVALID_TOOL_CALL, cause.message);
-  }
-  // A model call the session made itself (compaction) failed: the provider's failure, as 502.
-  const provider = causes(err).find((e) => e instanceof ApplicationFailure && providerKindOf(e.type) !== undefined);
-  if (provider) return new StrandError(ErrorCode.LLM_API_ERROR, provider.message, { kind: providerKindOf((provider as ApplicationFailure).type) }, { cause: err });
-  const unreachable = causes(err).find((e) => GRPC_UNREACHABLE.has((e as { code?: unknown }).code as number) || /UNAVAILABLE|ECONNREFUSED|DEADLINE_EXCEEDED|deadline/i.test(e.message));
-  if (unreachable) return new StrandError(ErrorCode.UNAVAILABLE, `Temporal did not answer: ${unreachable.message}`, undefined, { cause: err });
-  return err;
-}
-
-/** gRPC statuses that mean "the server is not there": DEADLINE_EXCEEDED (4), UNAVAILABLE (14). */
-const GRPC_UNREACHABLE = new Set([4, 14]);
-
-/** The error and its causes, outermost first. */
-function causes(err: unknown): Error[] {
-  const out: Error[] = [];
-  for (let e: unknown = err; e instanceof Error && out.length < 8; e = (e as { cause?: unknown }).cause) out.push(e);
-  return out;
 }
