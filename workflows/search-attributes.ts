@@ -1,15 +1,9 @@
 import * as wf from '@temporalio/workflow';
-import { defineSearchAttributeKey, type SearchAttributePair } from '@temporalio/common';
-import { SEARCH_ATTRIBUTES } from '../contracts/task-queues';
+import { type SearchAttributePair } from '@temporalio/common';
+import { searchAttributeKeys } from '../contracts/search-attributes';
 
-/** Typed keys of strand's custom search attributes (contracts/task-queues.ts). */
-export const sa = {
-  sessionId: defineSearchAttributeKey(SEARCH_ATTRIBUTES.sessionId.name, 'KEYWORD'),
-  projectPath: defineSearchAttributeKey(SEARCH_ATTRIBUTES.projectPath.name, 'KEYWORD'),
-  model: defineSearchAttributeKey(SEARCH_ATTRIBUTES.model.name, 'KEYWORD'),
-  phase: defineSearchAttributeKey(SEARCH_ATTRIBUTES.phase.name, 'KEYWORD'),
-  owner: defineSearchAttributeKey(SEARCH_ATTRIBUTES.owner.name, 'KEYWORD'),
-};
+/** Typed keys of strand's custom search attributes, shared with the gateway (contracts/search-attributes.ts). */
+export const sa = searchAttributeKeys;
 
 /**
  * Whether this run may set strand's search attributes: only when it was started with them (the

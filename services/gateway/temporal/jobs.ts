@@ -1,7 +1,6 @@
 import type { Client } from '@temporalio/client';
-import { SEARCH_ATTRIBUTES } from '../../../contracts/task-queues';
 import { TURN_WORKFLOW_TYPE, turnId } from '../../../contracts/workflow-ids';
-import { saKeys } from './search-attribute-keys';
+import { searchAttributeKeys as saKeys } from '../../../contracts/search-attributes';
 
 const { phase: saPhase, owner: saOwner } = saKeys;
 
@@ -41,7 +40,7 @@ function jobOf(w: { workflowId: string; startTime: Date; status: { name: string 
 
 /** Running turns across sessions, newest first (Temporal visibility: a just-started turn shows within moments). */
 export async function listRunningJobs(client: Client, owner?: string): Promise<TurnJob[]> {
-  const filter = owner !== undefined ? ` AND ${SEARCH_ATTRIBUTES.owner.name} = '${owner.replace(/'/g, "\\'")}'` : '';
+  const filter = owner !== undefined ? ` AND ${saOwner.name} = '${owner.replace(/'/g, "\\'")}'` : '';
   const jobs: TurnJob[] = [];
   for await (const w of client.workflow.list({ query: `WorkflowType = '${TURN_WORKFLOW_TYPE}' AND ExecutionStatus = 'Running'${filter}` })) {
     const job = jobOf(w);

@@ -34,7 +34,7 @@ import type { SessionSettings } from '../../../contracts/session-settings';
 import { SESSION_WORKFLOW_TYPE, sessionWorkflowId } from '../../../contracts/workflow-ids';
 import { describeJob, listRunningJobs, type TurnJob } from './jobs';
 import { translateFailure } from './translate-failure';
-import { saKeys } from './search-attribute-keys';
+import { searchAttributeKeys as saKeys } from '../../../contracts/search-attributes';
 import type { TemporalLink } from './temporal-link';
 
 /** Reads and commands to a running session answer within this, or the call fails as UNAVAILABLE. */
