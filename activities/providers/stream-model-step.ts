@@ -4,6 +4,7 @@ import type { EventUsage } from '../../contracts/agent-events';
 import type { ApprovalPolicy, SeenRequest } from '../../contracts/session-settings';
 import { requiresApproval } from '../../contracts/approval-policy';
 import type { ContentBlock, StopReason } from '../../contracts/session-store/messages';
+import { parseModelId } from '../../contracts/models';
 import { entryIds } from '../../contracts/workflow-ids';
 import type { PublishedText } from '../events/published-text';
 import type { AgentEventPublisher, OutgoingEvent } from '../events/publisher';
@@ -111,9 +112,8 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
         context_window: info.context_window,
       });
       const needsApproval = (tool: string) => requiresApproval(input.approval, { name: tool, readOnly: deps.isReadOnly?.(tool) ?? false });
-      const slash = input.model.indexOf('/');
-      const provider = input.model.slice(0, slash);
-      const modelName = input.model.slice(slash + 1);
+      // Settings hold only ids that passed modelIdSchema, so this parse cannot fail here.
+      const { provider, model: modelName } = parseModelId(input.model);
 
       // What the first delta waits for, overlapped: the system prompt (files), the turn's start (store
       // writes, `turn.started`) and the check for an earlier attempt's answer are independent.
