@@ -1,21 +1,18 @@
 import { checkInstanceCounts, type InstanceCounts, type ScalableService } from '../../infra/stack/instances';
 
-/** `strand up` flags naming how many of a service to run, and the service each one counts. */
-const FLAGS: Record<string, ScalableService> = { '--gateways': 'gateway', '--workers': 'worker', '--stores': 'store' };
+/** `strand up` options naming how many of a service to run, and the service each one counts. */
+const FLAGS = { gateways: 'gateway', workers: 'worker', stores: 'store' } as const satisfies Record<string, ScalableService>;
 
 /**
- * Reads `--gateways N`, `--workers N`, `--stores N` (or `--gateways=N`) from `up`'s arguments; other
- * arguments (`-d`) are left to the caller. Throws a message naming the flag for a missing or bad value.
+ * The instance counts from the values parseArgs read for `--gateways N`, `--workers N`, `--stores N`
+ * (cli-args.ts). Throws a message naming the option for a value that is not a count.
  */
-export function parseInstanceFlags(args: string[]): InstanceCounts {
+export function instanceCountsFromOptions(values: Partial<Record<keyof typeof FLAGS, string | undefined>>): InstanceCounts {
   const counts: InstanceCounts = {};
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    const [flag, inline] = arg.split('=', 2) as [string, string | undefined];
-    const service = FLAGS[flag];
-    if (!service) continue;
-    const raw = inline ?? args[++i];
-    if (raw === undefined || !/^\d+$/.test(raw)) throw new Error(`${flag} needs a number of instances, got ${raw === undefined ? 'nothing' : `"${raw}"`}`);
+  for (const [option, service] of Object.entries(FLAGS) as [keyof typeof FLAGS, ScalableService][]) {
+    const raw = values[option];
+    if (raw === undefined) continue;
+    if (!/^\d+$/.test(raw)) throw new Error(`--${option} needs a number of instances, got ${JSON.stringify(raw)}`);
     counts[service] = Number(raw);
   }
   checkInstanceCounts(counts);
@@ -28,12 +25,7 @@ export function parseInstanceFlags(args: string[]): InstanceCounts {
  */
 export const UP_DEFAULT_COUNTS: InstanceCounts = { worker: 2 };
 
-/** `up`'s counts: the defaults, then the flags given. */
-export function upInstanceCounts(args: string[]): InstanceCounts {
-  return { ...UP_DEFAULT_COUNTS, ...parseInstanceFlags(args) };
-}
-
-/** The same counts as flags again, for the runner that `up` starts. */
+/** The same counts as options again, for the runner that `up` starts. */
 export function instanceFlags(counts: InstanceCounts): string[] {
-  return Object.entries(FLAGS).flatMap(([flag, service]) => (counts[service] !== undefined ? [flag, String(counts[service])] : []));
+  return Object.entries(FLAGS).flatMap(([option, service]) => (counts[service] !== undefined ? [`--${option}`, String(counts[service])] : []));
 }

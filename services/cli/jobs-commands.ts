@@ -1,5 +1,5 @@
 import { stackConfigFromEnv } from '../../infra/stack/stack-config';
-import { say, sayError } from './safe-output';
+import { say } from './safe-output';
 
 interface Job {
   job_id: string;
@@ -43,10 +43,9 @@ function row(j: Job): string {
   return [j.job_id.padEnd(44), j.phase.padEnd(16), `${j.steps}`.padStart(5), `$${j.cost_usd.toFixed(4)}`.padStart(10), ago(j.started_at).padStart(6)].join('  ');
 }
 
-/** `strand jobs list|show <id>|cancel <id>`: turns running across sessions, through the gateway. */
-export async function jobs(args: string[]): Promise<void> {
-  const [sub = 'list', id] = args;
-  switch (sub) {
+/** `strand jobs list|show <id>|cancel <id>` (parsed by cli-args.ts): turns running across sessions, through the gateway. */
+export async function jobs(cmd: { action: 'list' } | { action: 'show' | 'cancel'; jobId: string }): Promise<void> {
+  switch (cmd.action) {
     case 'list': {
       const { jobs: list } = (await call('GET', '/api/jobs')) as { jobs: Job[] };
       if (list.length === 0) return say('no running jobs');
@@ -54,19 +53,13 @@ export async function jobs(args: string[]): Promise<void> {
       for (const j of list) say(row(j));
       return;
     }
-    case 'show': {
-      if (!id) throw new Error('usage: strand jobs show <job id>');
-      say(JSON.stringify(await call('GET', `/api/jobs/${encodeURIComponent(id)}`), null, 2));
+    case 'show':
+      say(JSON.stringify(await call('GET', `/api/jobs/${encodeURIComponent(cmd.jobId)}`), null, 2));
       return;
-    }
     case 'cancel': {
-      if (!id) throw new Error('usage: strand jobs cancel <job id>');
-      const { status } = (await call('POST', `/api/jobs/${encodeURIComponent(id)}/cancel`)) as { status: string };
-      say(status === 'cancelled' ? `cancelled ${id}` : `${id} is not running`);
+      const { status } = (await call('POST', `/api/jobs/${encodeURIComponent(cmd.jobId)}/cancel`)) as { status: string };
+      say(status === 'cancelled' ? `cancelled ${cmd.jobId}` : `${cmd.jobId} is not running`);
       return;
     }
-    default:
-      sayError('usage: strand jobs list | show <job id> | cancel <job id>');
-      process.exitCode = 2;
   }
 }

@@ -1,32 +1,5 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { EdnErrorCode, EdnOpError, type EdnSessionHandlerFactory } from '../gateway/edn/protocol';
-import { parseRpcEdnArgs, RPC_EDN_USAGE } from './rpc-edn';
 import { deferredHandlerFactory } from './rpc-edn-deferred';
-
-describe('parseRpcEdnArgs', () => {
-  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-rpc-edn-args-'));
-  fs.mkdirSync(path.join(base, 'proj'));
-  afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
-
-  it('defaults to the directory it runs in', () => {
-    expect(parseRpcEdnArgs([], base)).toEqual({ cwd: base });
-  });
-
-  it('reads --cwd (relative to where it runs) and --session-id, with or without =', () => {
-    expect(parseRpcEdnArgs(['--cwd', 'proj', '--session-id', 's1'], base)).toEqual({ cwd: path.join(base, 'proj'), sessionId: 's1' });
-    expect(parseRpcEdnArgs([`--cwd=${base}/proj`, '--session-id=a=b'], base)).toEqual({ cwd: path.join(base, 'proj'), sessionId: 'a=b' });
-  });
-
-  it.each([[['--verbose']], [['--cwd']], [['--session-id', '']], [['proj']]])('refuses %j with the usage', (args) => {
-    expect(() => parseRpcEdnArgs(args, base)).toThrow(RPC_EDN_USAGE);
-  });
-
-  it('refuses a --cwd that is not a directory', () => {
-    expect(() => parseRpcEdnArgs(['--cwd', 'missing'], base)).toThrow(/is not a directory/);
-  });
-});
 
 describe('deferredHandlerFactory', () => {
   const out = { event: () => undefined };

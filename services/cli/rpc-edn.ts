@@ -1,5 +1,3 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import pino from 'pino';
 import { runtimeEnv } from '../common/env';
 import { gatewayConfig } from '../gateway/config';
@@ -10,32 +8,15 @@ import { ednSessionHandlerFactory } from '../gateway/edn/session/index';
 import { deferredHandlerFactory } from './rpc-edn-deferred';
 import { StackLink } from './rpc-edn-stack';
 
-export const RPC_EDN_USAGE = 'usage: strand rpc-edn [--cwd DIR] [--session-id ID]';
-
 /** How long, after stdin ends, answers to requests already sent may still take. */
 const EOF_DRAIN_MS = 3_000;
 /** How long closing the NATS and Temporal connections may take before the process exits anyway. */
 const CLOSE_GRACE_MS = 2_000;
 
+/** `--cwd` (resolved, a directory) and `--session-id`, as cli-args.ts parsed them. */
 export interface RpcEdnArgs {
   cwd: string;
   sessionId?: string;
-}
-
-/** Parses `[--cwd DIR] [--session-id ID]`; throws a usage error for anything else. */
-export function parseRpcEdnArgs(args: string[], base = process.cwd()): RpcEdnArgs {
-  let cwd = base;
-  let sessionId: string | undefined;
-  for (let i = 0; i < args.length; i++) {
-    const [flag, inline] = args[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
-    const value = inline ?? args[i + 1];
-    if ((flag !== '--cwd' && flag !== '--session-id') || value === undefined || value === '') throw new Error(RPC_EDN_USAGE);
-    if (inline === undefined) i++;
-    if (flag === '--cwd') cwd = path.resolve(base, value);
-    else sessionId = value;
-  }
-  if (!fs.statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`--cwd ${cwd} is not a directory`);
-  return { cwd, ...(sessionId !== undefined ? { sessionId } : {}) };
 }
 
 /**
@@ -58,8 +39,7 @@ function claimStdout(): (line: string) => void {
  * stderr. Resolves (and the process exits 0) on stdin EOF or SIGTERM/SIGINT/SIGHUP, after closing its
  * NATS and Temporal connections; turns it started keep running in the worker.
  */
-export async function rpcEdn(argv: string[]): Promise<void> {
-  const args = parseRpcEdnArgs(argv);
+export async function rpcEdn(args: RpcEdnArgs): Promise<void> {
   const writeFrame = claimStdout();
   const env = runtimeEnv();
   const log = pino({ name: 'rpc-edn', level: env.logLevel, base: { service: 'rpc-edn' } }, pino.destination({ fd: 2, sync: true }));

@@ -1,0 +1,108 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseCli, UsageError } from './cli-args';
+import { COMMAND_HELP, USAGE } from './cli-help';
+import { instanceFlags } from './instance-flags';
+
+const base = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-cli-args-'));
+fs.mkdirSync(path.join(base, 'proj'));
+afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
+
+const parse = (...argv: string[]) => parseCli(argv, base);
+/** The UsageError message a command line gets (and that it is a UsageError, so main exits 2). */
+const refusal = (...argv: string[]) => {
+  try {
+    parse(...argv);
+  } catch (err) {
+    expect(err).toBeInstanceOf(UsageError);
+    return (err as Error).message;
+  }
+  throw new Error(`${argv.join(' ')} was accepted`);
+};
+
+describe('strand up / supervise', () => {
+  test('instance counts come from `--option N` or `--option=N`; up runs two workers unless told otherwise', () => {
+    expect(parse('up')).toEqual({ command: 'up', detach: false, instances: { worker: 2 } });
+    expect(parse('up', '-d', '--gateways', '2', '--workers=3', '--stores', '2')).toEqual({ command: 'up', detach: true, instances: { gateway: 2, worker: 3, store: 2 } });
+    expect(parse('up', '--detach', '--workers', '1')).toEqual({ command: 'up', detach: true, instances: { worker: 1 } });
+    expect(parse('supervise', '--detached')).toEqual({ command: 'supervise', detached: true, instances: {} });
+  });
+
+  test('the runner gets the counts back as options, and reads them the same', () => {
+    const counts = { gateway: 2, store: 2 };
+    expect(instanceFlags(counts)).toEqual(['--gateways', '2', '--stores', '2']);
+    expect(parse('supervise', ...instanceFlags(counts))).toEqual({ command: 'supervise', detached: false, instances: counts });
+  });
+
+  test('an unknown option, a missing value, a bad count or a stray argument names what is wrong and where help is', () => {
+    expect(refusal('up', '--worker', '2')).toBe('strand up: unknown option --worker (see `strand up --help`)');
+    expect(refusal('up', '--workers')).toBe('strand up: --workers needs a value (see `strand up --help`)');
+    expect(refusal('up', '--gateways', 'two')).toBe('strand up: --gateways needs a number of instances, got "two"');
+    expect(refusal('up', '--stores=0')).toMatch(/^strand up: store instances: 0 is not a whole number from 1 to 8/);
+    expect(refusal('up', '--detach=yes')).toBe('strand up: --detach takes no value (see `strand up --help`)');
+    expect(refusal('up', 'now')).toBe('strand up: unexpected argument "now" (see `strand up --help`)');
+    expect(refusal('down', '-f')).toBe('strand down: unknown option -f (see `strand down --help`)');
+  });
+});
+
+describe('strand jobs', () => {
+  test('list by default; show and cancel take a job id', () => {
+    expect(parse('jobs')).toEqual({ command: 'jobs', action: 'list' });
+    expect(parse('jobs', 'list')).toEqual({ command: 'jobs', action: 'list' });
+    expect(parse('jobs', 'show', 'session:a:turn:1')).toEqual({ command: 'jobs', action: 'show', jobId: 'session:a:turn:1' });
+    expect(parse('jobs', 'cancel', 'j')).toEqual({ command: 'jobs', action: 'cancel', jobId: 'j' });
+  });
+
+  test('a missing id or an unknown action is refused', () => {
+    expect(refusal('jobs', 'show')).toBe('strand jobs show: needs a job id (see `strand jobs --help`)');
+    expect(refusal('jobs', 'stop', 'j')).toBe('strand jobs: unknown action "stop": list, show or cancel (see `strand jobs --help`)');
+    expect(refusal('jobs', 'cancel', 'a', 'b')).toBe('strand jobs: unexpected argument "b" after the job id (see `strand jobs --help`)');
+  });
+});
+
+describe('strand rpc-edn', () => {
+  test('defaults to the directory it runs in', () => {
+    expect(parse('rpc-edn')).toEqual({ command: 'rpc-edn', cwd: base });
+  });
+
+  test('reads --cwd (relative to where it runs) and --session-id, with or without =', () => {
+    expect(parse('rpc-edn', '--cwd', 'proj', '--session-id', 's1')).toEqual({ command: 'rpc-edn', cwd: path.join(base, 'proj'), sessionId: 's1' });
+    expect(parse('rpc-edn', `--cwd=${base}/proj`, '--session-id=a=b')).toEqual({ command: 'rpc-edn', cwd: path.join(base, 'proj'), sessionId: 'a=b' });
+  });
+
+  test.each([
+    [['--verbose'], 'strand rpc-edn: unknown option --verbose (see `strand rpc-edn --help`)'],
+    [['--cwd'], 'strand rpc-edn: --cwd needs a value (see `strand rpc-edn --help`)'],
+    [['--session-id', ''], 'strand rpc-edn: --session-id needs a value (see `strand rpc-edn --help`)'],
+    [['proj'], 'strand rpc-edn: unexpected argument "proj" (see `strand rpc-edn --help`)'],
+  ])('refuses %j', (args, message) => {
+    expect(refusal('rpc-edn', ...args)).toBe(message);
+  });
+
+  test('refuses a --cwd that is not a directory', () => {
+    expect(refusal('rpc-edn', '--cwd', 'missing')).toBe(`strand rpc-edn: --cwd ${path.join(base, 'missing')} is not a directory`);
+  });
+});
+
+describe('help', () => {
+  test('strand, strand --help and strand help print the usage; a command with --help, -h or after help prints its own', () => {
+    for (const argv of [[], ['--help'], ['-h'], ['help']]) expect(parse(...argv)).toEqual({ command: 'help', text: USAGE });
+    expect(parse('up', '--help')).toEqual({ command: 'help', text: COMMAND_HELP.up });
+    expect(parse('rpc-edn', '-h')).toEqual({ command: 'help', text: COMMAND_HELP['rpc-edn'] });
+    expect(parse('help', 'jobs')).toEqual({ command: 'help', text: COMMAND_HELP.jobs });
+    // --help wins over what else is wrong on the line, as people type it to find out what is.
+    expect(parse('up', '--workers', 'x', '--help')).toEqual({ command: 'help', text: COMMAND_HELP.up });
+  });
+
+  test('every option a command takes is in its help', () => {
+    expect(COMMAND_HELP.up).toEqual(expect.stringContaining('--gateways N'));
+    for (const option of ['-d, --detach', '--workers N', '--stores N']) expect(COMMAND_HELP.up).toContain(option);
+    for (const option of ['--cwd DIR', '--session-id ID']) expect(COMMAND_HELP['rpc-edn']).toContain(option);
+  });
+
+  test('an unknown command gets the usage', () => {
+    expect(refusal('start')).toBe(`strand: unknown command "start"\n\n${USAGE}`);
+    expect(refusal('help', 'start')).toBe(`strand help: no command "start"\n\n${USAGE}`);
+  });
+});

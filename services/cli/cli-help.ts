@@ -1,0 +1,41 @@
+/** What `strand --help` and `strand <command> --help` print. */
+
+export const COMMAND_HELP = {
+  up: `usage: strand up [-d] [--gateways N] [--workers N] [--stores N]
+  Starts the local stack (nats-server, Temporal dev server, session store, workers, gateway) and
+  prints "[strand] ready" with the gateway's URL, its API docs and the Temporal UI once a first
+  prompt can be served.
+  -d, --detach      run in the background (logs in <data dir>/stack.log; \`npm stop\` stops it);
+                    without it the stack runs in the foreground until Ctrl-C
+  --gateways N      run N gateways (extra ones on the ports after the first's)
+  --workers N       run N workers (default 2, so a crashed worker's turns go on at once)
+  --stores N        run N stores (more than 1 use the store's jetstream adapter)
+  N is a whole number from 1 to 8; see docs/multi-instance.md.`,
+  supervise: `usage: strand supervise [--detached] [--gateways N] [--workers N] [--stores N]
+  (internal) The stack runner that \`strand up\` starts in a process group of its own.`,
+  down: `usage: strand down
+  Stops a running stack, and whatever an earlier, crashed one left running.`,
+  status: `usage: strand status
+  Shows whether a stack runs and whether its gateways are healthy.`,
+  jobs: `usage: strand jobs [list] | show <job id> | cancel <job id>
+  Turns running across sessions, through the gateway (STRAND_GATEWAY_URL picks one; STRAND_TOKEN
+  is sent as the bearer token).`,
+  'rpc-edn': `usage: strand rpc-edn [--cwd DIR] [--session-id ID]
+  EDN RPC (specs/rpc-edn.md) on stdin/stdout for editors that spawn it (Emacs); logs on stderr.
+  --cwd DIR          the project directory of new sessions (default: where it runs)
+  --session-id ID    the session to attach to`,
+} as const;
+
+export const USAGE = `usage: strand <command> [options]   (strand <command> --help for its options)
+  up          start the local stack in the foreground (Ctrl-C stops it); -d: in the background
+  up --gateways N --workers N --stores N
+              run N of each on one Temporal and one NATS (default: 1 gateway, 2 workers, 1 store)
+  down        stop a running stack, and whatever an earlier, crashed one left running
+  status      show whether a stack runs and whether its gateway is healthy
+  jobs list | show <id> | cancel <id>
+              turns running across sessions (through the gateway; STRAND_GATEWAY_URL to pick one)
+  rpc-edn [--cwd DIR] [--session-id ID]
+              EDN RPC on stdin/stdout for editors that spawn it (Emacs); logs on stderr
+  help [command]
+              this text, or a command's
+  supervise   (internal) the stack runner that \`up\` starts`;
