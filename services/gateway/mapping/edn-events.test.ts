@@ -1,6 +1,23 @@
 import type { AgentEvent, AgentEventEnvelope } from '../../../contracts/agent-events';
 import { Keyword } from '../edn/edn-value';
-import { EdnEventMapper, sessionUpdatedPayload, TOOL_UPDATE_MAX_CHARS } from './edn-events';
+import { TurnStream } from '../events/turn-stream';
+import { sessionUpdatedPayload, toEdnEvents, TOOL_UPDATE_MAX_CHARS } from './edn-events';
+
+/** A focus feed's view of one session: its turn stream, and the pure mapping of what it reads. */
+class EdnEventMapper extends TurnStream {
+  constructor(readonly sessionId: string) {
+    super({ outputTailChars: TOOL_UPDATE_MAX_CHARS });
+  }
+
+  map(envelope: AgentEventEnvelope) {
+    const read = this.next(envelope);
+    return read ? toEdnEvents(this.sessionId, read) : { events: [] };
+  }
+
+  recorded(steps: string[], toolResults: string[]): void {
+    this.known(steps, toolResults);
+  }
+}
 
 const SID = 'sess_1';
 let seq = 0;

@@ -1,6 +1,20 @@
 import type { AgentEvent, AgentEventEnvelope } from '../../../contracts/agent-events';
 import { chatReplySchema, wsEventSchema, type WsEvent } from '../../../contracts/ws-rpc';
-import { WsTurnMapper } from './ws-events';
+import { TurnStream } from '../events/turn-stream';
+import { toWsEvents, wsReply } from './ws-events';
+
+/** A chat's view of turn t1: its turn stream, and the pure mapping of what it reads. */
+function wsMapper() {
+  const stream = new TurnStream({ only: 't1' });
+  return {
+    map: (e: AgentEventEnvelope) => {
+      const read = stream.next(e);
+      return read ? toWsEvents(read) : [];
+    },
+    reply: (fallbackModel: string) => wsReply(stream.summary('t1'), fallbackModel),
+  };
+}
+type WsTurnMapper = ReturnType<typeof wsMapper>;
 
 let seq = 0;
 const env = (event: AgentEvent, extra: Partial<AgentEventEnvelope> = {}): AgentEventEnvelope => ({ v: 1, session_id: 's1', turn_id: 't1', seq: ++seq, ts: 1, event, ...extra });
@@ -18,7 +32,7 @@ function feed(mapper: WsTurnMapper, envelopes: AgentEventEnvelope[]): WsEvent[] 
 const text = (events: WsEvent[]) => events.flatMap((e) => (e.type === 'text-delta' ? [e.text] : [])).join('');
 
 test('deltas, reasoning, usage and the reply of a plain answer', () => {
-  const m = new WsTurnMapper();
+  const m = wsMapper();
   const out = feed(m, [
     env({ type: 'session.state', phase: 'thinking', model: 'scripted/echo', thinking_level: 'off', queue_length: 0, turn_id: 't1', streaming: false, retry_attempt: 0 }),
     env({ type: 'turn.started', turn_id: 't1', prompt: 'hi' }),
@@ -48,7 +62,7 @@ test('deltas, reasoning, usage and the reply of a plain answer', () => {
 });
 
 test('tool events name announced calls only; the reply lists the tools and takes the last step', () => {
-  const m = new WsTurnMapper();
+  const m = wsMapper();
   const out = feed(m, [
     delta('Let me look.'),
     message('Let me look.', 0, { input: 5, output: 3 }),
@@ -71,7 +85,7 @@ test('tool events name announced calls only; the reply lists the tools and takes
 });
 
 test('a retried step with the same text: the client gets every character exactly once', () => {
-  const m = new WsTurnMapper();
+  const m = wsMapper();
   const out = feed(m, [
     delta('You '),
     delta('said: '),
@@ -89,7 +103,7 @@ test('a retried step with the same text: the client gets every character exactly
 });
 
 test('a retried step that continues (no reset): its deltas append, a straggler of the first attempt is dropped', () => {
-  const m = new WsTurnMapper();
+  const m = wsMapper();
   const out = feed(m, [
     delta('Hello '),
     delta('wor'),
@@ -102,14 +116,14 @@ test('a retried step that continues (no reset): its deltas append, a straggler o
 });
 
 test('a retried step that says something else: a notice, the new text, and output marked not streamed', () => {
-  const m = new WsTurnMapper();
+  const m = wsMapper();
   const out = feed(m, [delta('Maybe '), env({ type: 'stream.reset', turn_id: 't1', step: 0 }, { attempt: 2 }), env({ type: 'assistant.delta', turn_id: 't1', step: 0, text: 'Surely ' }, { attempt: 2 }), env({ type: 'assistant.delta', turn_id: 't1', step: 0, text: 'yes' }, { attempt: 2 }), message('Surely yes')]);
   expect(out.map((e) => e.type)).toEqual(['text-delta', 'notice', 'text-delta', 'text-delta']);
   expect(m.reply('x')).toMatchObject({ output: 'Surely yes', outputStreamed: false });
 });
 
 test('checklist, notices, retries and errors use the protocol vocabulary', () => {
-  const m = new WsTurnMapper();
+  const m = wsMapper();
   const out = feed(m, [
     env({ type: 'checklist', items: [{ id: 'a', text: 'Read', status: 'done' }, { id: 'b', text: '', status: 'in_progress' }] }),
     env({ type: 'notice', level: 'info', message: 'fyi' }),
@@ -127,5 +141,5 @@ test('checklist, notices, retries and errors use the protocol vocabulary', () =>
 });
 
 test('a reply before any model step names the fallback model', () => {
-  expect(new WsTurnMapper().reply('scripted/echo')).toMatchObject({ output: '', outputStreamed: false, model: 'scripted/echo', modelCalls: 0 });
+  expect(wsMapper().reply('scripted/echo')).toMatchObject({ output: '', outputStreamed: false, model: 'scripted/echo', modelCalls: 0 });
 });

@@ -1,14 +1,8 @@
 import { lookupModel, type ModelCatalog } from '../../../contracts/model-catalog';
 import type { StoreClient } from '../../../contracts/session-store/client';
+import { addUsage, contextShare, contextTokens, zeroUsage, type UsageTotals } from '../events/usage-totals';
 
-/** Token and cost totals of assistant messages. */
-export interface UsageTotals {
-  input: number;
-  output: number;
-  cache_read: number;
-  cache_write: number;
-  cost_usd: number;
-}
+export type { UsageTotals } from '../events/usage-totals';
 
 export interface SessionStats {
   usage: UsageTotals;
@@ -21,14 +15,12 @@ export interface SessionStats {
   context: { tokens: number; window: number; share: number };
 }
 
-const zero = (): UsageTotals => ({ input: 0, output: 0, cache_read: 0, cache_write: 0, cost_usd: 0 });
-
 /**
  * Reads the active branch once and adds up what it cost: tokens in and out (and cached), dollars,
  * messages by role, steps, and how full the context was at the last step. `turn` narrows to one turn.
  */
 export async function sessionStats(store: StoreClient, sessionId: string, opts: { model: string; catalog: ModelCatalog; turn?: string }): Promise<SessionStats> {
-  const usage = zero();
+  let usage: UsageTotals = zeroUsage();
   const messages = { user: 0, assistant: 0, tool_results: 0, total: 0 };
   const turns = new Set<string>();
   let steps = 0;
@@ -47,13 +39,9 @@ export async function sessionStats(store: StoreClient, sessionId: string, opts: 
       if (m.role !== 'assistant') continue;
       messages.assistant += 1;
       steps += 1;
-      const u = m.usage ?? {};
-      usage.input += u.input ?? 0;
-      usage.output += u.output ?? 0;
-      usage.cache_read += u.cache_read ?? 0;
-      usage.cache_write += u.cache_write ?? 0;
-      usage.cost_usd += u.cost_usd ?? 0;
-      if (m.usage) lastContext = (u.input ?? 0) + (u.output ?? 0) + (u.cache_read ?? 0) + (u.cache_write ?? 0);
+      if (!m.usage) continue;
+      usage = addUsage(usage, m.usage);
+      lastContext = contextTokens(m.usage);
     }
     cursor = page.next_cursor ?? undefined;
   } while (cursor);
@@ -64,5 +52,5 @@ export async function sessionStats(store: StoreClient, sessionId: string, opts: 
   } catch {
     // A malformed model id has no window.
   }
-  return { usage, messages, steps, turns: turns.size, context: { tokens: lastContext, window, share: window ? Math.round((lastContext / window) * 1000) / 1000 : 0 } };
+  return { usage, messages, steps, turns: turns.size, context: { tokens: lastContext, window, share: contextShare(lastContext, window) } };
 }

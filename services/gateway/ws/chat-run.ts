@@ -1,9 +1,9 @@
-import type { AgentEventEnvelope } from '../../../contracts/agent-events';
 import { ErrorCode, StrandError } from '../../../contracts/errors';
 import type { ChatRequest, ChatStreamTerminal, WsEvent } from '../../../contracts/ws-rpc';
 import type { Logger } from '../../common/logger';
 import type { EventSubscription } from '../events/agent-event-reader';
-import { WsTurnMapper } from '../mapping/ws-events';
+import { TurnStream } from '../events/turn-stream';
+import { toWsEvents, wsReply } from '../mapping/ws-events';
 import type { SessionService } from '../sessions/session-service';
 import { prepareChatSession } from './chat-session';
 
@@ -40,12 +40,6 @@ export function errorTerminal(err: unknown): ChatStreamTerminal {
   return { type: 'error', errorMessage: 'internal error (see the gateway log)', errorCode: ErrorCode.INTERNAL, error: { code: ErrorCode.INTERNAL } };
 }
 
-/** The turn an event belongs to, when it says. */
-function turnOf(envelope: AgentEventEnvelope): string | undefined {
-  const e = envelope.event as { turn_id?: unknown };
-  return envelope.turn_id ?? (typeof e.turn_id === 'string' ? e.turn_id : undefined);
-}
-
 /**
  * One chat: make its session ready, prompt it (queued behind a turn already running there, as the
  * session decides), and translate the turn's events until it finishes. The turn belongs to the
@@ -61,6 +55,7 @@ export class ChatRun {
   private cancelling = false;
   private cancelled = false;
   private subscription: EventSubscription | undefined;
+  private stream: TurnStream | undefined;
   private model = '';
 
   constructor(
@@ -124,6 +119,8 @@ export class ChatRun {
   abort(): boolean {
     if (this.ended) return false;
     this.aborted = true;
+    // The chat's stream follows its one turn: an abort never answered within it silences the rest.
+    this.stream?.abortRequested();
     this.requestCancel();
     return true;
   }
@@ -157,23 +154,22 @@ export class ChatRun {
   private async follow(subscription: EventSubscription, afterSeq: number | undefined): Promise<void> {
     this.subscription = subscription;
     if (this.detached) subscription.stop();
-    const mapper = new WsTurnMapper();
-    let inTurn = false;
+    const turnId = this.turn?.id ?? '';
+    const stream = (this.stream = new TurnStream({ only: turnId }));
+    if (this.aborted) stream.abortRequested();
     let lastError: { code: string; message: string; kind?: string; provider?: string } | undefined;
     try {
       for await (const { seq, envelope } of subscription) {
         if (this.detached) return;
-        const turn = turnOf(envelope);
-        if (turn !== undefined ? turn !== this.turn?.id : !inTurn) continue;
-        const e = envelope.event;
+        const read = stream.next(envelope);
+        if (!read) continue;
+        const e = read.event;
         // An abort that came before the turn could be cancelled takes effect as the turn runs.
         if (this.aborted) this.requestCancel();
-        inTurn = true;
         if (e.type === 'error') lastError = e;
-        const events = mapper.map(envelope);
-        if (!this.aborted && (afterSeq === undefined || seq > afterSeq)) for (const event of events) this.sink.event(event, seq);
-        if (e.type === 'turn.finished' && e.turn_id === this.turn?.id) {
-          if (e.outcome === 'done') return this.end({ type: 'done', reply: mapper.reply(this.model || this.deps.sessions.defaultModel) });
+        if (!read.silenced && (afterSeq === undefined || seq > afterSeq)) for (const event of toWsEvents(read)) this.sink.event(event, seq);
+        if (e.type === 'turn.finished' && e.turn_id === turnId) {
+          if (e.outcome === 'done') return this.end({ type: 'done', reply: wsReply(stream.summary(turnId), this.model || this.deps.sessions.defaultModel) });
           if (e.outcome === 'aborted') return this.end(ABORTED_TERMINAL);
           const code = lastError?.code ?? 'TURN_FAILED';
           return this.end({

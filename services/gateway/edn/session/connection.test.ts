@@ -8,6 +8,7 @@ import type { SessionService } from '../../sessions/session-service';
 import { isKeyword, type EdnMap } from '../edn-value';
 import { EdnOpError } from '../protocol';
 import { ednSessionHandlerFactory } from './index';
+import { ednPromptRequestId } from './prompt-request-id';
 
 // Op-level behaviour against an in-memory stand-in for SessionService (the real one needs Temporal,
 // NATS and the store: test/e2e/edn-session*.test.ts drive it end to end).
@@ -152,6 +153,8 @@ test('prompt: the response goes out before the turn’s first event, which carri
   await c.handler.handshake({});
   const { id, data } = await c.request('prompt', { message: 'hello' });
   expect(data).toEqual({ accepted: true });
+  // The prompt carries a request id derived from the frame, so a resent frame starts no second turn.
+  expect(c.fake.calls.find((x) => x[0] === 'prompt')?.[2]).toMatchObject({ text: 'hello', request_id: ednPromptRequestId('sess_1', id, 'reject', 'hello') });
   await settle();
   const order = c.log.map((e) => ('response' in e ? `response ${e.response}` : e.topic));
   expect(order.indexOf(`response ${id}`)).toBeLessThan(order.indexOf('session/updated'));

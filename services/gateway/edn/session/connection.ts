@@ -158,7 +158,7 @@ export class EdnSessionConnection implements EdnSessionHandler {
       const facts = this.facts(sessionId);
       const transcript = await facts.transcript();
       if (opts.since === undefined) {
-        feed.mapper.recorded(
+        feed.stream.known(
           transcript.flatMap((i) => (i.message.role === 'assistant' && i.turn !== undefined && i.step !== undefined ? [`${i.turn}:${i.step}`] : [])),
           transcript.flatMap((i) => (i.message.role === 'function_result' ? [i.message.function_call_id] : [])),
         );

@@ -96,3 +96,47 @@ test('a footer read that never answers holds up nothing; the turn-end footer cou
   expect(emitted.at(-1)!.data['usage-parts']).toEqual(expect.arrayContaining(['↑20', '↓9']));
   feed.stop();
 });
+
+test('approval dialogs are judged by stream order and the session, not by clocks: answered replays stay hidden, live ones show once listed', async () => {
+  const emitted: Array<{ topic: string; data: EdnMap }> = [];
+  const listed = new Set<string>();
+  const sink: FeedSink = {
+    emit: (topic, data) => emitted.push({ topic, data }),
+    footerUsage: async () => usage(0, 0),
+    stillPending: async (_session, callId) => listed.has(callId),
+    log: { warn: () => undefined, error: () => undefined } as never,
+  };
+  const { sub, push } = pushSubscription();
+  const feed = new FocusFeed(SESSION, sub, sink);
+  feed.start();
+  const ask = (id: string): AgentEvent => ({ type: 'approval.requested', tool_call_id: id, tool: 'write_file', params: { path: `${id}.txt` }, timeout_s: 60 });
+  const waiting = { ...state('thinking', 't1'), phase: 'waiting_approval' } as AgentEvent;
+  const dialogs = () => emitted.filter((e) => e.topic === 'ui/dialog-requested').map((e) => e.data['dialog-id']);
+
+  // A replayed approval answered long ago: the session no longer lists it, at its request or at its waiting state.
+  push(state('thinking', 't1'));
+  push(ask('old'));
+  push(waiting);
+  push({ type: 'approval.resolved', tool_call_id: 'old', decision: 'approved' });
+  await tick();
+  expect(dialogs()).toEqual([]);
+
+  // A live approval the session lists only after announcing it: shown right after the waiting state.
+  push(ask('live'));
+  await tick();
+  expect(dialogs()).toEqual([]);
+  listed.add('live');
+  push(waiting);
+  await tick();
+  expect(dialogs()).toEqual(['live']);
+  expect(emitted.at(-2)!.topic).toBe('session/updated');
+
+  // One the session already lists: shown at once, in stream order.
+  listed.add('now');
+  push(ask('now'));
+  push({ type: 'notice', level: 'info', message: 'after' });
+  await tick();
+  expect(emitted.slice(-2).map((e) => e.topic)).toEqual(['ui/dialog-requested', 'ui/notification']);
+  expect(dialogs()).toEqual(['live', 'now']);
+  feed.stop();
+});

@@ -1,6 +1,8 @@
 import type { Logger } from '../../../common/logger';
 import type { EventSubscription } from '../../events/agent-event-reader';
-import { EdnEventMapper, type EdnEventOut, type SessionStateFacts } from '../../mapping/edn-events';
+import { TurnStream } from '../../events/turn-stream';
+import { addUsage, contextShare, contextTokens, type UsageLike } from '../../events/usage-totals';
+import { TOOL_UPDATE_MAX_CHARS, toEdnEvents, type EdnEventOut, type SessionStateFacts } from '../../mapping/edn-events';
 import type { EdnMap } from '../edn-value';
 import { footerPayload, type FooterInput } from './footer';
 
@@ -18,20 +20,13 @@ export interface FeedSink {
 }
 
 /**
- * An approval announced this recently is live: the session may not list it as waiting yet (the turn
- * reports it a moment after announcing it), so it is shown without asking. An older one is a replay
- * and is shown only if it still waits.
- */
-const LIVE_APPROVAL_MS = 5_000;
-
-/**
  * The one event feed of a connection: the focus session's agent events (JetStream, replay then live),
  * mapped to EDN and handed on in stream order. A request that must be answered before the events it
  * causes (prompt, switch) holds the feed; what arrives meanwhile waits and goes out right after the
  * response. Stopping the feed (focus moved, connection closed) drops anything not yet sent.
  */
 export class FocusFeed {
-  readonly mapper: EdnEventMapper;
+  readonly stream = new TurnStream({ outputTailChars: TOOL_UPDATE_MAX_CHARS });
   private held = 0;
   private readonly waiting: EdnEventOut[] = [];
   private stopped = false;
@@ -39,14 +34,14 @@ export class FocusFeed {
   private usage: FooterUsage | undefined;
   /** Counts fresh usage reads: only the latest one may send its footer. */
   private footerGeneration = 0;
+  /** Approval dialogs the session did not list as waiting when they came: shown once it does (see `approvals`). */
+  private readonly unconfirmed = new Map<string, EdnEventOut>();
 
   constructor(
     readonly sessionId: string,
     private readonly subscription: EventSubscription,
     private readonly sink: FeedSink,
-  ) {
-    this.mapper = new EdnEventMapper(sessionId);
-  }
+  ) {}
 
   /** Reads until stopped; a read that fails says so with an `error` event. */
   start(): void {
@@ -90,14 +85,40 @@ export class FocusFeed {
   private async run(): Promise<void> {
     for await (const { seq, envelope } of this.subscription) {
       if (this.stopped) return;
-      if (envelope.event.type === 'usage') this.addUsage(envelope.event);
-      const mapped = this.mapper.map(envelope);
+      const read = this.stream.next(envelope);
+      if (!read) continue;
+      if (read.event.type === 'usage') this.addUsage(read.event);
+      const mapped = toEdnEvents(this.sessionId, read);
       for (const event of mapped.events) {
-        if (event.topic === 'ui/dialog-requested' && !(await this.showApproval(String(event.data['dialog-id']), envelope.ts))) continue;
-        this.deliver({ ...event, data: { ...event.data, 'session-seq': seq } });
+        const stamped = { ...event, data: { ...event.data, 'session-seq': seq } };
+        if (event.topic === 'ui/dialog-requested' && !(await this.confirmApproval(stamped))) continue;
+        this.deliver(stamped);
       }
       if (mapped.footer) this.footer(mapped.footer, mapped.events[0]);
+      if (read.event.type === 'session.state' && read.event.phase === 'waiting_approval') await this.approvals();
       if (this.stopped) return;
+    }
+  }
+
+  /**
+   * Whether an approval dialog goes out now. A replay may hold approvals answered since, so each is
+   * checked with the session; one the session does not list yet may still be live (the turn reports
+   * its approvals just after announcing them), so it waits for the session's next waiting-for-approval
+   * state, which the session publishes only once it lists them. Judged by stream order, not by clocks.
+   */
+  private async confirmApproval(dialog: EdnEventOut): Promise<boolean> {
+    const callId = String(dialog.data['dialog-id']);
+    if (await this.sink.stillPending(this.sessionId, callId).catch(() => true)) return true;
+    this.unconfirmed.set(callId, dialog);
+    return false;
+  }
+
+  /** The session says it waits for approvals: dialogs it did not list before are shown if it lists them now. */
+  private async approvals(): Promise<void> {
+    const open = new Set(this.stream.pendingApprovals);
+    for (const [callId, dialog] of [...this.unconfirmed]) {
+      this.unconfirmed.delete(callId);
+      if (open.has(callId) && (await this.sink.stillPending(this.sessionId, callId).catch(() => true))) this.deliver(dialog);
     }
   }
 
@@ -129,16 +150,9 @@ export class FocusFeed {
    * A step's usage, added to the figures last read, so the footer at a turn's end is right at once
    * (the fresh read that follows it says the same, from the store).
    */
-  private addUsage(step: { input: number; output: number; cache_read: number; cache_write: number; cost_usd: number }): void {
+  private addUsage(step: UsageLike): void {
     if (!this.usage) return;
-    const u = this.usage.usage;
-    const tokens = step.input + step.output + step.cache_read + step.cache_write;
-    const window = this.usage.context.window;
-    this.usage = {
-      ...this.usage,
-      usage: { input: u.input + step.input, output: u.output + step.output, cache_read: u.cache_read + step.cache_read, cache_write: u.cache_write + step.cache_write, cost_usd: u.cost_usd + step.cost_usd },
-      context: { ...this.usage.context, share: window ? Math.round((tokens / window) * 1000) / 1000 : 0 },
-    };
+    this.usage = { ...this.usage, usage: addUsage(this.usage.usage, step), context: { ...this.usage.context, share: contextShare(contextTokens(step), this.usage.context.window) } };
   }
 
   private footerData(state: SessionStateFacts, usage: FooterUsage): EdnMap {
@@ -152,11 +166,6 @@ export class FocusFeed {
     });
   }
 
-  private async showApproval(toolCallId: string, ts: number): Promise<boolean> {
-    if (Date.now() - ts < LIVE_APPROVAL_MS) return true;
-    return this.sink.stillPending(this.sessionId, toolCallId).catch(() => true);
-  }
-
   private deliver(event: EdnEventOut): void {
     if (this.stopped) return;
     if (this.held > 0) this.waiting.push(event);
@@ -165,7 +174,7 @@ export class FocusFeed {
 
   /** Sends with the id of the request that caused the event, known by now even if it was not when mapped. */
   private send(event: EdnEventOut): void {
-    const id = event.id ?? (event.turn ? this.mapper.requestOf(event.turn) : undefined);
+    const id = event.id ?? (event.turn ? this.stream.requestOf(event.turn) : undefined);
     // A turn's failure names the prompt that started it, as psi's error events do.
     const data = event.topic === 'error' && id && event.data.id === undefined ? { ...event.data, id, op: 'prompt' } : event.data;
     this.sink.emit(event.topic, data, id);

@@ -2,10 +2,12 @@ import type { PromptCommand } from '../../../../../contracts/session-workflow';
 import { EdnErrorCode, EdnOpError } from '../../protocol';
 import type { OpContext, OpHandler } from '../op-context';
 import { optText, refuseImages, text } from '../params';
+import { ednPromptRequestId } from '../prompt-request-id';
 
 /**
  * Prompting and stopping. The response goes out before the turn's first event (the feed is held
- * while the session takes the prompt), and the turn's events carry the prompting request's id.
+ * while the session takes the prompt), and the turn's events carry the prompting request's id. The
+ * prompt carries a request id derived from the frame, so the same frame sent again starts no second turn.
  */
 async function promptWith(ctx: OpContext, behavior: NonNullable<PromptCommand['behavior']>) {
   refuseImages(ctx.params);
@@ -13,9 +15,10 @@ async function promptWith(ctx: OpContext, behavior: NonNullable<PromptCommand['b
   const sessionId = await ctx.target();
   const release = ctx.holdEvents(sessionId);
   try {
-    const accepted = await ctx.sessions.prompt(sessionId, { text: message, behavior }, ctx.principal);
+    const requestId = ednPromptRequestId(sessionId, ctx.req.id, behavior, message);
+    const accepted = await ctx.sessions.prompt(sessionId, { text: message, behavior, request_id: requestId }, ctx.principal);
     // A steering message joins a turn another request started: its events keep that request's id.
-    if (!accepted.steered) ctx.feedOf(sessionId)?.mapper.attribute(accepted.turn_id, ctx.req.id);
+    if (!accepted.steered) ctx.feedOf(sessionId)?.stream.attribute(accepted.turn_id, ctx.req.id);
     return accepted;
   } finally {
     release();
@@ -53,14 +56,14 @@ export const turnOps: Record<string, OpHandler> = {
    */
   abort: async (ctx) => {
     const sessionId = await ctx.target();
-    const mapper = ctx.feedOf(sessionId)?.mapper;
-    mapper?.abortRequested();
+    const stream = ctx.feedOf(sessionId)?.stream;
+    stream?.abortRequested();
     try {
       const result = await ctx.sessions.abort(sessionId, ctx.principal);
-      mapper?.aborted(result.turn_id);
+      stream?.aborted(result.turn_id);
       return { accepted: true, aborted: result.aborted };
     } catch (err) {
-      mapper?.aborted(null);
+      stream?.aborted(null);
       throw err;
     }
   },
