@@ -67,14 +67,18 @@ test('one protocol session per connection; the token decides the principal', asy
   await a.until(() => s.connections === 1);
 });
 
-test('a connection that does not complete a handshake in time is closed with transport/not-ready', async () => {
+test('a connection that does not complete a handshake in time is closed with transport/not-ready; one that did stays', async () => {
   const s = await start({ handshakeTimeoutMs: 100 });
-  const idle = client(s.port);
   const ready = client(s.port);
   ready.socket.write(hello());
+  await ready.until(() => ready.got.length === 1);
+  // Opened after `ready` answered, so its deadline comes after ready's: once it is closed, ready's has passed too.
+  const idle = client(s.port);
   await idle.until(() => idle.ended());
   expect(idle.got.map((f) => f['error-code'])).toEqual(['transport/not-ready']);
-  await new Promise((r) => setTimeout(r, 150));
+  ready.socket.write('{:id "p" :kind :request :op "ping"}\n');
+  await ready.until(() => ready.got.length === 2);
+  expect(ready.got.map((f) => f.id)).toEqual(['h', 'p']);
   expect(ready.ended()).toBe(false);
   await ready.until(() => s.connections === 1);
 });

@@ -1,6 +1,7 @@
 import net from 'node:net';
 import type { Logger } from '../../common/logger';
 import type { GatewayAuth } from '../auth/tokens';
+import { ClientOutbox, type OutboxSink } from '../events/client-outbox';
 import type { EdnConfig } from './edn-config';
 import { EdnConnection, framerFor } from './edn-connection';
 import { errorLine } from './frames';
@@ -62,22 +63,34 @@ export function startEdnTcpServer(host: string, port: number, deps: EdnTcpServer
     sockets.add(socket);
     socket.setNoDelay(true);
     let cutOff = false;
+    const sink: OutboxSink = {
+      write: (line) => void socket.write(line),
+      unsent: () => socket.writableLength,
+      open: () => !socket.destroyed && !socket.writableEnded,
+      end: (last) => (last === undefined ? socket.end() : socket.end(last)),
+      destroy: () => socket.destroy(),
+    };
+    // Frames go out without pacing (EDN has no flow control of its own): only the hard limit cuts.
+    const outbox = new ClientOutbox(
+      sink,
+      { maxUnsentBytes: config.maxSendBufferBytes, slowConsumerMs: 0, hardLimitBytes: config.maxSendBufferBytes, graceMs: CUT_GRACE_MS },
+      () =>
+        errorLine({
+          code: EdnErrorCode.failed,
+          message: `the client reads too slowly (more than ${config.maxSendBufferBytes} bytes unsent): reconnect and replay with subscribe`,
+          retryable: true,
+          data: { reason: 'slow-consumer' },
+        }),
+      () => {
+        cutOff = true;
+        log.warn({ buffered: socket.writableLength }, 'EDN client cut off as a slow consumer');
+        conn.close();
+      },
+    );
     const conn = new EdnConnection({
       transport: {
         write: (line) => {
-          if (cutOff || socket.destroyed) return;
-          socket.write(line);
-          if (socket.writableLength > config.maxSendBufferBytes) {
-            cutOff = true;
-            log.warn({ buffered: socket.writableLength }, 'EDN client cut off as a slow consumer');
-            cut(socket, errorLine({
-              code: EdnErrorCode.failed,
-              message: `the client reads too slowly (more than ${config.maxSendBufferBytes} bytes unsent): reconnect and replay with subscribe`,
-              retryable: true,
-              data: { reason: 'slow-consumer' },
-            }));
-            conn.close();
-          }
+          if (!cutOff) outbox.send(line);
         },
         end: () => socket.end(),
       },

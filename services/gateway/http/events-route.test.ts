@@ -123,11 +123,15 @@ describe.each([
 
   test('a client that stalls but reads again within a second of the cut gets the error frame without an id', async () => {
     const { sessions } = fakeSessions(2_000, 10_000, false, pushed);
-    const base = await start({ sessions, maxSendBufferBytes: 64_000, slowConsumerMs: 300 });
+    const cuts: string[] = [];
+    const log = { warn: (_o: unknown, msg: string) => cuts.push(msg), error: () => undefined } as unknown as EventsDeps['log'];
+    const base = await start({ sessions, maxSendBufferBytes: 64_000, slowConsumerMs: 300, log });
     const socket = await connectRaw(base);
     socket.write(request);
     socket.pause();
-    await sleep(700); // longer than the slow consumer time: cut, and the last frame waits for the grace second
+    // Stalled until the route cuts it; the last frame then waits for it through the grace second.
+    for (let i = 0; i < 250 && cuts.length === 0; i++) await sleep(20);
+    expect(cuts).toEqual(['SSE client cut: slow consumer']);
     const { data, closed } = await readToEnd(socket, 5_000);
     expect(closed).toBe(true);
     const frames = sseFrames(parseResponse(data)!.body);
@@ -144,7 +148,8 @@ test('past the maximum of open streams a new one is refused with 503 UNAVAILABLE
   const base = await start({ sessions, sseConnections: limiter });
   const first = await connectRaw(base);
   first.write(request);
-  await sleep(100);
+  for (let i = 0; i < 250 && limiter.active === 0; i++) await sleep(20);
+  expect(limiter.active).toBe(1);
   const second = await fetch(`${base}/s1/events`);
   expect(second.status).toBe(503);
   expect(await second.json()).toEqual({ code: 'UNAVAILABLE' });

@@ -5,9 +5,9 @@ import { ErrorCode, StrandError } from '../../../contracts/errors';
 import { eventsAfterSchema } from '../../../contracts/http-api';
 import type { Logger } from '../../common/logger';
 import { deliverEvents, type EventSubscription, type SequencedEvent } from '../events/agent-event-reader';
+import { ClientOutbox, type OutboxSink } from '../events/client-outbox';
 import { ConnectionLimiter } from '../limits/connection-limiter';
 import { DEFAULT_LIMITS } from '../limits/limits-config';
-import { WritablePacer } from '../limits/writable-pacer';
 import type { SessionService } from '../sessions/session-service';
 import { toHttpEvent } from '../mapping/http-events';
 import { principalOf } from './auth-middleware';
@@ -78,10 +78,25 @@ function encodedFrame(event: SequencedEvent): EncodedFrame | null {
  * session with a hundred readers, most of the time between the first client's frame and the last's.
  * Writes through the response and straight ones share the socket's one ordered buffer.
  */
-function sendFrame(res: ServerResponse, out: WritablePacer, encoded: EncodedFrame): void {
+function sendFrame(res: ServerResponse, out: ClientOutbox, encoded: EncodedFrame): void {
   const socket = res.socket;
-  if (res.chunkedEncoding && res.headersSent && socket && out.open) socket.write(encoded.chunk);
-  else out.write(encoded.frame);
+  if (res.chunkedEncoding && res.headersSent && socket && out.live) socket.write(encoded.chunk);
+  else out.send(encoded.frame);
+}
+
+/** The response as an outbox's sink: its unsent bytes include the socket's, which frames are written to straight. */
+function responseSink(res: ServerResponse): OutboxSink {
+  return {
+    write: (data) => void res.write(data),
+    unsent: () => res.writableLength,
+    open: () => !res.destroyed && !res.writableEnded,
+    end: (last) => {
+      const socket = res.socket;
+      // Cut, not finished: once the last frame is out the connection is closed too.
+      res.end(last, () => socket?.destroySoon());
+    },
+    destroy: () => res.destroy(),
+  };
 }
 
 /**
@@ -104,35 +119,30 @@ export function eventsRoute(deps: EventsDeps): Hono {
 
   /** Sends the subscription's events until the client leaves, the read ends, or the client is cut. */
   async function stream(res: ServerResponse, subscription: EventSubscription, sessionId: string): Promise<void> {
-    const out = new WritablePacer(res, maxBuffered, res.socket ?? res);
-    // A client that is behind is sent events, not keepalives.
-    const keepalive = setInterval(() => out.buffered === 0 && out.write(': keepalive\n\n'), deps.keepaliveMs);
+    const slowConsumer = `slow consumer: more than ${maxBuffered} bytes stayed unsent for ${slowConsumerMs} ms; reconnect with Last-Event-ID set to the last id received`;
+    const out = new ClientOutbox(
+      responseSink(res),
+      { maxUnsentBytes: maxBuffered, slowConsumerMs, keepalive: { everyMs: deps.keepaliveMs, frame: ': keepalive\n\n' }, graceMs: CUT_GRACE_MS },
+      // No id: the client's Last-Event-ID still names the last event it has.
+      () => `event: error\ndata: ${JSON.stringify({ type: 'error', code: 'SLOW_CONSUMER', message: slowConsumer })}\n\n`,
+      () => deps.log?.warn({ session: sessionId, unsent_bytes: res.writableLength }, 'SSE client cut: slow consumer'),
+    );
     res.once('close', () => subscription.stop());
-    let slow = false;
     try {
       // Pushed: a session's readers are written in the tick its event arrives (session-feed.ts).
       await deliverEvents(subscription, (event) => {
-        if (!out.open) return false;
+        if (!out.live) return false;
         const encoded = encodedFrame(event);
         if (!encoded) return;
         sendFrame(res, out, encoded);
-        if (!out.full) return;
         // Over the bound, the next event is not taken until the client has caught up (or is cut).
-        return out.room(slowConsumerMs).then((room) => room || ((slow = out.open), false));
+        return out.full ? out.ready() : undefined;
       });
     } finally {
-      clearInterval(keepalive);
+      out.close();
       subscription.stop();
     }
-    if (!slow) return void res.end();
-    deps.log?.warn({ session: sessionId, unsent_bytes: out.buffered }, 'SSE client cut: slow consumer');
-    const message = `slow consumer: more than ${maxBuffered} bytes stayed unsent for ${slowConsumerMs} ms; reconnect with Last-Event-ID set to the last id received`;
-    out.write(`event: error\ndata: ${JSON.stringify({ type: 'error', code: 'SLOW_CONSUMER', message })}\n\n`);
-    // A client that does not read will not take the last frame either: its connection is destroyed.
-    // One that does gets the frame, then the connection is closed too (it was cut, not finished).
-    const socket = res.socket;
-    if (await out.drained(CUT_GRACE_MS)) res.end(() => socket?.destroySoon());
-    else res.destroy();
+    if (!out.cut) res.end();
   }
 
   const app = new Hono();
