@@ -5,7 +5,8 @@ import type { ServerType } from '@hono/node-server';
 import type { GatewayAuth } from '../auth/tokens';
 import { ConnectionLimiter } from '../limits/connection-limiter';
 import { DEFAULT_LIMITS } from '../limits/limits-config';
-import { waitForRoom, withGatedEvents } from '../limits/send-gate';
+import { withGatedEvents } from '../limits/send-gate';
+import { ClientOutbox } from '../events/client-outbox';
 import { encodeFrame } from './frames';
 import { RpcConnection, type RpcConnectionDeps } from './rpc-connection';
 
@@ -110,40 +111,42 @@ export function attachRpcServer(server: ServerType, deps: RpcServerDeps): RpcSer
   const serveSocket = (ws: WebSocket, principal: string) => {
     alive.set(ws, true);
     ws.on('pong', () => alive.set(ws, true));
-    let cut = false;
-    const cutSlowConsumer = () => {
-      cut = true;
-      deps.log.warn({ unsent_bytes: ws.bufferedAmount }, 'WebSocket client cut: slow consumer');
-      connection.close();
-      ws.close(1013, 'slow consumer: too much unsent data; reconnect and re-attach with chat.attach afterSeq');
-      setTimeout(() => ws.terminate(), CUT_GRACE_MS).unref();
-    };
-    const gone = () => cut || ws.readyState !== WebSocket.OPEN;
-    const ready = async () => {
-      const caughtUp = await waitForRoom(() => ws.bufferedAmount, maxSendBufferBytes, slowConsumerMs, gone);
-      if (!caughtUp && !gone()) cutSlowConsumer();
-      return caughtUp;
-    };
-    const connection = new RpcConnection({ ...deps, sessions: withGatedEvents(deps.sessions, ready) }, {
+    // Events are paced by `ready`; replies to requests are not, so a client that sends requests and
+    // never reads is stopped by the hard limit (twice the bound). One frame always goes into an empty buffer.
+    const outbox = new ClientOutbox(
+      {
+        write: (text) => ws.send(text),
+        unsent: () => ws.bufferedAmount,
+        open: () => ws.readyState === WebSocket.OPEN,
+        end: (reason) => ws.close(1013, reason === undefined ? undefined : String(reason)),
+        destroy: () => ws.terminate(),
+      },
+      { maxUnsentBytes: maxSendBufferBytes, slowConsumerMs, hardLimitBytes: 2 * maxSendBufferBytes, graceMs: CUT_GRACE_MS },
+      () => 'slow consumer: too much unsent data; reconnect and re-attach with chat.attach afterSeq',
+      () => {
+        deps.log.warn({ unsent_bytes: ws.bufferedAmount }, 'WebSocket client cut: slow consumer');
+        connection.close();
+      },
+    );
+    const connection = new RpcConnection({ ...deps, sessions: withGatedEvents(deps.sessions, () => outbox.ready()) }, {
       authenticated: !deps.auth.enabled || principal !== undefined,
       principal: deps.auth.enabled ? principal : undefined,
       send: (frame) => {
-        if (cut || ws.readyState !== WebSocket.OPEN) return;
+        if (!outbox.live) return;
         const text = encodeFrame(frame, deps.log);
-        if (text === undefined) return;
-        // Events are paced by `ready`; replies to requests are not, so a client that sends requests
-        // and never reads is stopped here. One frame always goes into an empty buffer.
-        if (ws.bufferedAmount > 0 && ws.bufferedAmount + Buffer.byteLength(text) > 2 * maxSendBufferBytes) return cutSlowConsumer();
-        ws.send(text);
+        if (text !== undefined) outbox.send(text);
       },
       close: (code, reason) => ws.close(code, reason),
     });
     ws.on('message', (data, isBinary) => {
-      if (cut) return;
+      if (outbox.cut) return;
       const text = isBinary ? undefined : Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8');
       connection.handle(text ?? '');
     });
-    ws.on('close', () => connection.close());
+    ws.on('close', () => {
+      outbox.close();
+      connection.close();
+    });
     ws.on('error', (err) => deps.log.warn({ err }, 'RPC socket error'));
   };
 
