@@ -4,7 +4,7 @@ import { createAnthropicProvider } from './anthropic';
 import { providerEndpoints } from './endpoints';
 import { createOpenAIProvider, openAIPrefillFromEnv } from './openai';
 import { createScriptedProvider, type ScriptedProviderOptions } from './scripted';
-import { ProviderError, type ModelProvider, type ProviderUsage } from './types';
+import { UnservableModelError, type ModelProvider, type ProviderUsage } from './types';
 
 /** A model reference resolved to the adapter that serves it and what the catalog says about it. */
 export interface ResolvedModel {
@@ -51,12 +51,12 @@ export class ProviderRegistry {
     try {
       parsed = parseModelId(full);
     } catch (err) {
-      throw new ProviderError('permanent', (err as Error).message);
+      throw new UnservableModelError((err as Error).message);
     }
     const provider = this.providers.get(parsed.provider);
     if (!provider) {
       const known = this.ids().join(', ') || 'none';
-      throw new ProviderError('permanent', `no provider "${parsed.provider}" is configured (configured: ${known})`, { provider: parsed.provider });
+      throw new UnservableModelError(`no provider "${parsed.provider}" is configured (configured: ${known})`, parsed.provider);
     }
     const entry = lookupModel(this.catalog, full);
     return { provider, model: parsed.model, entry, known: entry.known };

@@ -119,6 +119,16 @@ export class ProviderError extends Error {
   }
 }
 
+/**
+ * A model this worker has no adapter for (its provider is not configured here, or the id is not
+ * `<provider>/<model>`): the session's setting is at fault, not a provider, and the turn reports it.
+ */
+export class UnservableModelError extends ProviderError {
+  constructor(message: string, provider?: string) {
+    super('permanent', message, provider ? { provider } : {});
+  }
+}
+
 /** A provider adapter. */
 export interface ModelProvider {
   /** The `<provider>` part of model ids it serves. */
