@@ -13,8 +13,12 @@ import { sessionSettingsSchema, thinkingLevelSchema } from './session-settings';
 const count = z.number().int().nonnegative();
 const epochMs = z.number().int().describe('Milliseconds since epoch.');
 
-/** `POST /api/sessions` → 201. */
-export const sessionCreatedSchema = z.object({ session_id: z.string(), status: z.literal('active'), created_at: epochMs });
+/** `POST /api/sessions` → 201; the status is what a `GET` right after answers. */
+export const sessionCreatedSchema = z.object({
+  session_id: z.string(),
+  status: z.enum(['active', 'dormant']).describe('`active`: its workflow was started; `dormant` only when Temporal could not be reached (the next command starts it).'),
+  created_at: epochMs,
+});
 
 /** A session as `GET /api/sessions/{id}` and the list describe it: store facts plus the workflow's live state. */
 export const sessionViewSchema = z.object({

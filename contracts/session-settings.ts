@@ -40,22 +40,27 @@ export type SeenRequest = z.infer<typeof seenRequestSchema>;
 /** How many request ids a session remembers (oldest forgotten first). */
 export const MAX_SEEN_REQUESTS = 256;
 
-/** Metadata keys of the runtime record; the workflow is their only writer. */
+/**
+ * Metadata keys of the runtime record. The gateway writes the first settings when it creates the
+ * session (contracts/session-record.ts); from then on the workflow is their only writer.
+ */
 export const RUNTIME_KEYS = {
   settings: 'strand.settings',
   lastTurn: 'strand.last_turn',
   requests: 'strand.requests',
 } as const;
 
-/** Metadata keys the gateway writes when it creates a session. */
+/**
+ * Metadata keys the gateway writes when it creates a session. The model is not one of them: it lives
+ * in the settings (`strand.settings`); readSessionRecord still reads the `model` key of older records.
+ */
 export const SESSION_METADATA_KEYS = {
   projectPath: 'project_path',
-  model: 'model',
   config: 'config',
   owner: 'owner',
 } as const;
 
-/** What the session workflow reads from the store when a run starts fresh. */
+/** What the session workflow reads from the store when a run starts fresh (decoded by readSessionRecord). */
 export const sessionRecordSchema = z.object({
   project_path: z.string(),
   settings: sessionSettingsSchema,

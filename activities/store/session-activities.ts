@@ -1,16 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../../contracts/failures';
-import { FALLBACK_MODEL } from '../../contracts/models';
-import {
-  RUNTIME_KEYS,
-  SESSION_METADATA_KEYS,
-  boundSeenRequests,
-  seenRequestSchema,
-  sessionSettingsSchema,
-  type SeenRequest,
-  type SessionRecord,
-  type SessionSettings,
-} from '../../contracts/session-settings';
+import { readSessionRecord } from '../../contracts/session-record';
+import { RUNTIME_KEYS, boundSeenRequests, type SeenRequest, type SessionRecord, type SessionSettings } from '../../contracts/session-settings';
 import { entryIds } from '../../contracts/workflow-ids';
 import type { AgentEventPublisher } from '../events/publisher';
 import type { StorePort } from './store-port';
@@ -72,30 +63,11 @@ export function createSessionStoreActivities(store: StorePort, now: () => number
 
   return {
     /**
-     * What a fresh session workflow run needs: its project, settings (defaults from what the session
-     * was created with), the turn counter and the request ids it has already answered.
+     * What a fresh session workflow run needs: its project, settings, the turn counter and the
+     * request ids it has already answered, decoded as the gateway decodes them for a dormant session.
      */
     async loadSessionRecord(sessionId: string): Promise<SessionRecord> {
-      const md = (await requireMeta(sessionId)).metadata ?? {};
-      const created = (md[SESSION_METADATA_KEYS.config] ?? {}) as { auto_approve_readonly?: boolean; approval_timeout_s?: number };
-      const stored = sessionSettingsSchema.safeParse(md[RUNTIME_KEYS.settings]);
-      const settings = stored.success
-        ? stored.data
-        : sessionSettingsSchema.parse({
-            model: typeof md[SESSION_METADATA_KEYS.model] === 'string' ? md[SESSION_METADATA_KEYS.model] : FALLBACK_MODEL,
-            approval: {
-              ...(created.auto_approve_readonly !== undefined ? { auto_approve_readonly: created.auto_approve_readonly } : {}),
-              ...(created.approval_timeout_s !== undefined ? { timeout_s: created.approval_timeout_s } : {}),
-            },
-          });
-      const lastTurn = md[RUNTIME_KEYS.lastTurn];
-      const requests = seenRequestSchema.array().safeParse(md[RUNTIME_KEYS.requests]);
-      return {
-        project_path: typeof md[SESSION_METADATA_KEYS.projectPath] === 'string' ? (md[SESSION_METADATA_KEYS.projectPath] as string) : '',
-        settings,
-        last_turn: typeof lastTurn === 'number' && Number.isInteger(lastTurn) && lastTurn >= 0 ? lastTurn : 0,
-        requests: requests.success ? requests.data : [],
-      };
+      return readSessionRecord((await requireMeta(sessionId)).metadata);
     },
 
     /**

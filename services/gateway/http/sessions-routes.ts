@@ -19,8 +19,8 @@ export function sessionsRoutes(deps: SessionsDeps): Hono {
   app.post('/', async (c) => {
     const body = await parseJsonBody(c, createSessionBodySchema);
     const owner = principalOf(c);
-    const { session_id, meta } = await sessions.create({ ...body, ...(owner ? { owner } : {}) });
-    return c.json({ session_id, status: 'active', created_at: meta.created_at }, 201);
+    const { session_id, meta, status } = await sessions.create({ ...body, ...(owner ? { owner } : {}) });
+    return c.json({ session_id, status, created_at: meta.created_at }, 201);
   });
 
   app.get('/', async (c) => {

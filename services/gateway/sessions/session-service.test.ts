@@ -45,16 +45,29 @@ function memoryStore() {
   return { store: store as unknown as StoreClient, sessions, calls };
 }
 
-function service(checkProject: (p: string) => Promise<void> = async () => undefined) {
+/** Session workflows started (or the failure Temporal answers with), as SessionCommands.ensureRunning sees them. */
+function startedWorkflows(failWith?: Error) {
+  const started: Array<{ session_id: string; project_path: string; model: string; owner?: string }> = [];
+  const commands = {
+    ensureRunning: async (info: (typeof started)[number]) => {
+      if (failWith) throw failWith;
+      started.push(info);
+    },
+  };
+  return { started, commands: commands as unknown as SessionCommands };
+}
+
+function service(checkProject: (p: string) => Promise<void> = async () => undefined, temporal = startedWorkflows()) {
   const mem = memoryStore();
   const sessions = new SessionService({
     store: mem.store,
-    commands: {} as SessionCommands,
+    commands: temporal.commands,
     reader: {} as AgentEventReader,
     defaultModel: 'scripted/echo',
+    configuredProviders: ['openai'],
     checkProject,
   });
-  return { ...mem, service: sessions };
+  return { ...mem, started: temporal.started, service: sessions };
 }
 
 /** What a principal gets when it names `name` and makes its session ready (as a WebSocket chat does). */
@@ -146,5 +159,40 @@ describe('the project directory of a new session', () => {
     const { service: s } = service(denied);
     await s.ensure('kept', { project_path: '/open' });
     expect(await s.ensure('kept', { project_path: '/locked' })).toMatchObject({ created: false });
+  });
+});
+
+describe('a new session', () => {
+  test("is active because its workflow was started, with the record's project, model and owner", async () => {
+    const { service: s, started } = service();
+    const got = await s.create({ project_path: '/p', model: 'openai/gpt-5-mini', owner: 'alice' });
+    expect(got.status).toBe('active');
+    expect(started).toEqual([{ session_id: got.session_id, project_path: '/p', model: 'openai/gpt-5-mini', owner: 'alice' }]);
+  });
+
+  test('is dormant, and still created, when Temporal cannot be reached', async () => {
+    const { service: s, sessions } = service(undefined, startedWorkflows(new StrandError(ErrorCode.UNAVAILABLE, 'Temporal is not reachable')));
+    const got = await s.create({ project_path: '/p' });
+    expect(got.status).toBe('dormant');
+    expect(sessions.has(got.session_id)).toBe(true);
+  });
+
+  test('stores its model once, inside the settings', async () => {
+    const { service: s, sessions } = service();
+    const got = await s.create({ project_path: '/p', model: 'openai/gpt-5-mini', config: { auto_approve_readonly: false } });
+    const md = sessions.get(got.session_id)!.metadata!;
+    expect(md).not.toHaveProperty('model');
+    expect(md['strand.settings']).toMatchObject({ model: 'openai/gpt-5-mini', approval: { auto_approve_readonly: false } });
+  });
+
+  test('with a model of a provider that is not configured is refused as the model command refuses it, and nothing is created', async () => {
+    const { service: s, sessions, started } = service();
+    const create = s.create({ project_path: '/p', model: 'anthropic/claude-sonnet-4-5' });
+    await expect(create).rejects.toMatchObject({ code: ErrorCode.UNKNOWN_MODEL });
+    const refused = await create.catch((err: Error) => err.message);
+    expect(() => s.models.resolve('anthropic/claude-sonnet-4-5')).toThrow(refused as string);
+    expect(refused).toMatch(/provider "anthropic" is not configured/);
+    expect(sessions.size).toBe(0);
+    expect(started).toEqual([]);
   });
 });

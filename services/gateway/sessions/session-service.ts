@@ -2,8 +2,9 @@ import { basename } from 'node:path';
 import { ErrorCode, StrandError } from '../../../contracts/errors';
 import type { StoreClient } from '../../../contracts/session-store/client';
 import type { SessionMeta } from '../../../contracts/session-store/schemas';
-import { RUNTIME_KEYS, SESSION_METADATA_KEYS as KEYS, seenRequestSchema, sessionSettingsSchema } from '../../../contracts/session-settings';
-import type { AbortResult, ApprovalCommand, PromptAccepted, PromptCommand, SessionSnapshot, SettingsChange, UserCommand, UserCommandResult } from '../../../contracts/session-workflow';
+import { RUNTIME_KEYS, SESSION_METADATA_KEYS as KEYS } from '../../../contracts/session-settings';
+import { newSessionMetadata, readSessionRecord } from '../../../contracts/session-record';
+import type { AbortResult, ApprovalCommand, PromptAccepted, PromptCommand, SettingsChange, UserCommand, UserCommandResult } from '../../../contracts/session-workflow';
 import { builtinModelCatalog, type ModelCatalog } from '../../../contracts/model-catalog';
 import type { SessionSettings } from '../../../contracts/session-settings';
 import { ModelChoice } from './model-choice';
@@ -16,23 +17,9 @@ import type { TurnJob } from '../temporal/jobs';
 import type { SessionCommands } from '../temporal/session-commands';
 import { scopedSessionId } from './client-session-ids';
 import { checkProjectAccess } from './project-access';
+import { sessionView, type SessionView } from './session-view';
 
-/** A session as every protocol describes it: store facts plus the workflow's live state. */
-export interface SessionView {
-  session_id: string;
-  /** `active` while the session's workflow runs, `dormant` once it idled out (it comes back on the next command). */
-  status: 'active' | 'dormant';
-  agent_state: SessionSnapshot['phase'];
-  project_path: string;
-  model: string;
-  thinking_level: string;
-  queue_length: number;
-  active_turn: string | null;
-  message_count: number;
-  started_at: number;
-  updated_at: number;
-  title: string;
-}
+export type { SessionView } from './session-view';
 
 /** A running (or finished) turn as `/api/jobs` shows it. */
 export interface JobView extends TurnJob {
@@ -104,31 +91,45 @@ export class SessionService {
     return { ...settings, ...(notice ? { notice } : {}) };
   }
 
+  /** The settings a session's workflow has, or loads when it comes back (the one decoder of stored metadata). */
   private storedSettings(meta: SessionMeta): SessionSettings {
-    const md = meta.metadata ?? {};
-    const stored = sessionSettingsSchema.safeParse(md[RUNTIME_KEYS.settings]);
-    return stored.success ? stored.data : sessionSettingsSchema.parse({ model: str(md[KEYS.model]) ?? this.deps.defaultModel });
+    return readSessionRecord(meta.metadata).settings;
   }
 
-  /** A new session; PERMISSION_DENIED when the gateway's user may not read or enter its project directory. */
-  async create(input: CreateSessionInput): Promise<{ session_id: string; meta: SessionMeta }> {
+  /**
+   * A new session, its workflow started, so it is `active` when the caller is told so (`dormant`
+   * when Temporal cannot be reached: the store has it and its next command starts the workflow).
+   * A model is checked as the model command checks it (UNKNOWN_MODEL, and nothing created);
+   * PERMISSION_DENIED when the gateway's user may not read or enter its project directory.
+   */
+  async create(input: CreateSessionInput): Promise<{ session_id: string; meta: SessionMeta; status: SessionView['status'] }> {
+    const fields = this.newSessionFields(input);
     await this.checkProject(input.project_path);
-    return this.deps.store.create(this.newSessionFields(input));
+    const created = await this.deps.store.create(fields);
+    return { ...created, status: await this.start(created.meta) };
+  }
+
+  /** Starts the session's workflow; `dormant` instead of failing when Temporal is unavailable. */
+  private async start(meta: SessionMeta): Promise<SessionView['status']> {
+    try {
+      await this.deps.commands.ensureRunning(this.startInfo(meta));
+      return 'active';
+    } catch (err) {
+      if (err instanceof StrandError && err.code === ErrorCode.UNAVAILABLE) return 'dormant';
+      throw err;
+    }
   }
 
   private checkProject(projectPath: string): Promise<void> {
     return (this.deps.checkProject ?? checkProjectAccess)(projectPath);
   }
 
+  /** The store fields of a new session; a model the client chose is checked first (UNKNOWN_MODEL). */
   private newSessionFields(input: CreateSessionInput) {
+    const model = input.model !== undefined ? this.models.resolve(input.model).ref : this.deps.defaultModel;
     return {
       title: input.title ?? basename(input.project_path),
-      metadata: {
-        [KEYS.projectPath]: input.project_path,
-        [KEYS.model]: input.model ?? this.deps.defaultModel,
-        ...(input.config ? { [KEYS.config]: input.config } : {}),
-        ...(input.owner ? { [KEYS.owner]: input.owner } : {}),
-      },
+      metadata: newSessionMetadata({ project_path: input.project_path, model, ...(input.config ? { config: input.config } : {}), ...(input.owner ? { owner: input.owner } : {}) }),
     };
   }
 
@@ -198,8 +199,7 @@ export class SessionService {
    */
   async requestTurn(sessionId: string, requestId: string, principal?: string): Promise<RequestTurn | null> {
     const meta = await this.require(sessionId, principal);
-    const seen = seenRequestSchema.array().safeParse(meta.metadata?.[RUNTIME_KEYS.requests]);
-    const hit = seen.success ? seen.data.find((r) => r.request_id === requestId) : undefined;
+    const hit = readSessionRecord(meta.metadata).requests.find((r) => r.request_id === requestId);
     if (!hit) {
       const queued = (await this.deps.commands.state(sessionId))?.queue.find((q) => q.request_id === requestId);
       return queued ? { turn_id: turnId(queued.turn_number), status: 'queued' } : null;
@@ -228,7 +228,7 @@ export class SessionService {
 
   async describe(sessionId: string, principal?: string): Promise<SessionView> {
     const meta = await this.require(sessionId, principal);
-    return this.view(meta, await this.deps.commands.state(meta.session_id));
+    return sessionView(meta, await this.deps.commands.state(meta.session_id));
   }
 
   /** A page of sessions with their live state; Temporal being unreachable fails the call (503). */
@@ -237,7 +237,7 @@ export class SessionService {
     const metadata = { ...(principal !== undefined ? { [KEYS.owner]: principal } : {}), ...(project !== undefined ? { [KEYS.projectPath]: project } : {}) };
     const page = await this.deps.store.list({ ...rest, ...(Object.keys(metadata).length ? { metadata } : {}) });
     const states = await Promise.all(page.sessions.map((m) => this.deps.commands.state(m.session_id)));
-    return { sessions: page.sessions.map((m, i) => this.view(m, states[i])), ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) };
+    return { sessions: page.sessions.map((m, i) => sessionView(m, states[i])), ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) };
   }
 
   async prompt(sessionId: string, prompt: PromptCommand, principal?: string): Promise<PromptAccepted> {
@@ -246,9 +246,9 @@ export class SessionService {
   }
 
   private startInfo(meta: SessionMeta) {
-    const md = meta.metadata ?? {};
-    const owner = str(md[KEYS.owner]);
-    return { session_id: meta.session_id, project_path: str(md[KEYS.projectPath]) ?? '', model: str(md[KEYS.model]) ?? this.deps.defaultModel, ...(owner ? { owner } : {}) };
+    const record = readSessionRecord(meta.metadata);
+    const owner = str(meta.metadata?.[KEYS.owner]);
+    return { session_id: meta.session_id, project_path: record.project_path, model: record.settings.model, ...(owner ? { owner } : {}) };
   }
 
   /** A user's own shell command in the session's workspace (only while idle), recorded in the conversation. */
@@ -414,25 +414,5 @@ export class SessionService {
     const state = await this.deps.commands.state(sessionId).catch(() => undefined);
     const start = state?.active_turn && state.turn_start_seq ? state.turn_start_seq - 1 : undefined;
     return this.deps.reader.open(sessionId, start);
-  }
-
-  private view(meta: SessionMeta, state: SessionSnapshot | undefined): SessionView {
-    const md = meta.metadata ?? {};
-    const stored = sessionSettingsSchema.safeParse(md[RUNTIME_KEYS.settings]);
-    const settings = state?.settings ?? (stored.success ? stored.data : undefined);
-    return {
-      session_id: meta.session_id,
-      status: state ? 'active' : 'dormant',
-      agent_state: state?.phase ?? 'idle',
-      project_path: str(md[KEYS.projectPath]) ?? '',
-      model: settings?.model ?? str(md[KEYS.model]) ?? this.deps.defaultModel,
-      thinking_level: settings?.thinking_level ?? 'off',
-      queue_length: state?.queue.length ?? 0,
-      active_turn: state?.active_turn ?? null,
-      message_count: meta.message_count,
-      started_at: meta.created_at,
-      updated_at: meta.updated_at,
-      title: meta.title,
-    };
   }
 }

@@ -1,5 +1,6 @@
 import type { Message } from '../../../contracts/session-store/messages';
-import { RUNTIME_KEYS, sessionSettingsSchema, type SessionSettings } from '../../../contracts/session-settings';
+import { readSessionRecord } from '../../../contracts/session-record';
+import type { SessionSettings } from '../../../contracts/session-settings';
 import type { SessionService } from './session-service';
 
 /** One message of a session's active branch, with the turn and model step that wrote it (when one did). */
@@ -35,11 +36,10 @@ export async function readTranscript(sessions: SessionService, sessionId: string
 }
 
 /**
- * The settings the session's workflow last persisted (name, auto-retry, auto-compaction, approval
- * policy), or undefined for a session whose workflow has not run yet (its defaults apply).
+ * The session's settings as stored (name, auto-retry, auto-compaction, approval policy): what its
+ * workflow runs with when it last persisted them, or loads when it comes back (readSessionRecord).
  */
-export async function readStoredSettings(sessions: SessionService, sessionId: string, principal?: string): Promise<SessionSettings | undefined> {
+export async function readStoredSettings(sessions: SessionService, sessionId: string, principal?: string): Promise<SessionSettings> {
   const meta = await sessions.require(sessionId, principal);
-  const parsed = sessionSettingsSchema.safeParse(meta.metadata?.[RUNTIME_KEYS.settings]);
-  return parsed.success ? parsed.data : undefined;
+  return readSessionRecord(meta.metadata).settings;
 }

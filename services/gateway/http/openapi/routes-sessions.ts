@@ -40,10 +40,10 @@ export const sessionRouteDocs: RouteDoc[] = [
     summary: 'Create a session',
     tag: 'sessions',
     description:
-      "`project_path` is a directory the gateway's user must be able to read and enter: one it may not is 403 PERMISSION_DENIED (the message names the path and what is missing). A path that does not exist is accepted as before (the session's tools report it).",
+      "`project_path` is a directory the gateway's user must be able to read and enter: one it may not is 403 PERMISSION_DENIED (the message names the path and what is missing). A path that does not exist is accepted as before (the session's tools report it). A `model` is checked as `POST /api/sessions/{id}/model` checks it (400 UNKNOWN_MODEL, same message, nothing created). The session's workflow is started, so a `GET` right after agrees with `status`.",
     body: createSessionBodySchema,
     replies: { 201: { description: 'Created; owned by the caller.', content: { [json]: sessionCreatedSchema } } },
-    errors: [E.PERMISSION_DENIED, E.UNAVAILABLE],
+    errors: [E.PERMISSION_DENIED, E.UNKNOWN_MODEL, E.UNAVAILABLE],
   },
   {
     method: 'get',
