@@ -30,7 +30,7 @@ const rel = (file: string) => path.relative(root, file);
 describe('links of README.md, bench/README.md and docs/', () => {
   test('the documents exist', () => {
     const names = documents().map(rel);
-    for (const doc of ['README.md', 'bench/README.md', 'docs/architecture.md', 'docs/http.md', 'docs/websocket.md', 'docs/edn.md', 'docs/events.md', 'docs/configuration.md', 'docs/store.md', 'docs/readme-claims.md']) {
+    for (const doc of ['README.md', 'bench/README.md', 'docs/architecture.md', 'docs/http.md', 'docs/websocket.md', 'docs/edn.md', 'docs/events.md', 'docs/configuration.md', 'docs/store.md', 'docs/local-stack.md', 'docs/readme-claims.md']) {
       expect(names).toContain(doc);
     }
   });
