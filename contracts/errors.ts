@@ -7,6 +7,8 @@ export const ErrorCode = {
   INVALID_REQUEST: 'INVALID_REQUEST',
   UNKNOWN_MODEL: 'UNKNOWN_MODEL',
   JOB_NOT_FOUND: 'JOB_NOT_FOUND',
+  /** HTTP only: no route answers this method and path (a typo in a URL, not a missing session or job). */
+  NOT_FOUND: 'NOT_FOUND',
   UNAUTHORIZED: 'UNAUTHORIZED',
   SESSION_NOT_FOUND: 'SESSION_NOT_FOUND',
   INVALID_TOOL_CALL: 'INVALID_TOOL_CALL',

@@ -20,6 +20,25 @@ export interface GatewayConfig {
   sessionIdleTimeoutMs?: number;
   /** Connection, buffer, frame and timeout limits of the HTTP+SSE and WebSocket transports. */
   limits: GatewayLimits;
+  /**
+   * The gateway's address as its clients know it when a proxy sits in front (STRAND_GATEWAY_PUBLIC_URL);
+   * without it the API document names whatever address each request came in on.
+   */
+  publicUrl?: string;
+}
+
+/** STRAND_GATEWAY_PUBLIC_URL as an origin and path without a trailing slash; a value that is no http(s) URL stops the gateway. */
+function publicUrlFromEnv(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.STRAND_GATEWAY_PUBLIC_URL?.trim();
+  if (!raw) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`STRAND_GATEWAY_PUBLIC_URL=${raw} is not a URL (e.g. https://strand.example.org)`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`STRAND_GATEWAY_PUBLIC_URL=${raw} is not an http or https URL`);
+  return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
 }
 
 /**
@@ -34,6 +53,7 @@ export function gatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConf
   const idle = Number(env.STRAND_SESSION_IDLE_TIMEOUT_MS ?? '');
   const catalog = loadModelCatalog(env);
   const providers = providerConfig(env, catalog);
+  const publicUrl = publicUrlFromEnv(env);
   return {
     host,
     port,
@@ -44,6 +64,7 @@ export function gatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConf
     defaultModel: providers.defaultModel,
     defaultModelNotice: providers.defaultModelNotice,
     ...(Number.isInteger(idle) && idle > 0 ? { sessionIdleTimeoutMs: idle } : {}),
+    ...(publicUrl !== undefined ? { publicUrl } : {}),
   };
 }
 

@@ -50,11 +50,13 @@ async function main(): Promise<void> {
     sseConnections: new ConnectionLimiter(config.limits.maxSseConnections),
     maxSendBufferBytes: config.limits.maxSendBufferBytes,
     slowConsumerMs: config.limits.slowConsumerMs,
+    ...(config.publicUrl !== undefined ? { publicUrl: config.publicUrl } : {}),
   });
   // Listening before the HTTP server starts: once /healthz answers (the stack's readiness), EDN is up too.
   const edn = await startEdnTcpServer(config.host, ednConfig.port, { factory: ednSessionHandlerFactory({ sessions, log }), auth, log, config: ednConfig, cwd: process.cwd() });
   const server = serve({ fetch: drainUnreadBody(app.fetch, unreadBodyLimits(config.maxBodyBytes, config.limits)), hostname: config.host, port: config.port, serverOptions: httpServerOptions(config.limits) }, (info) => {
-    console.log(`[gateway] ready url=http://${config.host}:${info.port} edn=${config.host}:${edn.port} default_model=${config.defaultModel}`);
+    const url = `http://${config.host}:${info.port}`;
+    console.log(`[gateway] ready url=${url} docs=${config.publicUrl ?? url}/api/docs edn=${config.host}:${edn.port} default_model=${config.defaultModel}`);
   });
   answerClientErrors(server as Server);
   const rpc = attachRpcServer(server, {

@@ -177,7 +177,8 @@ describe('a stack with tokens', () => {
 
   test('the served document is the built one; the docs page and every asset it references load without a token', async () => {
     const served = await call(base, 'GET', '/api/openapi.json', { token: null });
-    expect(served.body).toEqual(doc);
+    // The built document, with the address this client used as its server (issue 22).
+    expect(served.body).toEqual({ servers: [{ url: base }], ...doc });
     expect((await call(base, 'GET', '/api/openapi.json', { token: null, headers: { 'If-None-Match': served.headers.get('etag')! } })).status).toBe(304);
     const page = await call(base, 'GET', '/api/docs', { token: null });
     expect(page.status).toBe(200);

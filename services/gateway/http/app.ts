@@ -20,7 +20,15 @@ import { rpcHttpRoutes } from '../ws/http-routes';
 
 export type HttpDeps = SessionsDeps &
   EventsDeps &
-  HealthDeps & { log: Logger; maxBodyBytes: number; auth: GatewayAuth; transcripts: Transcripts; rateLimit: { perSecond: number; burst: number } };
+  HealthDeps & {
+    log: Logger;
+    maxBodyBytes: number;
+    auth: GatewayAuth;
+    transcripts: Transcripts;
+    rateLimit: { perSecond: number; burst: number };
+    /** The gateway's address as clients know it behind a proxy (STRAND_GATEWAY_PUBLIC_URL); the API document names it. */
+    publicUrl?: string;
+  };
 
 /**
  * The REST + SSE app: one sub-app per resource, every body validated before its handler, one error
@@ -29,7 +37,7 @@ export type HttpDeps = SessionsDeps &
  */
 export function createHttpApp(deps: HttpDeps): Hono {
   const app = new Hono();
-  app.route('/', openapiRoutes()); // the API document and its viewer: public and static, so mounted before auth and rate limiting
+  app.route('/', openapiRoutes(deps.publicUrl !== undefined ? { publicUrl: deps.publicUrl } : {})); // the API document and its viewer: public and static, so mounted before auth and rate limiting
   app.use(
     '/api/*',
     bodyLimit({
@@ -47,7 +55,7 @@ export function createHttpApp(deps: HttpDeps): Hono {
   app.route('/api/sessions', settingsRoutes(deps));
   app.route('/api/jobs', jobsRoutes(deps));
   app.route('/api', transcriptsRoutes(deps));
-  app.notFound((c) => errorResponse(c, new StrandError(ErrorCode.INVALID_REQUEST, `no route ${c.req.method} ${c.req.path}`)));
+  app.notFound((c) => errorResponse(c, new StrandError(ErrorCode.NOT_FOUND, `no route ${c.req.method} ${c.req.path}`)));
   app.onError(httpErrorHandler(deps.log));
   return app;
 }

@@ -2,7 +2,9 @@ import type { ErrorCode } from '../../../../contracts/errors';
 
 /** The prose of the document: what a reader needs before the first route. */
 export const API_DESCRIPTION = `The HTTP REST + SSE face of strand's gateway (binding contract: specs/http-sse.md; the WebSocket
-RPC protocol's HTTP routes under \`/v1\` follow specs/ws-rpc.md). Base URL \`http://127.0.0.1:9420\` by default.
+RPC protocol's HTTP routes under \`/v1\` follow specs/ws-rpc.md). The server listed here is the address this document was
+fetched from (or STRAND_GATEWAY_PUBLIC_URL when the gateway sits behind a proxy); a local stack listens on
+\`http://127.0.0.1:9420\` unless STRAND_GATEWAY_PORT says otherwise.
 
 **Auth.** With tokens configured (STRAND_TOKENS or STRAND_TOKENS_FILE) every route needs
 \`Authorization: Bearer <token>\` except \`/healthz\`, \`/api/openapi.json\` and \`/api/docs\` (with its assets). Sessions
@@ -11,7 +13,7 @@ client chooses itself (\`sessionId\` of \`/v1/chat/stream\`) is scoped per princ
 
 **Errors.** Every error is \`{"error": {"code", "message", "details"}}\` (schema \`ErrorBody\`); the code decides the status (each route lists the
 codes it can answer). Unknown errors are answered \`INTERNAL\` without their text. A body that is not JSON is
-\`INVALID_REQUEST\` whatever its content type; so is a route that does not exist. Bodies over STRAND_MAX_BODY_BYTES
+\`INVALID_REQUEST\` whatever its content type; a route that does not exist is 404 \`NOT_FOUND\`. Bodies over STRAND_MAX_BODY_BYTES
 (default 10 MiB) are answered 413 and the connection stays usable. Past STRAND_RATE_LIMIT requests per second per
 principal: 429 with \`Retry-After\`. Requests Node cannot parse never reach a route: malformed HTTP is answered 400,
 headers that are too large 413, a request not received in time 408 (body code \`INVALID_REQUEST\`), and the connection
@@ -22,6 +24,7 @@ export const ERROR_NOTES: Record<ErrorCode, string> = {
   INVALID_REQUEST: 'the request is malformed: a body that is not JSON, a wrong shape or type, a bad query value, or a command the session cannot take as sent.',
   UNKNOWN_MODEL: 'the model is not in the catalog of a configured provider, or its provider is not configured.',
   JOB_NOT_FOUND: "no such job (or it is another principal's).",
+  NOT_FOUND: 'no route answers this method and path.',
   UNAUTHORIZED: 'tokens are configured and the request has no valid bearer token.',
   PERMISSION_DENIED: "the gateway's own user may not use a directory the request names (a `project_path` it cannot read or enter); the message names the path and what is missing.",
   SESSION_NOT_FOUND: "no such session (or it is another principal's).",
