@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { writeChildRecords, type ChildRecord } from './child-records';
 import { freePort, waitForTcp } from './free-port';
 import { checkInstanceCounts, gatewayPortPlan, instanceCount, instanceNames, ordinalOf, serviceOf, type InstanceName } from './instances';
@@ -8,6 +9,7 @@ import { type RestartPolicy } from './restart-policy';
 import { type StackConfig } from './stack-config';
 import { instanceSpec, serviceSpecs, type ServiceName } from './stack-specs';
 import { createSupervisor, type Supervisor } from './supervision';
+import { warmUp } from './warm-up';
 
 export type { ServiceName } from './stack-specs';
 export type { InstanceCounts, InstanceName } from './instances';
@@ -40,6 +42,11 @@ export interface StackOptions {
   restartPolicy?: RestartPolicy;
   /** Aborting it while the stack starts stops whatever has started; startStack then rejects. */
   signal?: AbortSignal;
+  /**
+   * Serve a few throwaway turns before resolving, so the first real prompt is as fast as the next
+   * ones (warm-up.ts). `strand up` turns it on; tests that count sessions or turns leave it off.
+   */
+  warmUp?: boolean;
 }
 
 /** Each of our services prints `[<name>] ready …` once it serves, whatever its log level. */
@@ -193,6 +200,11 @@ export async function startStack(
     await Promise.all([...all('worker'), ...all('gateway')].map(launch));
     // A service may still have come up after the stop began (the worker finishing its bundle).
     if (stopping) throw new Error('the stack was stopped while it was starting');
+    if (options.warmUp) {
+      const projectDir = path.join(config.dataDir, 'warm-up');
+      onLine('strand', await warmUp({ gateways: urls.gateways, workers: all('worker').length, projectDir, ...(options.signal ? { signal: options.signal } : {}) }));
+      if (stopping) throw new Error('the stack was stopped while it was starting');
+    }
   } catch (err) {
     await stopAll();
     throw options.signal?.aborted ? new Error('the stack was stopped while it was starting') : err;

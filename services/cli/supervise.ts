@@ -4,6 +4,7 @@ import { renderLogLine } from '../../infra/stack/log-render';
 import { startStack, type Stack } from '../../infra/stack/stack';
 import { stackConfigFromEnv } from '../../infra/stack/stack-config';
 import { removePid, writePid } from './pid-file';
+import { readyLine } from './ready-line';
 import { say } from './safe-output';
 import { checkPorts, clearStaleStack } from './stale-stack';
 
@@ -18,15 +19,6 @@ function prefixed(name: string, line: string): void {
   const own = [`[${name}] `, `[${service}] `].find((p) => line.startsWith(p));
   const text = own ? line.slice(own.length) : line;
   say(`${colored} ${renderLogLine(text)}`);
-}
-
-/** Where the gateways listen, and how many workers and stores run when anything runs more than once. */
-function describeServing(stack: Stack): string {
-  const { gateways, edns } = stack.urls;
-  const where = gateways.length > 1 ? `gateways ${gateways.join(' ')}  ·  EDN ${edns.join(' ')}` : `gateway ${stack.urls.gateway}  ·  EDN ${stack.urls.edn}`;
-  const counts = (['worker', 'store'] as const).map((s) => ({ s, n: stack.instances(s).length }));
-  if (gateways.length === 1 && counts.every((c) => c.n === 1)) return where;
-  return `${where}  ·  ${counts.map((c) => `${c.n} ${c.s}${c.n === 1 ? '' : 's'}`).join(', ')}`;
 }
 
 /** Resolves once stdin reaches EOF: the launcher that holds its other end has exited or died. */
@@ -64,7 +56,7 @@ export async function supervise(opts: { detached: boolean; instances?: InstanceC
   let stack: Stack;
   try {
     say(`[strand] starting the stack (data dir ${config.dataDir}, runner pid ${process.pid})`);
-    stack = await startStack(config, prefixed, { supervise: true, signal: stop.signal });
+    stack = await startStack(config, prefixed, { supervise: true, signal: stop.signal, warmUp: true });
   } catch (err) {
     removePid(config.dataDir, process.pid);
     removeChildRecords(config.dataDir);
@@ -76,7 +68,8 @@ export async function supervise(opts: { detached: boolean; instances?: InstanceC
   }
   const how = opts.detached ? 'stop it with `npm stop`' : 'Ctrl-C stops';
   if (!stop.signal.aborted) {
-    say(`[strand] ready — ${describeServing(stack)}  ·  Temporal UI ${stack.urls.temporalUi ?? '(off)'}  ·  ${how}`);
+    const { gateways, edns, temporalUi } = stack.urls;
+    say(readyLine({ gateways, edns, ...(temporalUi ? { temporalUi } : {}), workers: stack.instances('worker').length, stores: stack.instances('store').length }, how));
     await new Promise((resolve) => stop.signal.addEventListener('abort', resolve, { once: true }));
   }
   const started = Date.now();
