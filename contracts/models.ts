@@ -9,11 +9,27 @@ export const modelIdSchema = z
   .regex(/^[a-z0-9_-]+\/[A-Za-z0-9._:-]+$/, 'model ids look like <provider>/<model>, e.g. scripted/echo');
 export type ModelId = z.infer<typeof modelIdSchema>;
 
-/** Splits a model id into its provider and the provider-specific model name. */
-export function parseModelId(id: string): { provider: string; model: string } {
+/**
+ * The provider and the provider-specific model name of a `<provider>/<model>` reference (split at
+ * the first slash: a model name may contain more), or undefined for anything else. For readers that
+ * show whatever a record holds; code that needs a valid id uses parseModelId.
+ */
+export function splitModelId(id: string): { provider: string; model: string } | undefined {
   const slash = id.indexOf('/');
-  if (slash <= 0 || slash === id.length - 1) throw new Error(`model id "${id}" is not <provider>/<model>`);
+  if (slash <= 0 || slash === id.length - 1) return undefined;
   return { provider: id.slice(0, slash), model: id.slice(slash + 1) };
+}
+
+/** Splits a model id into its provider and the provider-specific model name; throws for anything else. */
+export function parseModelId(id: string): { provider: string; model: string } {
+  const parts = splitModelId(id);
+  if (!parts) throw new Error(`model id "${id}" is not <provider>/<model>`);
+  return parts;
+}
+
+/** The reference for a provider's model, the inverse of parseModelId (`openai` + `gpt-5` → `openai/gpt-5`). */
+export function modelIdOf(provider: string, model: string): string {
+  return `${provider}/${model}`;
 }
 
 /** The model every session gets when no provider key is configured: deterministic and offline. */

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { compactBodySchema, modelBodySchema, settingsBodySchema, thinkingBodySchema } from '../../../contracts/http-api';
+import { modelIdOf } from '../../../contracts/models';
 import type { SessionService } from '../sessions/session-service';
 import { principalOf } from './auth-middleware';
 import { parseJsonBody } from './errors';
@@ -15,7 +16,7 @@ export function settingsRoutes(deps: { sessions: SessionService }): Hono {
 
   app.post('/:id/model', async (c) => {
     const body = await parseJsonBody(c, modelBodySchema);
-    const change = 'cycle' in body ? { cycle_model: true } : { model: `${body.provider}/${body.model_id}` };
+    const change = 'cycle' in body ? { cycle_model: true } : { model: modelIdOf(body.provider, body.model_id) };
     const s = await sessions.updateSettings(c.req.param('id'), change, principalOf(c));
     return c.json({ model: s.model, thinking_level: s.thinking_level, ...(s.notice ? { notice: s.notice } : {}) });
   });

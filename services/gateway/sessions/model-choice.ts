@@ -1,6 +1,6 @@
 import { ErrorCode, StrandError } from '../../../contracts/errors';
 import { clampThinkingLevel, lookupModel, resolveBareModelId, type CatalogModel, type ModelCatalog } from '../../../contracts/model-catalog';
-import { modelIdSchema, parseModelId } from '../../../contracts/models';
+import { modelIdOf, modelIdSchema, parseModelId } from '../../../contracts/models';
 import { thinkingLevelSchema, type ThinkingLevel } from '../../../contracts/session-settings';
 
 /**
@@ -32,7 +32,7 @@ export class ModelChoice {
 
   /** The models to cycle through, in catalog order. */
   cycle(): string[] {
-    return this.catalog.models.filter((m) => m.id !== '*' && this.usable(m.provider)).map((m) => `${m.provider}/${m.id}`);
+    return this.catalog.models.filter((m) => m.id !== '*' && this.usable(m.provider)).map((m) => modelIdOf(m.provider, m.id));
   }
 
   /** The model after `current` in the cycle (the first one when current is not in it). */
