@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { loadTokens } from '../../services/gateway/auth/tokens';
 import { writeChildRecords, type ChildRecord } from './child-records';
 import { freePort, waitForTcp } from './free-port';
 import { checkInstanceCounts, gatewayPortPlan, instanceCount, instanceNames, ordinalOf, serviceOf, type InstanceName } from './instances';
@@ -202,7 +203,10 @@ export async function startStack(
     if (stopping) throw new Error('the stack was stopped while it was starting');
     if (options.warmUp) {
       const projectDir = path.join(config.dataDir, 'warm-up');
-      onLine('strand', await warmUp({ gateways: urls.gateways, workers: all('worker').length, projectDir, ...(options.signal ? { signal: options.signal } : {}) }));
+      // The gateways' tokens, read from the environment they get (stack-specs.ts); the first one will do.
+      const [token] = loadTokens({ ...process.env, ...config.serviceEnv }, () => undefined).keys();
+      const extra = { ...(token ? { token } : {}), ...(options.signal ? { signal: options.signal } : {}) };
+      onLine('strand', await warmUp({ gateways: urls.gateways, workers: all('worker').length, projectDir, ...extra }));
       if (stopping) throw new Error('the stack was stopped while it was starting');
     }
   } catch (err) {

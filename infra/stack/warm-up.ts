@@ -11,17 +11,19 @@ import fs from 'node:fs';
  * pollers get some (Temporal hands a new workflow's first task to whichever poller waits; nothing
  * lets a client pick the worker).
  *
- * Best effort: a stack that cannot warm up (auth on, so no token here; a gateway that refuses) still
- * starts, and the line it reports says why.
+ * With tokens configured it uses the first one (its principal owns the throwaway sessions). Best
+ * effort: a stack that cannot warm up still starts, and the line it reports says why.
  */
 
 const TURN_TIMEOUT_MS = 60_000;
 const WARM_UP_PROMPT = 'warm-up turn of `strand up` (this session is deleted when it ends)';
 
-async function call(base: string, method: string, route: string, body?: unknown, signal?: AbortSignal): Promise<Record<string, unknown>> {
-  const res = await fetch(`${base}${route}`, {
+type Client = { base: string; auth: Record<string, string> };
+
+async function call(client: Client, method: string, route: string, body?: unknown, signal?: AbortSignal): Promise<Record<string, unknown>> {
+  const res = await fetch(`${client.base}${route}`, {
     method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    headers: { ...client.auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(TURN_TIMEOUT_MS)]) : AbortSignal.timeout(TURN_TIMEOUT_MS),
   });
@@ -43,24 +45,24 @@ async function untilTurnFinished(events: Response): Promise<string> {
   throw new Error('the event stream ended before turn.finished');
 }
 
-/** One throwaway turn through `base`; the session is deleted whatever happened. */
-async function warmUpTurn(base: string, projectDir: string, signal: AbortSignal | undefined): Promise<void> {
-  const created = await call(base, 'POST', '/api/sessions', { project_path: projectDir, model: 'scripted/echo' }, signal);
+/** One throwaway turn through the client's gateway; the session is deleted whatever happened. */
+async function warmUpTurn(client: Client, projectDir: string, signal: AbortSignal | undefined): Promise<void> {
+  const created = await call(client, 'POST', '/api/sessions', { project_path: projectDir, model: 'scripted/echo' }, signal);
   const sid = String(created.session_id);
   const stream = new AbortController();
   try {
-    const events = await fetch(`${base}/api/sessions/${encodeURIComponent(sid)}/events`, {
-      headers: { Accept: 'text/event-stream' },
+    const events = await fetch(`${client.base}/api/sessions/${encodeURIComponent(sid)}/events`, {
+      headers: { ...client.auth, Accept: 'text/event-stream' },
       signal: AbortSignal.any([stream.signal, AbortSignal.timeout(TURN_TIMEOUT_MS), ...(signal ? [signal] : [])]),
     });
     if (!events.ok) throw new Error(`GET /api/sessions/${sid}/events answered ${events.status}`);
     const finished = untilTurnFinished(events);
-    await call(base, 'POST', `/api/sessions/${encodeURIComponent(sid)}/prompt`, { text: WARM_UP_PROMPT }, signal);
+    await call(client, 'POST', `/api/sessions/${encodeURIComponent(sid)}/prompt`, { text: WARM_UP_PROMPT }, signal);
     const outcome = await finished;
     if (outcome !== 'done') throw new Error(`the warm-up turn ended ${outcome}`);
   } finally {
     stream.abort();
-    await call(base, 'DELETE', `/api/sessions/${encodeURIComponent(sid)}`).catch(() => undefined);
+    await call(client, 'DELETE', `/api/sessions/${encodeURIComponent(sid)}`).catch(() => undefined);
   }
 }
 
@@ -71,6 +73,8 @@ export interface WarmUpOptions {
   workers: number;
   /** A directory for the sessions' project (created; left empty). */
   projectDir: string;
+  /** A bearer token the gateways accept, when they have tokens (STRAND_TOKENS or STRAND_TOKENS_FILE). */
+  token?: string;
   signal?: AbortSignal;
 }
 
@@ -80,8 +84,9 @@ export async function warmUp(opts: WarmUpOptions): Promise<string> {
   const started = performance.now();
   const perGateway = Math.max(2, 2 * opts.workers);
   try {
+    const auth: Record<string, string> = opts.token ? { Authorization: `Bearer ${opts.token}` } : {};
     for (const base of opts.gateways) {
-      await Promise.all(Array.from({ length: perGateway }, () => warmUpTurn(base, opts.projectDir, opts.signal)));
+      await Promise.all(Array.from({ length: perGateway }, () => warmUpTurn({ base, auth }, opts.projectDir, opts.signal)));
     }
   } catch (err) {
     return `warm-up skipped: ${(err as Error).message} (the first prompts may be slow)`;
