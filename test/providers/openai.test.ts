@@ -164,20 +164,24 @@ describe('failures', () => {
     expect(await failure(provider().stream(req()))).toMatchObject({ kind: 'transient', message: expect.stringContaining('without a finish_reason') });
   });
 
-  test('aborting during a stall ends the stream promptly with the signal reason', async () => {
+  // How fast the abort lands is not asserted (a loaded machine decides that): the stalled stream never ends by
+  // itself, so a stream that settles at all was ended by the abort; it must end with the signal's reason.
+  test('aborting a stream the server stopped sending ends it with the signal reason', async () => {
     server.reply({ content: 'one two three', cut: { after: 3, how: 'stall' } });
     const controller = new AbortController();
+    const reason = new Error('user abort');
     const seen: ProviderChunk[] = [];
     const run = (async () => {
-      for await (const c of provider().stream(req({ signal: controller.signal }))) seen.push(c);
+      for await (const c of provider().stream(req({ signal: controller.signal }))) {
+        seen.push(c);
+        // The first text arrived: the server sends a little more, then stalls.
+        if (c.type === 'text_delta' && !controller.signal.aborted) controller.abort(reason);
+      }
     })();
-    await new Promise((r) => setTimeout(r, 300));
-    expect(seen.length).toBeGreaterThan(0);
-    const reason = new Error('user abort');
-    const started = Date.now();
-    controller.abort(reason);
     await expect(run).rejects.toBe(reason);
-    expect(Date.now() - started).toBeLessThan(1000);
+    const text = joined(seen, 'text_delta');
+    expect(text.length).toBeGreaterThan(0);
+    expect('one two three'.startsWith(text) && text !== 'one two three').toBe(true);
   });
 });
 
