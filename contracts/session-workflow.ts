@@ -102,6 +102,13 @@ export const sessionSnapshotSchema = z.object({
 });
 export type SessionSnapshot = z.infer<typeof sessionSnapshotSchema>;
 
+/**
+ * The failure type of a command that concerns something running (a turn, a retry wait, a user's
+ * command, the queue) when nothing is: its validator rejects it, so it never reaches history, and the
+ * gateway answers the command's "nothing happened" result (`{aborted: false}`, `{cleared: 0}`, …).
+ */
+export const NOTHING_RUNNING = 'NOTHING_RUNNING';
+
 /** Starts a turn, or queues it (`behavior: queue`); SESSION_BUSY while a turn runs otherwise. */
 export const promptUpdate = defineUpdate<PromptAccepted, [PromptCommand]>('prompt');
 /** Stops the running turn (the turn records what it had and ends `aborted`). */

@@ -23,6 +23,12 @@ export const turnWorkflowInputSchema = z.object({
   steering: z.array(z.string()).default([]),
   /** Persisted by the turn's first store write, before any of its entries exist. */
   record: z.object({ last_turn: z.number().int().nonnegative(), requests: z.array(seenRequestSchema) }),
+  /**
+   * Set by a session that acknowledges progress reports once it has published them: the turn then
+   * waits for that before it goes on, so a client never sees the step's answer before the state that
+   * announced the step. Absent (false) for a turn started by a session that predates acknowledgements.
+   */
+  progress_acks: z.boolean().default(false),
 });
 export type TurnWorkflowInput = z.input<typeof turnWorkflowInputSchema>;
 
@@ -46,6 +52,8 @@ export const turnProgressSchema = z.object({
   details: z.string().optional(),
   /** Tool calls waiting for a person's answer (phase waiting_approval). */
   pending_approvals: z.array(z.object({ tool_call_id: z.string(), tool: z.string() })).default([]),
+  /** Present when the turn waits for the session to acknowledge this report (`turnProgressPublishedSignal`). */
+  report_id: z.string().optional(),
 });
 export type TurnProgress = z.input<typeof turnProgressSchema>;
 
@@ -57,5 +65,7 @@ export const turnAbortRetrySignal = defineSignal<[]>('turnAbortRetry');
 /** Stop at the next step boundary: the step under way (and its tool calls) finishes, no further model call. */
 export const turnInterruptSignal = defineSignal<[]>('turnInterrupt');
 export const turnApprovalSignal = defineSignal<[{ tool_call_id: string; decision: 'approve' | 'reject' | 'always'; reason?: string }]>('turnApproval');
+/** The session has published the state of the report `report_id` (or found it stale): the turn may go on. */
+export const turnProgressPublishedSignal = defineSignal<[{ report_id: string }]>('turnProgressPublished');
 /** Turn → session. */
 export const turnProgressSignal = defineSignal<[TurnProgress]>('turnProgress');

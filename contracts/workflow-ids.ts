@@ -22,9 +22,25 @@ export function turnId(turnNumber: number): string {
   return `t${turnNumber}`;
 }
 
-/** Deterministic store entry ids, so a retried activity never writes a message twice. */
+/** The turn number of a turn id built by `turnId`; undefined for anything else. */
+export function turnNumberOf(id: string): number | undefined {
+  const match = /^t([1-9][0-9]*)$/.exec(id);
+  return match ? Number(match[1]) : undefined;
+}
+
+/**
+ * Deterministic store entry ids, so a retried activity never writes a message twice. Entries a person
+ * asks for between turns (a manual compaction, their own shell command) take a unique part the
+ * workflow draws once (`wf.uuid4()`), so a retried activity still writes once.
+ */
 export const entryIds = {
   user: (turn: string) => `${turn}:user`,
   assistant: (turn: string, step: number) => `${turn}:s${step}:assistant`,
   tool: (turn: string, step: number, callId: string) => `${turn}:s${step}:tool:${callId}`,
+  /** The `index`-th steering message taken after step `step`. */
+  steer: (turn: string, step: number, index: number) => `${turn}:s${step}:steer:${index}`,
+  /** A compaction a turn runs before step `step` (past the threshold, or after an overflow). */
+  turnCompaction: (turn: string, step: number, reason: 'threshold' | 'overflow') => `${turn}:s${step}:compact:${reason}`,
+  manualCompaction: (unique: string) => `compact:${unique}`,
+  userCommand: (unique: string) => `cmd:${unique}`,
 };

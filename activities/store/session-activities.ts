@@ -89,7 +89,7 @@ export function createSessionStoreActivities(store: StorePort, now: () => number
 
     /** Records a steering message as a user message the next model step sees. */
     async recordSteering(input: RecordSteeringInput): Promise<{ entry_id: string }> {
-      const entry_id = `${input.turn_id}:s${input.step}:steer:${input.index}`;
+      const entry_id = entryIds.steer(input.turn_id, input.step, input.index);
       await storeCall(`recording steering for ${input.turn_id}`, () =>
         store.append({
           session_id: input.session_id,

@@ -7,8 +7,10 @@ import {
   type SessionSettings,
 } from '../../contracts/session-settings';
 import {
+  NOTHING_RUNNING,
   approvalCommandSchema,
   promptCommandSchema,
+  steerCommandSchema,
   settingsChangeSchema,
   userCommandSchema,
   type SettingsChange,
@@ -67,6 +69,48 @@ export class SessionState {
     return this.activeTurn !== null || this.queue.length > 0 || this.unloadedPrompts > 0 || this.compacting || this.runningCommand;
   }
 
+  /**
+   * The one rule for starting the next queued turn. A turn, a manual compaction and a user's command
+   * each rewrite the conversation, so they never overlap: compaction and commands are refused unless
+   * the session is idle (their validators), and a queued prompt waits until whichever runs has ended.
+   */
+  get canStartTurn(): boolean {
+    return this.loaded && this.queue.length > 0 && this.activeTurn === null && !this.compacting && !this.runningCommand;
+  }
+
+  /** Work other than a turn that must end before the run may continue as new. */
+  get holdsRun(): boolean {
+    return this.activeTurn !== null || this.unloadedPrompts > 0 || this.compacting || this.runningCommand;
+  }
+
+  /** A compaction or a user's command ended: thinking when a queued prompt is about to start, else idle. */
+  endExclusiveWork(): void {
+    this.compacting = false;
+    this.runningCommand = false;
+    if (this.activeTurn === null) this.phase = this.queue.length > 0 ? 'thinking' : 'idle';
+  }
+
+  /** abort, interrupt: only while a turn runs (otherwise the command never reaches history). */
+  validateTurnRunning(command: string): void {
+    if (this.activeTurn === null) throw nothingRunning(`${command}: no turn of session ${this.sessionId} is running`);
+  }
+
+  validateSteer(cmd: unknown): void {
+    const parsed = steerCommandSchema.safeParse(cmd);
+    if (!parsed.success) throw ApplicationFailure.nonRetryable(parsed.error.issues.map((i) => i.message).join('; '), FailureType.INVALID_COMMAND);
+    this.validateTurnRunning('steer');
+  }
+
+  validateAbortRetry(): void {
+    if (this.activeTurn === null || this.phase !== 'retrying') throw nothingRunning(`abort_retry: no turn of session ${this.sessionId} waits to retry`);
+  }
+  validateClearQueue(): void {
+    if (this.queue.length === 0) throw nothingRunning(`clear_queue: nothing is queued in session ${this.sessionId}`);
+  }
+  validateAbortUserCommand(): void {
+    if (!this.runningCommand) throw nothingRunning(`abort_command: no command of session ${this.sessionId} is running`);
+  }
+
   /** The prompt validator: synchronous; a rejected prompt never reaches history. */
   validatePrompt(raw: PromptCommand): void {
     const parsed = promptCommandSchema.safeParse(raw);
@@ -117,7 +161,8 @@ export class SessionState {
       turn_number: turn.turn_number,
       agent_state: this.phase,
       queued: wasBusy,
-      ...(wasBusy ? { queue_position: this.queue.length - (this.activeTurn ? 0 : 1) } : {}),
+      // Between turns the head of the queue is about to start; behind a turn, compaction or command it waits.
+      ...(wasBusy ? { queue_position: Math.max(1, this.queue.length - (this.activeTurn || this.compacting || this.runningCommand ? 0 : 1)) } : {}),
       duplicate: false,
     };
   }
@@ -159,13 +204,13 @@ export class SessionState {
     return true;
   }
 
-  /** A manual compaction needs an idle session (a turn compacts on its own when it must). */
   /** A user command runs only while the session is idle (psi's `bash`: between turns). */
   validateUserCommand(cmd: unknown): void {
     if (!userCommandSchema.safeParse(cmd).success) throw ApplicationFailure.nonRetryable('a command needs `command` (a non-empty string) and an optional whole `timeout_s` up to 3600', FailureType.INVALID_COMMAND);
     if (this.busy) throw ApplicationFailure.nonRetryable(`session ${this.sessionId} is busy: run the command once the turn is done`, FailureType.SESSION_BUSY);
   }
 
+  /** A manual compaction needs an idle session (a turn compacts on its own when it must). */
   validateCompact(): void {
     if (this.busy) throw ApplicationFailure.nonRetryable(`session ${this.sessionId} is busy: compact it once the turn is done`, FailureType.SESSION_BUSY);
   }
@@ -183,6 +228,10 @@ export class SessionState {
 
   isPending(callId: string): boolean {
     return this.pendingApprovals.some((p) => p.tool_call_id === callId);
+  }
+
+  get settings(): SessionSettings {
+    return this.requireRecord().settings;
   }
 
   /** Records an answer; `always` also allows the tool from now on (a settings change). */
@@ -216,10 +265,6 @@ export class SessionState {
     return cleared;
   }
 
-  get settings(): SessionSettings {
-    return this.requireRecord().settings;
-  }
-
   snapshot(): SessionSnapshot {
     const record = this.record;
     return {
@@ -249,3 +294,5 @@ export class SessionState {
     return this.record;
   }
 }
+
+const nothingRunning = (message: string) => ApplicationFailure.nonRetryable(message, NOTHING_RUNNING);

@@ -52,7 +52,7 @@ export class ToolBatch {
       step: number;
       policy: ApprovalPolicy;
       publish: (events: AgentEvent[]) => Promise<unknown>;
-      report: (p: Omit<TurnProgress, 'turn_id'>) => void;
+      report: (p: Omit<TurnProgress, 'turn_id' | 'report_id'>) => Promise<void>;
       /** True once a steering message waits: calls still waiting for approval are then skipped. */
       steered: () => boolean;
     },
@@ -77,7 +77,7 @@ export class ToolBatch {
   async run(): Promise<void> {
     const waiting = this.pending;
     if (waiting.length > 0) {
-      this.ctx.report({ phase: 'waiting_approval', step: this.ctx.step, details: waiting.map((c) => c.name).join(', '), pending_approvals: waiting.map((c) => ({ tool_call_id: c.id, tool: c.name })) });
+      await this.ctx.report({ phase: 'waiting_approval', step: this.ctx.step, details: waiting.map((c) => c.name).join(', '), pending_approvals: waiting.map((c) => ({ tool_call_id: c.id, tool: c.name })) });
       const answered = await wf.condition(() => this.pending.length === 0 || this.ctx.steered(), this.ctx.policy.timeout_s * 1000);
       if (answered) {
         for (const c of this.pending) this.decisions.set(c.id, { approved: false, skipped: true });
@@ -95,7 +95,7 @@ export class ToolBatch {
     }
     const approved = this.calls.filter((c) => this.approved(c));
     if (approved.length === 0) return;
-    this.ctx.report({ phase: 'tool_execution', step: this.ctx.step, details: approved.map((c) => `${c.name}${c.label ? ` ${c.label}` : ''}`).join(', ') });
+    await this.ctx.report({ phase: 'tool_execution', step: this.ctx.step, details: approved.map((c) => `${c.name}${c.label ? ` ${c.label}` : ''}`).join(', ') });
     await Promise.all(
       approved.map((c) =>
         tools.runTool.executeWithOptions({ ...TOOL_OPTIONS, summary: `${c.name}${c.label ? ` ${c.label}` : ''}` }, [

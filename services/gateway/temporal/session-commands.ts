@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import {
   QueryRejectedError,
   WithStartWorkflowOperation,
+  WorkflowUpdateFailedError,
   type Client,
 } from '@temporalio/client';
-import { TypedSearchAttributes, WorkflowNotFoundError } from '@temporalio/common';
+import { ApplicationFailure, TypedSearchAttributes, WorkflowNotFoundError } from '@temporalio/common';
 import { ErrorCode, StrandError } from '../../../contracts/errors';
 import {
   abortRetryUpdate,
@@ -14,6 +15,7 @@ import {
   clearQueueUpdate,
   compactUpdate,
   freshSessionInput,
+  NOTHING_RUNNING,
   promptUpdate,
   sessionStateQuery,
   setSettingsUpdate,
@@ -220,6 +222,8 @@ export class SessionCommands {
       return await this.temporal.withDeadline(QUERY_DEADLINE_MS, () => fn(handle));
     } catch (err) {
       if (err instanceof WorkflowNotFoundError || err instanceof QueryRejectedError) return whenNotRunning;
+      // Refused by its validator because nothing it concerns runs (it never reached history).
+      if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === NOTHING_RUNNING) return whenNotRunning;
       if (err instanceof Error && /workflow execution already completed/i.test(err.message)) return whenNotRunning;
       throw translateFailure(err);
     }

@@ -1,0 +1,236 @@
+import * as wf from '@temporalio/workflow';
+import {
+  abortRetryUpdate,
+  abortUpdate,
+  abortUserCommandUpdate,
+  approvalUpdate,
+  clearQueueUpdate,
+  compactUpdate,
+  interruptUpdate,
+  promptUpdate,
+  sessionStateQuery,
+  setSettingsUpdate,
+  steerUpdate,
+  userCommandUpdate,
+  type ApprovalCommand,
+  type PromptAccepted,
+  type PromptCommand,
+  type SettingsChange,
+  type SteerCommand,
+  type UserCommand,
+  type UserCommandResult,
+} from '../../contracts/session-workflow';
+import {
+  turnAbortRetrySignal,
+  turnAbortSignal,
+  turnApprovalSignal,
+  turnInterruptSignal,
+  turnProgressPublishedSignal,
+  turnProgressSignal,
+  turnSteerSignal,
+  type TurnProgress,
+} from '../../contracts/turn-workflow';
+import { entryIds, turnNumberOf, turnWorkflowId } from '../../contracts/workflow-ids';
+import { FailureType } from '../../contracts/failures';
+import type { turnWorkflow } from '../turn/turn-workflow';
+import { sa, upsertIfChanged } from '../search-attributes';
+import { COMPACTION_OPTIONS, compaction, local, stateEvent, userCommands, type SessionEventQueue } from './session-events';
+import type { SessionState } from './session-state';
+
+/** How long an approval for a call the turn has not reported yet may wait for it. */
+const APPROVAL_ARRIVAL_MS = 3_000;
+
+/**
+ * The session workflow's message handlers, as methods over its state (safe-message-handlers). Every
+ * update has a validator, so a command that cannot apply never reaches history. Handlers that wait
+ * (compaction, a user's command, abort) are serialized with turns by `SessionState.canStartTurn`:
+ * at most one of them rewrites the conversation at a time.
+ */
+export class SessionManager {
+  /** The running turn's child handle, once it has started. */
+  child: wf.ChildWorkflowHandle<typeof turnWorkflow> | undefined;
+  private commandScope: wf.CancellationScope | undefined;
+
+  constructor(
+    readonly state: SessionState,
+    readonly events: SessionEventQueue,
+  ) {}
+
+  register(): void {
+    const s = this.state;
+    wf.setHandler(sessionStateQuery, () => s.snapshot());
+    wf.setHandler(promptUpdate, (p) => this.prompt(p), { validator: (p) => s.validatePrompt(p) });
+    wf.setHandler(abortUpdate, () => this.abort(), { validator: () => s.validateTurnRunning('abort') });
+    wf.setHandler(abortRetryUpdate, () => this.abortRetry(), { validator: () => s.validateAbortRetry() });
+    wf.setHandler(interruptUpdate, () => this.interrupt(), { validator: () => s.validateTurnRunning('interrupt') });
+    wf.setHandler(steerUpdate, (cmd) => this.steer(cmd), { validator: (cmd) => s.validateSteer(cmd) });
+    wf.setHandler(approvalUpdate, (cmd) => this.approve(cmd), { validator: (cmd) => s.validateApproval(cmd) });
+    wf.setHandler(setSettingsUpdate, (change) => this.setSettings(change), { validator: (change) => s.validateSettings(change) });
+    wf.setHandler(compactUpdate, (cmd) => this.compact(cmd), { validator: (_cmd) => s.validateCompact() });
+    wf.setHandler(userCommandUpdate, (cmd) => this.runUserCommand(cmd), { validator: (cmd) => s.validateUserCommand(cmd) });
+    wf.setHandler(abortUserCommandUpdate, () => this.abortUserCommand(), { validator: () => s.validateAbortUserCommand() });
+    wf.setHandler(clearQueueUpdate, () => this.clearQueue(), { validator: () => s.validateClearQueue() });
+    wf.setHandler(turnProgressSignal, (p) => this.progress(p));
+  }
+
+  /** The phase and model as search attributes, so the Temporal UI lists sessions by them. */
+  syncAttributes(): void {
+    const s = this.state;
+    upsertIfChanged([{ key: sa.phase, value: s.phase }, ...(s.record ? [{ key: sa.model, value: s.record.settings.model }] : [])]);
+  }
+
+  publishState(): Promise<{ first_seq?: number }> {
+    this.syncAttributes();
+    return this.events.publish([{ event: stateEvent(this.state), ...(this.state.activeTurn ? { turn_id: this.state.activeTurn } : {}) }]);
+  }
+
+  async prompt(prompt: PromptCommand): Promise<PromptAccepted> {
+    const s = this.state;
+    // Steering a running turn: delivered to it, no new turn.
+    const running = s.activeTurn;
+    if (prompt.behavior === 'steer' && running && this.child) {
+      await this.child.signal(turnSteerSignal, { text: prompt.text });
+      return { turn_id: running, turn_number: turnNumberOf(running) ?? 0, agent_state: s.phase, queued: false, duplicate: false, steered: true };
+    }
+    if (s.loaded) return s.accept(prompt);
+    s.claimUnloaded();
+    try {
+      await wf.condition(() => s.loaded);
+    } finally {
+      s.releaseUnloaded();
+    }
+    return s.accept(prompt);
+  }
+
+  /** Answers once the turn has ended and its end was announced, so "aborted" is true when told. */
+  async abort() {
+    const turn = this.state.activeTurn;
+    if (!turn || !this.child) return { aborted: false, turn_id: null };
+    await this.child.signal(turnAbortSignal);
+    await wf.condition(() => this.state.activeTurn !== turn);
+    return { aborted: true, turn_id: turn };
+  }
+
+  async abortRetry() {
+    const turn = this.state.activeTurn;
+    if (!turn || !this.child || this.state.phase !== 'retrying') return { cancelled: false, turn_id: null };
+    await this.child.signal(turnAbortRetrySignal);
+    await wf.condition(() => this.state.activeTurn !== turn);
+    return { cancelled: true, turn_id: turn };
+  }
+
+  async interrupt() {
+    const turn = this.state.activeTurn;
+    if (!turn || !this.child) return { pending: false, turn_id: null };
+    if (!this.state.interruptPending) {
+      this.state.interruptPending = true;
+      await this.child.signal(turnInterruptSignal);
+      await this.publishState();
+    }
+    return { pending: true, turn_id: turn };
+  }
+
+  async steer(cmd: SteerCommand) {
+    const turn = this.state.activeTurn;
+    if (!turn || !this.child) return { delivered: false, turn_id: null };
+    await this.child.signal(turnSteerSignal, { text: cmd.text });
+    return { delivered: true, turn_id: turn };
+  }
+
+  async approve(cmd: ApprovalCommand) {
+    const s = this.state;
+    // Announced but not yet reported as waiting: give the turn a moment (it reports right after the step).
+    const turn = s.activeTurn;
+    await wf.condition(() => s.isPending(cmd.tool_call_id) || s.activeTurn !== turn, APPROVAL_ARRIVAL_MS);
+    if (!s.isPending(cmd.tool_call_id)) {
+      throw wf.ApplicationFailure.nonRetryable(`no tool call ${cmd.tool_call_id} is waiting for approval`, FailureType.UNKNOWN_TOOL_CALL);
+    }
+    const { settingsChanged } = s.applyApproval(cmd);
+    if (this.child) await this.child.signal(turnApprovalSignal, cmd);
+    // The turn reports what it does next (tool_execution); only a settings change is news here.
+    if (settingsChanged) {
+      await this.persistSettings();
+      await this.publishState();
+    }
+    return { resolved: true };
+  }
+
+  async setSettings(change: SettingsChange) {
+    await wf.condition(() => this.state.loaded);
+    if (this.state.applySettings(change)) {
+      await this.persistSettings();
+      await this.publishState();
+    }
+    return this.state.settings;
+  }
+
+  async compact({ instructions }: { instructions?: string | undefined }) {
+    const s = this.state;
+    s.compacting = true;
+    try {
+      await wf.condition(() => s.loaded);
+      s.phase = 'compacting';
+      await this.publishState();
+      const model = s.settings.model;
+      return await compaction.compactSession.executeWithOptions({ ...COMPACTION_OPTIONS, summary: `compact (manual) · ${model}` }, [
+        { session_id: s.sessionId, compaction_id: entryIds.manualCompaction(wf.uuid4()), model, reason: 'manual', context_window: 0, ...(instructions ? { instructions } : {}) },
+      ]);
+    } finally {
+      s.endExclusiveWork();
+      await this.publishState();
+    }
+  }
+
+  async runUserCommand(cmd: UserCommand): Promise<UserCommandResult> {
+    const s = this.state;
+    s.runningCommand = true;
+    try {
+      await wf.condition(() => s.loaded);
+      s.phase = 'tool_execution';
+      await this.publishState();
+      const scope = new wf.CancellationScope();
+      this.commandScope = scope;
+      return await scope.run(() =>
+        userCommands.runUserCommand({ session_id: s.sessionId, project_path: s.record!.project_path, id: entryIds.userCommand(wf.uuid4()), ...cmd }),
+      );
+    } catch (err) {
+      if (wf.isCancellation(err)) return { output: 'the command was stopped', exit_code: null, cancelled: true, truncated: false };
+      throw err;
+    } finally {
+      this.commandScope = undefined;
+      s.endExclusiveWork();
+      await this.publishState();
+    }
+  }
+
+  abortUserCommand() {
+    if (!this.commandScope) return { stopped: false };
+    this.commandScope.cancel();
+    return { stopped: true };
+  }
+
+  async clearQueue() {
+    const cleared = this.state.clearQueue();
+    if (cleared > 0) await this.publishState();
+    return { cleared };
+  }
+
+  /**
+   * A turn's report: published as `session.state`, then acknowledged when the turn asked for it, so
+   * the turn's next events (a model step's deltas) cannot overtake the state that announces them.
+   */
+  async progress(p: TurnProgress): Promise<void> {
+    if (this.state.applyProgress(p)) await this.publishState().catch(() => undefined);
+    const turnNumber = turnNumberOf(p.turn_id);
+    if (p.report_id === undefined || turnNumber === undefined) return;
+    await wf
+      .getExternalWorkflowHandle(turnWorkflowId(this.state.sessionId, turnNumber))
+      .signal(turnProgressPublishedSignal, { report_id: p.report_id })
+      .catch(() => undefined);
+  }
+
+  private persistSettings() {
+    const record = this.state.record!;
+    return local.persistSessionRecord({ session_id: this.state.sessionId, last_turn: record.last_turn, requests: record.requests, settings: record.settings });
+  }
+}

@@ -1,0 +1,66 @@
+import * as wf from '@temporalio/workflow';
+import type { QueuedPrompt } from '../../contracts/session-workflow';
+import { turnId, turnWorkflowId } from '../../contracts/workflow-ids';
+import { turnWorkflow } from '../turn/turn-workflow';
+import { inheritedSearchAttributes } from '../search-attributes';
+import { stateEvent } from './session-events';
+import type { SessionManager } from './session-manager';
+import { summaryOf } from './summary';
+
+/**
+ * Runs the head of the queue as a child `turnWorkflow` and announces its end. A turn that cannot even
+ * start (or fails as a workflow) ends as an error; the session goes on.
+ */
+export async function runNextTurn(manager: SessionManager): Promise<void> {
+  const { state, events } = manager;
+  const next = state.startNext();
+  if (!next) return;
+  // Where the turn's events begin, so a client that connects mid-turn gets them from there.
+  state.turnStartSeq = (await manager.publishState()).first_seq ?? null;
+  const outcome = await startTurn(manager, next)
+    .then((handle) => {
+      manager.child = handle;
+      return handle.result();
+    })
+    .catch((err: unknown) => ({ outcome: 'error' as const, failure: err }));
+  manager.child = undefined;
+  const id = turnId(next.turn_number);
+  // Released before anything is announced: whoever hears `turn.finished` or `idle` can prompt at once.
+  state.finishTurn();
+  const failure = 'failure' in outcome ? outcome.failure : undefined;
+  manager.syncAttributes();
+  await events.publish([
+    ...(failure !== undefined ? [{ turn_id: id, event: { type: 'error' as const, code: 'INTERNAL', message: `turn ${id} failed: ${messageOf(failure)}`, turn_id: id } }] : []),
+    { turn_id: id, event: { type: 'turn.finished', turn_id: id, outcome: outcome.outcome, ...('steps' in outcome ? { steps: outcome.steps } : {}) } },
+    { turn_id: id, event: stateEvent(state) },
+  ]);
+}
+
+function startTurn(manager: SessionManager, next: QueuedPrompt): Promise<wf.ChildWorkflowHandle<typeof turnWorkflow>> {
+  const { state } = manager;
+  const record = state.record!;
+  const attributes = inheritedSearchAttributes('thinking');
+  return wf.startChild(turnWorkflow, {
+    workflowId: turnWorkflowId(state.sessionId, next.turn_number),
+    taskQueue: wf.workflowInfo().taskQueue,
+    args: [
+      {
+        session_id: state.sessionId,
+        project_path: record.project_path,
+        turn_number: next.turn_number,
+        text: next.text,
+        settings: record.settings,
+        record: { last_turn: record.last_turn, requests: record.requests },
+        progress_acks: true,
+      },
+    ],
+    staticSummary: summaryOf(next.text),
+    parentClosePolicy: 'TERMINATE',
+    ...(attributes ? { typedSearchAttributes: attributes } : {}),
+  });
+}
+
+function messageOf(err: unknown): string {
+  if (err instanceof wf.ChildWorkflowFailure && err.cause) return err.cause.message;
+  return err instanceof Error ? err.message : String(err);
+}

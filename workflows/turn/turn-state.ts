@@ -1,0 +1,100 @@
+import * as wf from '@temporalio/workflow';
+import type { Activities } from '../../activities';
+import type { AgentEvent } from '../../contracts/agent-events';
+import type { ApprovalPolicy } from '../../contracts/session-settings';
+import {
+  turnAbortRetrySignal,
+  turnAbortSignal,
+  turnApprovalSignal,
+  turnInterruptSignal,
+  turnProgressPublishedSignal,
+  turnProgressSignal,
+  turnSteerSignal,
+  type TurnProgress,
+  type turnWorkflowInputSchema,
+} from '../../contracts/turn-workflow';
+import { turnId } from '../../contracts/workflow-ids';
+import { storeRetry } from '../retry-policies';
+import { sa, upsertIfChanged } from '../search-attributes';
+import type { ToolBatch } from './tool-batch';
+
+export const local = wf.proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: storeRetry });
+
+type TurnInput = ReturnType<(typeof turnWorkflowInputSchema)['parse']>;
+
+/**
+ * A turn's runtime state and its signal handlers: what the person asked for meanwhile (abort, steer,
+ * interrupt, approvals, giving up a retry) and how the turn tells its session where it is. The turn
+ * workflow's loop reads these flags at step boundaries; the handlers never run work of their own
+ * except the abort's fast path.
+ */
+export class TurnState {
+  readonly turnId: string;
+  /** Steering messages not yet taken by a step boundary. */
+  readonly steering: string[];
+  /** The tool batch of the current step while it waits for approvals or runs. */
+  batch: ToolBatch | undefined;
+  retryAborted = false;
+  interrupted = false;
+  /** `always` applies to the rest of this turn too (the session keeps it for later turns). */
+  readonly policy: ApprovalPolicy;
+  /** Everything the turn does runs in here, so an abort cancels it as a whole. */
+  readonly scope = new wf.CancellationScope();
+  private readonly published = new Set<string>();
+
+  constructor(readonly input: TurnInput) {
+    this.turnId = turnId(input.turn_number);
+    this.steering = [...input.steering];
+    this.policy = { ...input.settings.approval, always_allow: [...input.settings.approval.always_allow] };
+  }
+
+  register(): void {
+    wf.setHandler(turnAbortSignal, () => this.abort());
+    wf.setHandler(turnSteerSignal, ({ text }) => void this.steering.push(text));
+    wf.setHandler(turnAbortRetrySignal, () => void (this.retryAborted = true));
+    wf.setHandler(turnInterruptSignal, () => void (this.interrupted = true));
+    wf.setHandler(turnApprovalSignal, ({ tool_call_id, decision, reason }) => this.decide(tool_call_id, decision, reason));
+    wf.setHandler(turnProgressPublishedSignal, ({ report_id }) => void this.published.add(report_id));
+  }
+
+  private async abort(): Promise<void> {
+    this.scope.cancel();
+    // The fast path: running activities hear this within milliseconds (heartbeats take up to a second).
+    await local.announceTurnCancel({ session_id: this.input.session_id, turn_id: this.turnId }).catch(() => undefined);
+  }
+
+  private decide(callId: string, decision: 'approve' | 'reject' | 'always', reason?: string): void {
+    const call = this.batch?.calls.find((c) => c.id === callId);
+    if (!this.batch?.decide(callId, decision, reason) || !call) return;
+    if (decision === 'always' && !this.policy.always_allow.includes(call.name)) this.policy.always_allow.push(call.name);
+  }
+
+  publish(events: AgentEvent[]): Promise<unknown> {
+    return local.publishEvents(this.input.session_id, events.map((event) => ({ id: `${this.turnId}:${wf.uuid4()}`, turn_id: this.turnId, event })));
+  }
+
+  /**
+   * Tells the session where the turn is. With a session that acknowledges reports, waits until the
+   * state is published, so what the turn does next (a model step streaming its answer, tools printing)
+   * always follows the state that announced it on every client's stream.
+   */
+  async report(p: Omit<TurnProgress, 'turn_id' | 'report_id'>): Promise<void> {
+    upsertIfChanged([{ key: sa.phase, value: p.phase }]);
+    wf.setCurrentDetails(`step ${p.step} · ${p.phase}${p.details ? ` · ${p.details}` : ''}`);
+    const parent = wf.workflowInfo().parent;
+    if (!parent) return;
+    const reportId = this.input.progress_acks ? wf.uuid4() : undefined;
+    const sent = wf
+      .getExternalWorkflowHandle(parent.workflowId)
+      .signal(turnProgressSignal, { turn_id: this.turnId, ...p, ...(reportId ? { report_id: reportId } : {}) })
+      .then(
+        () => true,
+        () => false,
+      );
+    if (reportId === undefined) return;
+    // A session that is gone cannot answer: go on rather than wait for nobody.
+    if (!(await sent)) return;
+    await wf.condition(() => this.published.has(reportId));
+    this.published.delete(reportId);
+  }
+}
