@@ -5,7 +5,7 @@ import { taskQueueFromEnv } from '../../contracts/task-queues';
 import type { RuntimeEnv } from '../common/env';
 import type { Logger } from '../common/logger';
 import type { GatewayConfig } from './config';
-import { PacedEventReader } from './limits/paced-event-reader';
+import { PacedEventReader } from './events/paced-event-reader';
 import { SessionService } from './sessions/session-service';
 import { SessionCommands } from './temporal/session-commands';
 import { TemporalLink } from './temporal/temporal-link';

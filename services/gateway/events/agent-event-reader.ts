@@ -1,6 +1,7 @@
 import { DeliverPolicy, type NatsConnection } from 'nats';
 import { AGENT_EVENTS_STREAM, agentEventSubject } from '../../../contracts/agent-event-stream';
-import { agentEventEnvelopeSchema, type AgentEventEnvelope } from '../../../contracts/agent-events';
+import type { AgentEventEnvelope } from '../../../contracts/agent-events';
+import { eventFromMessage, type InvalidEventReport } from './event-message';
 
 /** One event as read back from JetStream, with the sequence clients resume from. */
 export interface SequencedEvent {
@@ -53,7 +54,7 @@ export async function deliverEvents(subscription: EventSubscription, take: Event
 export class AgentEventReader {
   constructor(
     private readonly nc: NatsConnection,
-    private readonly onInvalid: (seq: number, reason: string) => void = () => undefined,
+    private readonly onInvalid: InvalidEventReport = () => undefined,
   ) {}
 
   /**
@@ -79,19 +80,8 @@ export class AgentEventReader {
       stop: () => messages.stop(),
       async *[Symbol.asyncIterator]() {
         for await (const m of messages) {
-          let body: unknown;
-          try {
-            body = m.json();
-          } catch {
-            onInvalid(m.seq, 'not JSON');
-            continue;
-          }
-          const parsed = agentEventEnvelopeSchema.safeParse(body);
-          if (!parsed.success) {
-            onInvalid(m.seq, parsed.error.issues[0]?.message ?? 'invalid envelope');
-            continue;
-          }
-          yield { seq: m.seq, envelope: { ...parsed.data, seq: m.seq } };
+          const event = eventFromMessage(m, onInvalid);
+          if (event) yield event;
         }
       },
     };

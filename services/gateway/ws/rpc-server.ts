@@ -5,7 +5,7 @@ import type { ServerType } from '@hono/node-server';
 import type { GatewayAuth } from '../auth/tokens';
 import { ConnectionLimiter } from '../limits/connection-limiter';
 import { DEFAULT_LIMITS } from '../limits/limits-config';
-import { withGatedEvents } from '../limits/send-gate';
+import { withGatedEvents } from '../events/send-gate';
 import { ClientOutbox } from '../events/client-outbox';
 import { encodeFrame } from './frames';
 import { RpcConnection, type RpcConnectionDeps } from './rpc-connection';

@@ -1,4 +1,4 @@
-import { endsDelivery, type EventSubscription, type EventTaker, type SequencedEvent, type TakerAnswer } from '../events/agent-event-reader';
+import { endsDelivery, type EventSubscription, type EventTaker, type SequencedEvent, type TakerAnswer } from './agent-event-reader';
 import { pullFromPush } from './pull-from-push';
 
 /** Recent events a feed keeps, so that a reader a little behind (or just opened) joins without a read of its own. */

@@ -1,7 +1,7 @@
 import { DeliverPolicy, type Consumer, type ConsumerMessages, type JetStreamManager, type JsMsg, type NatsConnection } from 'nats';
 import { AGENT_EVENTS_STREAM, AGENT_EVENTS_SUBJECTS, agentEventSubject } from '../../../contracts/agent-event-stream';
-import { agentEventEnvelopeSchema } from '../../../contracts/agent-events';
-import { AgentEventReader, type EventSubscription, type SequencedEvent } from '../events/agent-event-reader';
+import { AgentEventReader, type EventSubscription, type SequencedEvent } from './agent-event-reader';
+import { eventFromMessage, type InvalidEventReport } from './event-message';
 import { feedSubscription, SessionFeed } from './session-feed';
 
 /** Events pulled from JetStream at a time: the most one reader holds that its client has not taken. */
@@ -43,7 +43,7 @@ export class PacedEventReader extends AgentEventReader {
 
   constructor(
     private readonly conn: NatsConnection,
-    private readonly reportInvalid: (seq: number, reason: string) => void = () => undefined,
+    private readonly reportInvalid: InvalidEventReport = () => undefined,
   ) {
     super(conn, reportInvalid);
   }
@@ -178,7 +178,7 @@ export class PacedEventReader extends AgentEventReader {
                 next = m.seq + 1;
                 failures = 0;
                 if (!wanted(m.subject)) continue;
-                const event = parseEvent(m, reportInvalid);
+                const event = eventFromMessage(m, reportInvalid);
                 if (event) yield { subject: m.subject, event };
                 if (stopped) return;
               }
@@ -207,23 +207,6 @@ export class PacedEventReader extends AgentEventReader {
 interface Dispatch extends AsyncIterable<{ subject: string; event: SequencedEvent }> {
   stop(): void;
   position(): number;
-}
-
-/** A message's envelope, parsed and checked; undefined (reported) when it is not a valid one. */
-function parseEvent(m: JsMsg, reportInvalid: (seq: number, reason: string) => void): SequencedEvent | undefined {
-  let body: unknown;
-  try {
-    body = m.json();
-  } catch {
-    reportInvalid(m.seq, 'not JSON');
-    return undefined;
-  }
-  const parsed = agentEventEnvelopeSchema.safeParse(body);
-  if (!parsed.success) {
-    reportInvalid(m.seq, parsed.error.issues[0]?.message ?? 'invalid envelope');
-    return undefined;
-  }
-  return { seq: m.seq, envelope: { ...parsed.data, seq: m.seq } };
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { EventSubscription } from '../events/agent-event-reader';
+import type { EventSubscription } from './agent-event-reader';
 import type { SessionService } from '../sessions/session-service';
 
 /**
