@@ -30,13 +30,14 @@ export class TurnFailure extends Error {
   }
 }
 
-/** Compacts the session within the turn (phase `compacting`); the caller announces what comes next. */
+/** Compacts the session within the turn (phase `compacting`), then back to thinking unless the caller announces the next step. */
 export async function compactInTurn(turn: TurnState, step: number, reason: 'threshold' | 'overflow', contextWindow: number) {
   const { input } = turn;
   await turn.report({ phase: 'compacting', step, details: reason === 'overflow' ? 'the conversation is longer than the model accepts' : 'the context is nearly full' });
   const result = await compaction.compactSession.executeWithOptions({ ...COMPACTION_OPTIONS, summary: `compact (${reason}) · ${input.settings.model}` }, [
     { session_id: input.session_id, compaction_id: entryIds.turnCompaction(turn.turnId, step, reason), model: input.settings.model, reason, turn_id: turn.turnId, context_window: contextWindow },
   ]);
+  if (reason === 'overflow' || !turn.reportsThinkingBeforeNextStep) await turn.report({ phase: 'thinking', step, streaming: false });
   return result;
 }
 
@@ -71,7 +72,6 @@ export async function modelStepWithRetries(turn: TurnState, step: number) {
       if (decision.action === 'compact' && !compactedForOverflow && input.settings.auto_compaction) {
         compactedForOverflow = true;
         const compacted = await compactInTurn(turn, step, 'overflow', 0);
-        await turn.report({ phase: 'thinking', step, streaming: false });
         if (compacted.compacted) continue;
       }
       if (decision.action !== 'retry') {

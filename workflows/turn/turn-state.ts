@@ -20,6 +20,9 @@ import type { ToolBatch } from './tool-batch';
 
 export const local = wf.proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: storeRetry });
 
+/** Patch id of the move of the `thinking` report (2026-11); deprecate once no turn started before it runs. */
+export const THINKING_BEFORE_NEXT_STEP = 'thinking-reported-before-next-step';
+
 type TurnInput = ReturnType<(typeof turnWorkflowInputSchema)['parse']>;
 
 /**
@@ -40,12 +43,19 @@ export class TurnState {
   readonly policy: ApprovalPolicy;
   /** Everything the turn does runs in here, so an abort cancels it as a whole. */
   readonly scope = new wf.CancellationScope();
+  /**
+   * `thinking` is reported right before the next step (after steering, compaction and an interrupt
+   * check), so it never follows the final answer. Turns that started on code reporting it right after
+   * the tool results keep doing so (docs/workflow-versioning.md).
+   */
+  readonly reportsThinkingBeforeNextStep: boolean;
   private readonly published = new Set<string>();
 
   constructor(readonly input: TurnInput) {
     this.turnId = turnId(input.turn_number);
     this.steering = [...input.steering];
     this.policy = { ...input.settings.approval, always_allow: [...input.settings.approval.always_allow] };
+    this.reportsThinkingBeforeNextStep = wf.patched(THINKING_BEFORE_NEXT_STEP);
   }
 
   register(): void {

@@ -53,6 +53,7 @@ async function runStep(turn: TurnState, step: number): Promise<'next' | 'stop'> 
     const done = turn.batch;
     turn.batch = undefined;
     await local.recordToolResults({ session_id: sid, turn_id, step, calls: done.dispositions(undefined) });
+    if (!turn.reportsThinkingBeforeNextStep) await turn.report({ phase: 'thinking', step: step + 1, streaming: false });
   }
   let steered = 0;
   for (const text of turn.steering.splice(0)) {
@@ -69,7 +70,7 @@ async function runStep(turn: TurnState, step: number): Promise<'next' | 'stop'> 
     await compactInTurn(turn, step, 'threshold', result.context_window);
   }
   // Announced before the next step streams (and only when there is one: never after the final answer).
-  await turn.report({ phase: 'thinking', step: step + 1, streaming: false });
+  if (turn.reportsThinkingBeforeNextStep) await turn.report({ phase: 'thinking', step: step + 1, streaming: false });
   return 'next';
 }
 

@@ -1,0 +1,43 @@
+import '../harness/quiet-temporal';
+import { temporal } from '@temporalio/proto';
+import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import fs from 'node:fs';
+import path from 'node:path';
+import { buildWorkflowBundle } from '../../services/worker/workflow-bundle';
+
+/**
+ * Replays recorded histories (fixtures/histories, written by fixtures/record-histories.ts) against the
+ * workflow code as it is now. A change that would make a running session or turn fail on the next
+ * worker (a command added, removed or reordered without `patched()`) fails here, before it ships:
+ * docs/workflow-versioning.md says what to do then.
+ */
+const DIR = path.join(__dirname, 'fixtures', 'histories');
+let bundle: WorkflowBundleWithSourceMap;
+
+beforeAll(async () => {
+  bundle = await buildWorkflowBundle();
+}, 120_000);
+
+/** A recorded history file, read back into the History the replayer takes. */
+function loadHistory(file: string): temporal.api.history.v1.History {
+  return temporal.api.history.v1.History.fromObject(JSON.parse(fs.readFileSync(path.join(DIR, file), 'utf8')));
+}
+
+test('every recorded session and turn history replays on the current workflow code', async () => {
+  const files = fs.readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
+  // `pre-22.*`: recorded on the code before issue 22 (6e39041) — sessions and turns that were running when it shipped.
+  expect(files).toEqual([
+    'manual-compaction.session.json',
+    'pre-22.turn-with-tool.session.json',
+    'pre-22.turn-with-tool.turn-1.json',
+    'turn-with-tool.session.json',
+    'turn-with-tool.turn-1.json',
+    'two-turns.session.json',
+  ]);
+  const results: Array<{ file: string; error?: string }> = [];
+  const histories = files.map((file) => ({ workflowId: file, history: loadHistory(file) }));
+  for await (const result of Worker.runReplayHistories({ workflowBundle: bundle }, histories)) {
+    results.push({ file: result.workflowId, ...(result.error ? { error: `${result.error.name}: ${result.error.message}` } : {}) });
+  }
+  expect(results).toEqual(files.map((file) => ({ file })));
+}, 120_000);
