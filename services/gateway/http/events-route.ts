@@ -37,7 +37,7 @@ function resumeAfter(header: string | undefined, query: string | undefined): num
 }
 
 /** The Node response under a request served by @hono/node-server. */
-function nodeResponseOf(c: Context): ServerResponse | undefined {
+export function nodeResponseOf(c: Context): ServerResponse | undefined {
   return (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
 }
 

@@ -15,6 +15,10 @@ import { encodeTaskId, newRequestKey, newSessionId } from './task-ids';
 import { processTasks, type TaskRegistry } from './task-registry';
 import { ConnectionLimiter } from '../limits/connection-limiter';
 import { DEFAULT_LIMITS } from '../limits/limits-config';
+import { ClientOutbox } from '../events/client-outbox';
+import { withGatedEvents } from '../events/send-gate';
+import { nodeResponseOf } from '../http/events-route';
+import { sseStreamSink } from './sse-stream-sink';
 
 export interface RpcHttpDeps {
   sessions: SessionService;
@@ -26,9 +30,14 @@ export interface RpcHttpDeps {
   tasks?: TaskRegistry;
   /** Open event streams (shared with the REST event streams, against STRAND_MAX_SSE_CONNECTIONS). */
   sseConnections?: ConnectionLimiter;
-  /** Bytes a chat stream may have unsent; past it the client is cut as a slow consumer. */
+  /** Bytes a chat stream may have unsent before its chat reads no further events. */
   maxSendBufferBytes?: number;
+  /** How long a chat stream over that bound has to get back to half of it before it is cut as a slow consumer. */
+  slowConsumerMs?: number;
 }
+
+/** How long a cut chat stream gets to take what was written before its connection is dropped. */
+const CUT_GRACE_MS = 1_000;
 
 /**
  * The HTTP side of the WebSocket RPC protocol (specs/ws-rpc.md): `GET /v1/status`, which clients
@@ -52,6 +61,7 @@ export function rpcHttpRoutes(deps: RpcHttpDeps): Hono {
 
   const connections = deps.sseConnections ?? new ConnectionLimiter(DEFAULT_LIMITS.maxSseConnections);
   const maxUnsent = deps.maxSendBufferBytes ?? DEFAULT_LIMITS.maxSendBufferBytes;
+  const slowConsumerMs = deps.slowConsumerMs ?? DEFAULT_LIMITS.slowConsumerMs;
   app.post('/v1/chat/stream', async (c) => {
     const request = await parseJsonBody(c, chatRequestSchema);
     const principal = principalOf(c);
@@ -66,30 +76,22 @@ export function rpcHttpRoutes(deps: RpcHttpDeps): Hono {
     c.header('X-Accel-Buffering', 'no');
     c.header('X-Task-Id', taskId);
     return streamSSE(c, async (stream) => {
-      // Frames go out in order, one write at a time; a failed write means the client left. What waits
-      // to be written is bounded: a client that stops reading is cut (its turn goes on; chat.attach
-      // over the WebSocket or task.status tell the rest) instead of being buffered without end.
-      let chain: Promise<void> = Promise.resolve();
-      let unsent = 0;
-      const write = (text: string) => {
-        if (stream.aborted || stream.closed) return;
-        const bytes = Buffer.byteLength(text);
-        if (unsent + bytes > maxUnsent) {
-          deps.log.warn({ taskId, unsent }, 'chat stream cut: slow consumer');
+      // The one client outbox, as the WebSocket's chats have it: the chat reads no further event while
+      // more than the bound is unsent; a client that does not get back to half of it in time (or lets
+      // unsent status and terminal frames pass twice the bound) is cut. Its turn goes on: chat.attach
+      // over the WebSocket or task.status tell the rest. No last words: the stream just ends, as before.
+      const out = new ClientOutbox(
+        sseStreamSink(stream, nodeResponseOf(c)),
+        { maxUnsentBytes: maxUnsent, slowConsumerMs, hardLimitBytes: 2 * maxUnsent, keepalive: { everyMs: deps.keepaliveMs, frame: ': keepalive\n\n' }, graceMs: CUT_GRACE_MS },
+        () => undefined,
+        (reason) => {
+          deps.log.warn({ taskId, reason }, 'chat stream cut: slow consumer');
           run.detach();
-          void stream.abort();
-          return;
-        }
-        unsent += bytes;
-        chain = chain
-          .then(() => stream.write(text).then(() => undefined))
-          .catch(() => run.detach())
-          .finally(() => {
-            unsent -= bytes;
-          });
-      };
-      const data = (frame: WsEvent | ChatStreamTerminal) => write(`data: ${JSON.stringify(frame)}\n\n`);
-      const run = new ChatRun({ sessions: deps.sessions, log: deps.log }, { sessionId, requestKey, principal }, {
+        },
+      );
+      const data = (frame: WsEvent | ChatStreamTerminal) => out.send(`data: ${JSON.stringify(frame)}\n\n`);
+      const sessions = withGatedEvents(deps.sessions, () => out.ready());
+      const run = new ChatRun({ sessions, log: deps.log }, { sessionId, requestKey, principal }, {
         started: () => {
           tasks.set(taskId, 'running');
           data({ type: 'status', state: { kind: 'running' } });
@@ -110,13 +112,12 @@ export function rpcHttpRoutes(deps: RpcHttpDeps): Hono {
         run.detach();
         release();
       });
-      const keepalive = setInterval(() => write(': keepalive\n\n'), deps.keepaliveMs);
       try {
         data({ type: 'status', state: { kind: 'accepted' } });
         await run.start(request);
-        await chain;
       } finally {
-        clearInterval(keepalive);
+        // Frames already written still go out: Hono closes the stream after them.
+        out.close();
         release();
       }
     });
