@@ -78,12 +78,14 @@ export const promptQuerySchema = z.object({
 /** Formats of `GET /api/sessions/{id}/transcript`. */
 export const transcriptFormatSchema = z.enum(['json', 'markdown', 'org']);
 
-/** Query of `GET /api/sessions/{id}/transcript` (an empty `format` means the default). */
-export const transcriptQuerySchema = z.object({ format: transcriptFormatSchema.default('json') });
+/** Query of `GET /api/sessions/{id}/transcript`: no `format`, or an empty one, means `json`. */
+export const transcriptQuerySchema = z.object({
+  format: z.union([transcriptFormatSchema, z.literal('')]).optional().describe('`json` (the default: also when empty), `markdown` or `org`.'),
+});
 
 /** Query of `GET /api/transcripts`. */
 export const transcriptsQuerySchema = z.object({
-  project: z.string().optional().describe("Only this project's sessions (their `project_path`, exactly)."),
+  project: z.string().optional().describe("Only this project's sessions (their `project_path`, exactly); empty means every project."),
 });
 
 /** `POST /api/sessions/{id}/approve`. */

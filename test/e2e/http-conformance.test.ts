@@ -8,6 +8,8 @@ import { stackMarkerEnv } from '../../infra/stack/leftovers';
 import { ManagedProcess } from '../../infra/stack/managed-process';
 import { LINK_ENV, LINK_FD } from '../../infra/stack/parent-link';
 import { REPO_ROOT } from '../../infra/stack/stack-config';
+import { createGatewayAuth } from '../../services/gateway/auth/tokens';
+import { createHttpApp, type HttpDeps } from '../../services/gateway/http/app';
 import { buildOpenApiDocument } from '../../services/gateway/http/openapi/build-document';
 import { OpenApiCheck } from '../harness/openapi-check';
 import { openSse, readUntil, type SseEvent } from '../harness/sse-client';
@@ -24,7 +26,8 @@ import { chatStart, connectRpc, rpcId } from '../harness/ws-rpc-client';
  */
 const TOKEN = 'tok-conformance';
 const OTHER = 'tok-other';
-const doc = buildOpenApiDocument();
+// The document is the app's route definitions: an app with inert deps (describing it calls none of them).
+const doc = buildOpenApiDocument(createHttpApp({ auth: createGatewayAuth(new Map()), maxBodyBytes: 1, rateLimit: { perSecond: 1, burst: 1 }, keepaliveMs: 1 } as unknown as HttpDeps));
 const check = new OpenApiCheck(doc);
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-conformance-'));
 const scripts = path.join(tmp, 'scripts');

@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import type { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { ErrorCode, StrandError } from '../../../contracts/errors';
 import type { Logger } from '../../common/logger';
@@ -11,11 +11,15 @@ import { approvalsRoutes } from './approvals-routes';
 import { authMiddleware } from './auth-middleware';
 import { rateLimit } from './rate-limit';
 import { jobsRoutes } from './jobs-routes';
+import { buildOpenApiDocument, type OpenApiDocument } from './openapi/build-document';
 import { openapiRoutes } from './openapi/openapi-routes';
+import { openApiApp } from './openapi/route-kit';
+import { documentStreamsApart } from './openapi/streams-documented-apart';
 import { transcriptsRoutes } from './transcripts-routes';
 import type { Transcripts } from '../transcripts/transcripts';
 import { settingsRoutes } from './settings-routes';
 import { sessionsRoutes, type SessionsDeps } from './sessions-routes';
+import { agentRoutes } from './agent-routes';
 import { rpcHttpRoutes } from '../ws/http-routes';
 
 export type HttpDeps = SessionsDeps &
@@ -35,9 +39,11 @@ export type HttpDeps = SessionsDeps &
  * handler that maps known errors to the contract's codes and hides unknown ones (logged, never sent;
  * a client that went away mid-request is logged at debug only: error-handler.ts).
  */
-export function createHttpApp(deps: HttpDeps): Hono {
-  const app = new Hono();
-  app.route('/', openapiRoutes(deps.publicUrl !== undefined ? { publicUrl: deps.publicUrl } : {})); // the API document and its viewer: public and static, so mounted before auth and rate limiting
+export function createHttpApp(deps: HttpDeps): OpenAPIHono {
+  const app = openApiApp();
+  const built: { document?: OpenApiDocument } = {};
+  // The API document and its viewer: public and static, so mounted before auth and rate limiting.
+  app.route('/', openapiRoutes({ ...(deps.publicUrl !== undefined ? { publicUrl: deps.publicUrl } : {}), document: () => built.document! }));
   app.use(
     '/api/*',
     bodyLimit({
@@ -51,11 +57,15 @@ export function createHttpApp(deps: HttpDeps): Hono {
   app.route('/', rpcHttpRoutes(deps)); // WebSocket RPC's HTTP side: /v1/status, /v1/chat/stream
   app.route('/api/sessions', eventsRoute(deps));
   app.route('/api/sessions', sessionsRoutes(deps));
+  app.route('/api/sessions', agentRoutes(deps));
   app.route('/api/sessions', approvalsRoutes(deps));
   app.route('/api/sessions', settingsRoutes(deps));
   app.route('/api/jobs', jobsRoutes(deps));
   app.route('/api', transcriptsRoutes(deps));
   app.notFound((c) => errorResponse(c, new StrandError(ErrorCode.NOT_FOUND, `no route ${c.req.method} ${c.req.path}`)));
   app.onError(httpErrorHandler(deps.log));
+  documentStreamsApart(app);
+  // Every route is mounted: the document is their definitions (a route it cannot describe stops the gateway here).
+  built.document = buildOpenApiDocument(app);
   return app;
 }

@@ -1,27 +1,68 @@
-import { Hono } from 'hono';
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { ErrorCode as E } from '../../../contracts/errors';
 import { approveBodySchema, rejectBodySchema } from '../../../contracts/http-api';
+import { approvedSchema, pendingApprovalsSchema, rejectedSchema } from '../../../contracts/http-replies';
 import type { SessionService } from '../sessions/session-service';
 import { principalOf } from './auth-middleware';
-import { parseJsonBody } from './errors';
+import { errors, jsonBody, jsonReply, openApiApp, readJsonBody, SESSION_READ, sessionIdParams as params } from './openapi/route-kit';
+
+const tags = ['approvals'];
+
+const approve = createRoute({
+  method: 'post',
+  path: '/{id}/approve',
+  operationId: 'approveToolCall',
+  summary: 'Approve a waiting tool call',
+  description: '`always: true` also approves every later call of the same tool in this session.',
+  tags,
+  middleware: readJsonBody,
+  request: { params, body: jsonBody(approveBodySchema) },
+  responses: { 200: jsonReply(approvedSchema, 'Approved.') },
+  ...errors(...SESSION_READ, E.INVALID_TOOL_CALL),
+});
+
+const reject = createRoute({
+  method: 'post',
+  path: '/{id}/reject',
+  operationId: 'rejectToolCall',
+  summary: 'Reject a waiting tool call',
+  description: 'The reason is what the model reads.',
+  tags,
+  middleware: readJsonBody,
+  request: { params, body: jsonBody(rejectBodySchema) },
+  responses: { 200: jsonReply(rejectedSchema, 'Rejected.') },
+  ...errors(...SESSION_READ, E.INVALID_TOOL_CALL),
+});
+
+const pending = createRoute({
+  method: 'get',
+  path: '/{id}/approvals',
+  operationId: 'pendingApprovals',
+  summary: 'Tool calls waiting for a person',
+  tags,
+  request: { params },
+  responses: { 200: jsonReply(pendingApprovalsSchema, 'Pending approvals, with their arguments.') },
+  ...errors(...SESSION_READ),
+});
 
 /** `/api/sessions/{id}/approve|reject|approvals`: answers to tool calls that wait for a person. */
-export function approvalsRoutes(deps: { sessions: SessionService }): Hono {
-  const app = new Hono();
+export function approvalsRoutes(deps: { sessions: SessionService }): OpenAPIHono {
+  const app = openApiApp();
   const { sessions } = deps;
 
-  app.post('/:id/approve', async (c) => {
-    const body = await parseJsonBody(c, approveBodySchema);
-    await sessions.answerApproval(c.req.param('id'), { tool_call_id: body.tool_call_id, decision: body.always ? 'always' : 'approve' }, principalOf(c));
-    return c.json({ status: 'approved', tool_call_id: body.tool_call_id });
+  app.openapi(approve, async (c) => {
+    const body = c.req.valid('json');
+    await sessions.answerApproval(c.req.valid('param').id, { tool_call_id: body.tool_call_id, decision: body.always ? 'always' : 'approve' }, principalOf(c));
+    return c.json({ status: 'approved' as const, tool_call_id: body.tool_call_id }, 200);
   });
 
-  app.post('/:id/reject', async (c) => {
-    const body = await parseJsonBody(c, rejectBodySchema);
-    await sessions.answerApproval(c.req.param('id'), { tool_call_id: body.tool_call_id, decision: 'reject', ...(body.reason ? { reason: body.reason } : {}) }, principalOf(c));
-    return c.json({ status: 'rejected', tool_call_id: body.tool_call_id });
+  app.openapi(reject, async (c) => {
+    const body = c.req.valid('json');
+    await sessions.answerApproval(c.req.valid('param').id, { tool_call_id: body.tool_call_id, decision: 'reject', ...(body.reason ? { reason: body.reason } : {}) }, principalOf(c));
+    return c.json({ status: 'rejected' as const, tool_call_id: body.tool_call_id }, 200);
   });
 
-  app.get('/:id/approvals', async (c) => c.json({ approvals: await sessions.pendingApprovals(c.req.param('id'), principalOf(c)) }));
+  app.openapi(pending, async (c) => c.json({ approvals: await sessions.pendingApprovals(c.req.valid('param').id, principalOf(c)) }, 200));
 
   return app;
 }

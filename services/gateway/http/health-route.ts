@@ -1,8 +1,10 @@
-import { Hono } from 'hono';
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import type { NatsConnection } from 'nats';
 import { AGENT_EVENTS_STREAM } from '../../../contracts/agent-event-stream';
+import { healthyReplySchema, unhealthyReplySchema } from '../../../contracts/http-replies';
 import type { StoreClient } from '../../../contracts/session-store/client';
 import type { TemporalLink } from '../temporal/temporal-link';
+import { jsonReply, openApiApp, PUBLIC } from './openapi/route-kit';
 
 export interface HealthDeps {
   temporal: TemporalLink;
@@ -19,13 +21,26 @@ function withTimeout<T>(p: Promise<T>, what: string): Promise<T> {
   ]);
 }
 
+const health = createRoute({
+  method: 'get',
+  path: '/healthz',
+  operationId: 'health',
+  summary: 'Whether Temporal, NATS and the session store answer',
+  tags: ['service'],
+  ...PUBLIC,
+  responses: {
+    200: jsonReply(healthyReplySchema, 'Everything answers.'),
+    503: jsonReply(unhealthyReplySchema, 'Something does not answer (named in `missing`).'),
+  },
+});
+
 /**
  * `GET /healthz`: 200 `{ok:true}` once Temporal, NATS (with the agent-events stream) and the session
  * store all answer; otherwise 503 with what is missing, so `strand up` and load balancers can wait.
  */
-export function healthRoute(deps: HealthDeps): Hono {
-  const app = new Hono();
-  app.get('/healthz', async (c) => {
+export function healthRoute(deps: HealthDeps): OpenAPIHono {
+  const app = openApiApp();
+  app.openapi(health, async (c) => {
     const checks: Record<string, () => Promise<unknown>> = {
       temporal: () => deps.temporal.ping(CHECK_TIMEOUT_MS),
       nats: async () => {
@@ -44,8 +59,8 @@ export function healthRoute(deps: HealthDeps): Hono {
         }
       }),
     );
-    if (Object.keys(missing).length === 0) return c.json({ ok: true });
-    return c.json({ ok: false, missing }, 503);
+    if (Object.keys(missing).length === 0) return c.json({ ok: true as const }, 200);
+    return c.json({ ok: false as const, missing }, 503);
   });
   return app;
 }

@@ -1,12 +1,52 @@
-import { Hono } from 'hono';
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { z } from 'zod';
+import { ErrorCode as E } from '../../../contracts/errors';
+import { jobCancelledSchema, jobListSchema, jobSchema } from '../../../contracts/http-replies';
 import type { SessionService } from '../sessions/session-service';
 import { principalOf } from './auth-middleware';
+import { errors, jsonReply, openApiApp } from './openapi/route-kit';
+
+const tags = ['jobs'];
+const params = z.object({ id: z.string().describe("The job id, `session:<id>:turn:<n>`, URL-encoded. Another principal's job answers 404 JOB_NOT_FOUND.") });
+
+const list = createRoute({
+  method: 'get',
+  path: '/',
+  operationId: 'listJobs',
+  summary: "The caller's running turns",
+  tags,
+  responses: { 200: jsonReply(jobListSchema, 'Running turns across sessions, newest first.') },
+  ...errors(E.UNAVAILABLE),
+});
+
+const one = createRoute({
+  method: 'get',
+  path: '/{id}',
+  operationId: 'getJob',
+  summary: 'One job',
+  tags,
+  request: { params },
+  responses: { 200: jsonReply(jobSchema, 'The job, running or not.') },
+  ...errors(E.JOB_NOT_FOUND, E.UNAVAILABLE),
+});
+
+const cancel = createRoute({
+  method: 'post',
+  path: '/{id}/cancel',
+  operationId: 'cancelJob',
+  summary: 'Cancel a job',
+  description: 'The turn stops within a second, as an interrupt does.',
+  tags,
+  request: { params },
+  responses: { 200: jsonReply(jobCancelledSchema, 'Cancelled, or not running.') },
+  ...errors(E.JOB_NOT_FOUND, E.UNAVAILABLE),
+});
 
 /** `/api/jobs…`: turns running without (or with) a client, across sessions. */
-export function jobsRoutes(deps: { sessions: SessionService }): Hono {
-  const app = new Hono();
-  app.get('/', async (c) => c.json({ jobs: await deps.sessions.jobs(principalOf(c)) }));
-  app.get('/:id', async (c) => c.json(await deps.sessions.job(c.req.param('id'), principalOf(c))));
-  app.post('/:id/cancel', async (c) => c.json(await deps.sessions.cancelJob(c.req.param('id'), principalOf(c))));
+export function jobsRoutes(deps: { sessions: SessionService }): OpenAPIHono {
+  const app = openApiApp();
+  app.openapi(list, async (c) => c.json({ jobs: await deps.sessions.jobs(principalOf(c)) }, 200));
+  app.openapi(one, async (c) => c.json(await deps.sessions.job(c.req.valid('param').id, principalOf(c)), 200));
+  app.openapi(cancel, async (c) => c.json(await deps.sessions.cancelJob(c.req.valid('param').id, principalOf(c)), 200));
   return app;
 }

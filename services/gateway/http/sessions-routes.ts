@@ -1,110 +1,173 @@
-import { Hono } from 'hono';
-import { ErrorCode, StrandError } from '../../../contracts/errors';
-import { createSessionBodySchema, listSessionsQuerySchema, messagesQuerySchema, promptBodySchema, promptQuerySchema, steerBodySchema, forkBodySchema } from '../../../contracts/http-api';
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { ErrorCode as E } from '../../../contracts/errors';
+import { createSessionBodySchema, forkBodySchema, listSessionsQuerySchema, messagesQuerySchema } from '../../../contracts/http-api';
+import * as R from '../../../contracts/http-replies';
 import type { SessionService } from '../sessions/session-service';
 import type { Transcripts } from '../transcripts/transcripts';
 import { principalOf } from './auth-middleware';
-import { parseJsonBody, toStrandError } from './errors';
+import { errors, firstQueryValues, jsonBody, jsonReply, openApiApp, readJsonBody, SESSION_READ, sessionIdParams } from './openapi/route-kit';
 
 export interface SessionsDeps {
   sessions: SessionService;
   transcripts: Transcripts;
 }
 
-/** `/api/sessions…`: create, list, describe, prompt, messages — a thin mapping onto SessionService. */
-export function sessionsRoutes(deps: SessionsDeps): Hono {
-  const app = new Hono();
+const params = sessionIdParams;
+const tags = ['sessions'];
+
+const create = createRoute({
+  method: 'post',
+  path: '/',
+  operationId: 'createSession',
+  summary: 'Create a session',
+  description:
+    "`project_path` is a directory the gateway's user must be able to read and enter: one it may not is 403 PERMISSION_DENIED (the message names the path and what is missing). A path that does not exist is accepted as before (the session's tools report it). A `model` is checked as `POST /api/sessions/{id}/model` checks it (400 UNKNOWN_MODEL, same message, nothing created). The session's workflow is started, so a `GET` right after agrees with `status`.",
+  tags,
+  middleware: readJsonBody,
+  request: { body: jsonBody(createSessionBodySchema) },
+  responses: { 201: jsonReply(R.sessionCreatedSchema, 'Created; owned by the caller.') },
+  ...errors(E.PERMISSION_DENIED, E.UNKNOWN_MODEL, E.UNAVAILABLE),
+});
+
+const list = createRoute({
+  method: 'get',
+  path: '/',
+  operationId: 'listSessions',
+  summary: "List the caller's sessions",
+  tags,
+  middleware: firstQueryValues,
+  request: { query: listSessionsQuerySchema },
+  responses: { 200: jsonReply(R.sessionListSchema, 'A page of sessions with their live state.') },
+  ...errors(E.INVALID_REQUEST, E.UNAVAILABLE),
+});
+
+const describe = createRoute({
+  method: 'get',
+  path: '/{id}',
+  operationId: 'getSession',
+  summary: 'Describe a session',
+  tags,
+  request: { params },
+  responses: { 200: jsonReply(R.sessionViewSchema, 'The session.') },
+  ...errors(...SESSION_READ),
+});
+
+const remove = createRoute({
+  method: 'delete',
+  path: '/{id}',
+  operationId: 'deleteSession',
+  summary: 'Delete a session',
+  description:
+    'A running turn is aborted first; with `config.save_transcript` the markdown transcript is written before the session goes. A transcript that cannot be saved (STRAND_TRANSCRIPTS_DIR not a writable directory, a render or write failure) is 500 TRANSCRIPT_ERROR and the session is kept (`details.deleted: false`): found before anything is touched when the directory is unusable, else after the running turn was stopped.',
+  tags,
+  request: { params },
+  responses: { 200: jsonReply(R.sessionClosedSchema, 'Closed.') },
+  ...errors(...SESSION_READ, E.TRANSCRIPT_ERROR),
+});
+
+const resume = createRoute({
+  method: 'post',
+  path: '/{id}/resume',
+  operationId: 'resumeSession',
+  summary: 'Wake a dormant session',
+  tags,
+  request: { params },
+  responses: { 200: jsonReply(R.sessionResumedSchema, "The session's workflow runs.") },
+  ...errors(...SESSION_READ),
+});
+
+const fork = createRoute({
+  method: 'post',
+  path: '/{id}/fork',
+  operationId: 'forkSession',
+  summary: 'Fork a session at an entry',
+  description: 'A new session holding the conversation up to `entry_id`, with the same project and settings. An unknown entry: 400 INVALID_REQUEST.',
+  tags,
+  middleware: readJsonBody,
+  request: { params, body: jsonBody(forkBodySchema) },
+  responses: { 201: jsonReply(R.sessionForkedSchema, 'The new session.') },
+  ...errors(...SESSION_READ),
+});
+
+const forkPoints = createRoute({
+  method: 'get',
+  path: '/{id}/fork-points',
+  operationId: 'forkPoints',
+  summary: 'Where a fork can start',
+  description: 'strand extension: the user messages of the active branch, oldest first.',
+  tags,
+  request: { params },
+  responses: { 200: jsonReply(R.forkPointsSchema, 'Fork points.') },
+  ...errors(...SESSION_READ),
+});
+
+const lastAssistantText = createRoute({
+  method: 'get',
+  path: '/{id}/last-assistant-text',
+  operationId: 'lastAssistantText',
+  summary: "The last answer's text",
+  tags,
+  request: { params },
+  responses: { 200: jsonReply(R.lastAssistantTextSchema, 'The newest assistant message of the active branch.') },
+  ...errors(...SESSION_READ),
+});
+
+const stats = createRoute({
+  method: 'get',
+  path: '/{id}/stats',
+  operationId: 'sessionStats',
+  summary: 'Tokens, cost, messages, steps, turns, context use',
+  tags,
+  request: { params },
+  responses: { 200: jsonReply(R.sessionStatsSchema, 'Sums over the active branch.') },
+  ...errors(...SESSION_READ),
+});
+
+const messages = createRoute({
+  method: 'get',
+  path: '/{id}/messages',
+  operationId: 'listMessages',
+  summary: 'The stored conversation',
+  tags,
+  middleware: firstQueryValues,
+  request: { params, query: messagesQuerySchema },
+  responses: { 200: jsonReply(R.messagesPageSchema, "A page of the store's messages (active branch).") },
+  ...errors(E.INVALID_REQUEST, ...SESSION_READ),
+});
+
+/** `/api/sessions…`: create, list, describe, fork, delete, and what a session holds — a thin mapping onto SessionService. */
+export function sessionsRoutes(deps: SessionsDeps): OpenAPIHono {
+  const app = openApiApp();
   const { sessions } = deps;
 
-  app.post('/', async (c) => {
-    const body = await parseJsonBody(c, createSessionBodySchema);
+  app.openapi(create, async (c) => {
     const owner = principalOf(c);
-    const { session_id, meta, status } = await sessions.create({ ...body, ...(owner ? { owner } : {}) });
+    const { session_id, meta, status } = await sessions.create({ ...c.req.valid('json'), ...(owner ? { owner } : {}) });
     return c.json({ session_id, status, created_at: meta.created_at }, 201);
   });
 
-  app.get('/', async (c) => {
-    const q = listSessionsQuerySchema.safeParse(c.req.query());
-    if (!q.success) throw toStrandError(q.error);
-    return c.json(await sessions.list(q.data, principalOf(c)));
-  });
-
-  app.get('/:id', async (c) => c.json(await sessions.describe(c.req.param('id'), principalOf(c))));
-
-  app.post('/:id/prompt', async (c) => {
-    const body = await parseJsonBody(c, promptBodySchema);
-    const query = promptQuerySchema.parse(c.req.query());
-    const accepted = await sessions.prompt(
-      c.req.param('id'),
-      { text: body.text, behavior: query.queue === '1' ? 'queue' : 'reject', ...(body.request_id ? { request_id: body.request_id } : {}) },
-      principalOf(c),
-    );
-    return c.json(
-      {
-        status: 'accepted',
-        agent_state: accepted.agent_state,
-        turn_id: accepted.turn_id,
-        queued: accepted.queued,
-        ...(accepted.queue_position !== undefined ? { queue_position: accepted.queue_position } : {}),
-      },
-      202,
-    );
-  });
-
-  // Delivered to the running turn after its current tool batch; the next model step sees it.
-  app.post('/:id/steer', async (c) => {
-    const body = await parseJsonBody(c, steerBodySchema);
-    const result = await sessions.steer(c.req.param('id'), body.text, principalOf(c), body.request_id);
-    if (!result.delivered) throw new StrandError(ErrorCode.INVALID_REQUEST, 'no turn is running to steer: send a prompt instead');
-    return c.json({ status: 'accepted', turn_id: result.turn_id }, 202);
-  });
-
-  // Answers once the turn has ended (its partial answer recorded as `aborted`), with the state after it.
-  app.post('/:id/interrupt', async (c) => {
-    const id = c.req.param('id');
-    const result = await sessions.abort(id, principalOf(c));
-    const view = await sessions.describe(id, principalOf(c));
-    return c.json({ status: result.aborted ? 'interrupted' : 'not_running', turn_id: result.turn_id, agent_state: view.agent_state });
-  });
+  app.openapi(list, async (c) => c.json(await sessions.list(c.req.valid('query'), principalOf(c)), 200));
+  app.openapi(describe, async (c) => c.json(await sessions.describe(c.req.valid('param').id, principalOf(c)), 200));
 
   // With `config.save_transcript` the transcript is written first, then the session goes. A transcript
   // directory that cannot take it is TRANSCRIPT_ERROR before anything happens; a transcript that then
   // cannot be written is TRANSCRIPT_ERROR after the running turn was stopped. Never deleted without it.
-  app.delete('/:id', async (c) => {
-    const id = c.req.param('id');
+  app.openapi(remove, async (c) => {
+    const { id } = c.req.valid('param');
     const principal = principalOf(c);
     const save = await deps.transcripts.saverIfWanted(id, principal);
     await sessions.abort(id, principal);
     const transcript_path = save ? await save() : undefined;
     await sessions.delete(id, principal);
-    return c.json({ status: 'closed', ...(transcript_path ? { transcript_path } : {}) });
+    return c.json({ status: 'closed' as const, ...(transcript_path ? { transcript_path } : {}) }, 200);
   });
 
-  app.post('/:id/resume', async (c) => {
-    const resumed = await sessions.resume(c.req.param('id'), principalOf(c));
-    return c.json({ status: 'resumed', ...resumed });
-  });
-
-  app.post('/:id/fork', async (c) => {
-    const body = await parseJsonBody(c, forkBodySchema);
-    return c.json(await sessions.fork(c.req.param('id'), body.entry_id, principalOf(c)), 201);
-  });
-
-  // strand extension: stop waiting for a provider retry; the turn ends with that error.
-  app.post('/:id/abort-retry', async (c) => c.json(await sessions.abortRetry(c.req.param('id'), principalOf(c))));
-
-  // strand extensions: where a fork can start (user messages), and the last answer's text.
-  app.get('/:id/fork-points', async (c) => c.json({ messages: await sessions.forkPoints(c.req.param('id'), principalOf(c)) }));
-  app.get('/:id/last-assistant-text', async (c) => c.json(await sessions.lastAssistantText(c.req.param('id'), principalOf(c))));
-
-  // strand extension: tokens, cost, message counts, steps, turns, context use.
-  app.get('/:id/stats', async (c) => c.json(await sessions.stats(c.req.param('id'), principalOf(c))));
-
-  app.get('/:id/messages', async (c) => {
-    const q = messagesQuerySchema.safeParse(c.req.query());
-    if (!q.success) throw toStrandError(q.error);
-    return c.json(await sessions.messages(c.req.param('id'), q.data, principalOf(c)));
-  });
+  app.openapi(resume, async (c) => c.json({ status: 'resumed' as const, ...(await sessions.resume(c.req.valid('param').id, principalOf(c))) }, 200));
+  app.openapi(fork, async (c) => c.json(await sessions.fork(c.req.valid('param').id, c.req.valid('json').entry_id, principalOf(c)), 201));
+  app.openapi(forkPoints, async (c) => c.json({ messages: await sessions.forkPoints(c.req.valid('param').id, principalOf(c)) }, 200));
+  app.openapi(lastAssistantText, async (c) => c.json(await sessions.lastAssistantText(c.req.valid('param').id, principalOf(c)), 200));
+  app.openapi(stats, async (c) => c.json(await sessions.stats(c.req.valid('param').id, principalOf(c)), 200));
+  app.openapi(messages, async (c) => c.json(await sessions.messages(c.req.valid('param').id, c.req.valid('query'), principalOf(c)), 200));
 
   return app;
 }

@@ -1,42 +1,93 @@
-import { Hono } from 'hono';
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { ErrorCode as E } from '../../../contracts/errors';
 import { compactBodySchema, modelBodySchema, settingsBodySchema, thinkingBodySchema } from '../../../contracts/http-api';
+import { compactedSchema, modelChangedSchema, settingsReplySchema, thinkingChangedSchema } from '../../../contracts/http-replies';
 import { modelIdOf } from '../../../contracts/models';
 import type { SessionService } from '../sessions/session-service';
 import { principalOf } from './auth-middleware';
-import { parseJsonBody } from './errors';
+import { errors, jsonBody, jsonReply, openApiApp, readJsonBody, SESSION_READ, sessionIdParams as params } from './openapi/route-kit';
+
+const tags = ['settings'];
+
+const model = createRoute({
+  method: 'post',
+  path: '/{id}/model',
+  operationId: 'setModel',
+  summary: 'Change the model',
+  description: 'Checked against the catalog and the configured providers; the thinking level is clamped to the new model. Applies from the next turn; announced as `agent.state`.',
+  tags,
+  middleware: readJsonBody,
+  request: { params, body: jsonBody(modelBodySchema) },
+  responses: { 200: jsonReply(modelChangedSchema, 'The new setting.') },
+  ...errors(...SESSION_READ, E.UNKNOWN_MODEL),
+});
+
+const thinking = createRoute({
+  method: 'post',
+  path: '/{id}/thinking',
+  operationId: 'setThinkingLevel',
+  summary: 'Change the thinking level',
+  tags,
+  middleware: readJsonBody,
+  request: { params, body: jsonBody(thinkingBodySchema) },
+  responses: { 200: jsonReply(thinkingChangedSchema, 'The level after clamping to the model.') },
+  ...errors(...SESSION_READ),
+});
+
+const compact = createRoute({
+  method: 'post',
+  path: '/{id}/compact',
+  operationId: 'compact',
+  summary: 'Summarise the older conversation now',
+  description: 'Answers once the summary is recorded (a model call). Only while idle.',
+  tags,
+  middleware: readJsonBody,
+  request: { params, body: jsonBody(compactBodySchema) },
+  responses: { 200: jsonReply(compactedSchema, 'The summary.') },
+  ...errors(...SESSION_READ, E.SESSION_BUSY, E.LLM_API_ERROR),
+});
+
+const settings = createRoute({
+  method: 'patch',
+  path: '/{id}/settings',
+  operationId: 'updateSettings',
+  summary: 'Change the other settings',
+  description: 'strand extension: auto-retry, auto-compaction, approval policy, name. Given fields replace, the rest stay.',
+  tags,
+  middleware: readJsonBody,
+  request: { params, body: jsonBody(settingsBodySchema) },
+  responses: { 200: jsonReply(settingsReplySchema, 'Every setting after the change.') },
+  ...errors(...SESSION_READ),
+});
 
 /**
- * `/api/sessions/{id}/model|thinking|settings`: each change is checked (model against the catalog
- * and configured providers, thinking level clamped to the model), persisted by the session and
- * published as `agent.state`; it applies from the next turn.
+ * `/api/sessions/{id}/model|thinking|compact|settings`: each change is checked (model against the
+ * catalog and configured providers, thinking level clamped to the model), persisted by the session
+ * and published as `agent.state`; it applies from the next turn.
  */
-export function settingsRoutes(deps: { sessions: SessionService }): Hono {
-  const app = new Hono();
+export function settingsRoutes(deps: { sessions: SessionService }): OpenAPIHono {
+  const app = openApiApp();
   const { sessions } = deps;
 
-  app.post('/:id/model', async (c) => {
-    const body = await parseJsonBody(c, modelBodySchema);
+  app.openapi(model, async (c) => {
+    const body = c.req.valid('json');
     const change = 'cycle' in body ? { cycle_model: true } : { model: modelIdOf(body.provider, body.model_id) };
-    const s = await sessions.updateSettings(c.req.param('id'), change, principalOf(c));
-    return c.json({ model: s.model, thinking_level: s.thinking_level, ...(s.notice ? { notice: s.notice } : {}) });
+    const s = await sessions.updateSettings(c.req.valid('param').id, change, principalOf(c));
+    return c.json({ model: s.model, thinking_level: s.thinking_level, ...(s.notice ? { notice: s.notice } : {}) }, 200);
   });
 
-  app.post('/:id/thinking', async (c) => {
-    const body = await parseJsonBody(c, thinkingBodySchema);
-    const s = await sessions.updateSettings(c.req.param('id'), 'cycle' in body ? { cycle_thinking: true } : { thinking_level: body.level }, principalOf(c));
-    return c.json({ thinking_level: s.thinking_level, model: s.model });
+  app.openapi(thinking, async (c) => {
+    const body = c.req.valid('json');
+    const s = await sessions.updateSettings(c.req.valid('param').id, 'cycle' in body ? { cycle_thinking: true } : { thinking_level: body.level }, principalOf(c));
+    return c.json({ thinking_level: s.thinking_level, model: s.model }, 200);
   });
 
   // Answers once the summary is recorded (a model call: seconds, not milliseconds).
-  app.post('/:id/compact', async (c) => {
-    const body = await parseJsonBody(c, compactBodySchema);
-    return c.json(await sessions.compact(c.req.param('id'), body.instructions, principalOf(c)));
-  });
+  app.openapi(compact, async (c) => c.json(await sessions.compact(c.req.valid('param').id, c.req.valid('json').instructions, principalOf(c)), 200));
 
-  app.patch('/:id/settings', async (c) => {
-    const body = await parseJsonBody(c, settingsBodySchema);
-    const { notice: _notice, ...settings } = await sessions.updateSettings(c.req.param('id'), body, principalOf(c));
-    return c.json(settings);
+  app.openapi(settings, async (c) => {
+    const { notice: _notice, ...rest } = await sessions.updateSettings(c.req.valid('param').id, c.req.valid('json'), principalOf(c));
+    return c.json(rest, 200);
   });
 
   return app;

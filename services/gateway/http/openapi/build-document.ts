@@ -1,3 +1,5 @@
+import { zodToOpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import type { OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import { agentPhaseSchema, eventUsageSchema } from '../../../../contracts/agent-events';
 import { ErrorCode } from '../../../../contracts/errors';
@@ -8,17 +10,24 @@ import { sessionSettingsSchema } from '../../../../contracts/session-settings';
 import { contentBlockSchema, messageSchema } from '../../../../contracts/session-store/messages';
 import packageJson from '../../../../package.json';
 import { HTTP_STATUS } from '../errors';
-import { inlineSchema, SchemaComponents, type JsonSchema } from './json-schemas';
-import { openApiPath, pathParams, type ReplyContent, type RouteDoc } from './route-doc';
-import { agentRouteDocs } from './routes-agent';
-import { serviceRouteDocs } from './routes-service';
-import { sessionRouteDocs } from './routes-sessions';
+import { ERRORS_KEY } from './route-kit';
 import { API_DESCRIPTION, ERROR_NOTES, TAGS } from './texts';
 
-/** Every route the HTTP app registers, as the document describes it. */
-export const ROUTE_DOCS: readonly RouteDoc[] = [...serviceRouteDocs, ...sessionRouteDocs, ...agentRouteDocs];
+/**
+ * The OpenAPI 3.1 document is the app's own route definitions (`createRoute`, collected by
+ * @hono/zod-openapi as the routes are mounted), plus here, in one place, what a route definition
+ * does not say: the bearer scheme, the error answers every route of a kind shares, each route's
+ * error codes as responses, and which schemas are shared components.
+ */
 
-/** Schemas several replies share: one component each instead of a copy in every reply. */
+export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, Operation>> };
+type Operation = Record<string, unknown> & { operationId: string; responses: Record<string, unknown>; security?: unknown[]; requestBody?: unknown };
+
+/**
+ * Schemas several replies share: one component each instead of a copy in every reply (and the
+ * recursive content blocks must be a component to be finite). Tagged where they are defined, so
+ * every use of the same zod value becomes a `$ref`.
+ */
 const SHARED_SCHEMAS: ReadonlyArray<readonly [z.ZodType, string]> = [
   [errorBodySchema, 'ErrorBody'],
   [agentPhaseSchema, 'AgentPhase'],
@@ -32,17 +41,13 @@ const SHARED_SCHEMAS: ReadonlyArray<readonly [z.ZodType, string]> = [
   [httpEventDataSchema, 'SessionEventData'],
   [chatStreamFrameSchema, 'ChatStreamFrame'],
 ];
-
-export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, Operation>> };
-type Operation = Record<string, unknown> & { operationId: string; responses: Record<string, unknown> };
-
-const capitalized = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+for (const [schema, refId] of SHARED_SCHEMAS) zodToOpenAPIRegistry.add(schema, { ...zodToOpenAPIRegistry.get(schema), _internal: { refId } });
 
 /** Codes every route of a kind can answer: the auth and rate-limit middleware, the body limit, the error handler. */
-function commonErrors(route: RouteDoc): ErrorCode[] {
-  if (route.public) return [];
+function commonErrors(op: Operation): ErrorCode[] {
+  if (op.security?.length === 0) return [];
   const codes: ErrorCode[] = [ErrorCode.UNAUTHORIZED, ErrorCode.RATE_LIMITED, ErrorCode.INTERNAL];
-  if (route.body) codes.push(ErrorCode.INVALID_REQUEST, ErrorCode.PAYLOAD_TOO_LARGE);
+  if (op.requestBody) codes.push(ErrorCode.INVALID_REQUEST, ErrorCode.PAYLOAD_TOO_LARGE);
   return codes;
 }
 
@@ -79,101 +84,53 @@ class ErrorResponses {
       headers['Retry-After'] = { description: 'Seconds to wait before trying again.', schema: { type: 'integer', minimum: 1 } };
     }
     if (group.includes(ErrorCode.UNAUTHORIZED)) headers['WWW-Authenticate'] = { description: '`Bearer`.', schema: { type: 'string' } };
+    // The error body with its code narrowed to this group (inline, so viewers show the right code).
+    const { $schema: _dialect, ...schema } = z.toJSONSchema(z.object({ error: errorBodySchema.shape.error.extend({ code: z.enum(group) }) }), { target: 'draft-2020-12', io: 'output' });
     return {
       description: group.map((c) => `\`${c}\`: ${ERROR_NOTES[c]}`).join('\n\n'),
       ...(Object.keys(headers).length ? { headers } : {}),
-      // The error body with its code narrowed to this group (inline, so viewers show the right code).
-      content: { 'application/json': { schema: inlineSchema(z.object({ error: errorBodySchema.shape.error.extend({ code: z.enum(group) }) }), 'output') } },
+      content: { 'application/json': { schema } },
     };
   }
 }
 
-function mediaType(content: ReplyContent, name: string, components: SchemaComponents): Record<string, unknown> {
-  if (content === 'text') return { schema: { type: 'string' } };
-  if (content === 'binary') return {};
-  return { schema: components.ref(content, name, 'output') };
-}
-
-function parameters(route: RouteDoc): unknown[] {
-  const out: unknown[] = [];
-  for (const name of pathParams(route.path)) {
-    const description = route.params?.[name];
-    if (!description) throw new Error(`${route.method} ${route.path}: path parameter ${name} has no description`);
-    const schema = route.paramSchemas?.[name];
-    out.push({ name, in: 'path', required: true, description, schema: schema ? inlineSchema(schema, 'input') : { type: 'string' } });
-  }
-  if (route.query) {
-    const object = inlineSchema(route.query, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
-    for (const [name, property] of Object.entries(object.properties ?? {})) {
-      const { description, ...schema } = property;
-      out.push({ name, in: 'query', required: object.required?.includes(name) ?? false, ...(description ? { description } : {}), schema });
+/** Each operation's own error codes (ERRORS_KEY) and its kind's common ones, as responses. */
+function addErrorResponses(paths: OpenApiDocument['paths'], errors: ErrorResponses): void {
+  for (const [path, item] of Object.entries(paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      const own = (op[ERRORS_KEY] ?? []) as ErrorCode[];
+      delete op[ERRORS_KEY];
+      for (const [status, response] of Object.entries(errors.refs([...new Set([...commonErrors(op), ...own])]))) {
+        if (op.responses[status]) throw new Error(`${method} ${path}: status ${status} is both a reply and an error`);
+        op.responses[status] = response;
+      }
     }
   }
-  for (const header of route.headers ?? []) {
-    const { description: _own, ...schema } = inlineSchema(header.schema, 'input');
-    out.push({ name: header.name, in: 'header', required: false, description: header.description, schema });
-  }
-  return out;
-}
-
-function operation(route: RouteDoc, components: SchemaComponents, errors: ErrorResponses): Operation {
-  const name = capitalized(route.operationId);
-  const responses: Record<string, unknown> = {};
-  for (const [status, reply] of Object.entries(route.replies)) {
-    const content = reply.content && Object.fromEntries(Object.entries(reply.content).map(([type, c]) => [type, mediaType(c, `${name}Reply${status}`, components)]));
-    const headers = reply.headers && Object.fromEntries(Object.entries(reply.headers).map(([h, description]) => [h, { description, schema: { type: 'string' } }]));
-    responses[status] = { description: reply.description, ...(headers ? { headers } : {}), ...(content ? { content } : {}) };
-  }
-  for (const [status, response] of Object.entries(errors.refs([...new Set([...commonErrors(route), ...route.errors])]))) {
-    if (responses[status]) throw new Error(`${route.method} ${route.path}: status ${status} is both a reply and an error`);
-    responses[status] = response;
-  }
-  const params = parameters(route);
-  return {
-    operationId: route.operationId,
-    summary: route.summary,
-    ...(route.description ? { description: route.description } : {}),
-    tags: [route.tag],
-    ...(params.length ? { parameters: params } : {}),
-    ...(route.body
-      ? {
-          requestBody: {
-            // Handlers read an empty body as `{}`: the body is optional when `{}` is valid.
-            required: !route.body.safeParse({}).success,
-            content: { 'application/json': { schema: components.ref(route.body, `${name}Body`, 'input') } },
-          },
-        }
-      : {}),
-    responses,
-    ...(route.public ? { security: [] } : {}),
-  };
 }
 
 /**
- * The OpenAPI 3.1 document of the HTTP API, from the route table and the zod schemas the handlers
- * validate with. Built once when the gateway starts; the conformance test checks that it lists
- * exactly the routes the app registers and that every real answer matches it.
+ * The document of `app` once every route is mounted. Built once when the gateway starts: a route
+ * the generator cannot describe stops the gateway there, not a reader later.
  */
-export function buildOpenApiDocument(routes: readonly RouteDoc[] = ROUTE_DOCS): OpenApiDocument {
-  const components = new SchemaComponents(SHARED_SCHEMAS);
-  const errors = new ErrorResponses();
-  const paths: Record<string, Record<string, Operation>> = {};
-  const ids = new Set<string>();
-  for (const route of routes) {
-    if (ids.has(route.operationId)) throw new Error(`operationId ${route.operationId} is used twice`);
-    ids.add(route.operationId);
-    const item = (paths[openApiPath(route.path)] ??= {});
-    if (item[route.method]) throw new Error(`${route.method} ${route.path} is described twice`);
-    item[route.method] = operation(route, components, errors);
-  }
-  return {
+export function buildOpenApiDocument(app: OpenAPIHono): OpenApiDocument {
+  const generated = app.getOpenAPI31Document({
     openapi: '3.1.0',
-    info: { title: 'strand HTTP API', version: packageJson.version, description: API_DESCRIPTION, license: { name: 'MIT', identifier: 'MIT' } },
+    info: { title: 'strand HTTP API', version: packageJson.version, description: API_DESCRIPTION },
     tags: TAGS,
     security: [{ bearer: [] }],
+  });
+  const paths = generated.paths as OpenApiDocument['paths'];
+  const errors = new ErrorResponses();
+  addErrorResponses(paths, errors);
+  const schemas = generated.components?.schemas ?? {};
+  const { webhooks: _none, ...rest } = generated;
+  return {
+    ...rest,
+    // OpenAPI 3.1's SPDX `identifier`, which the generator's 3.0-era types lack.
+    info: { ...generated.info, license: { name: 'MIT', identifier: 'MIT' } },
     paths,
     components: {
-      schemas: components.render(),
+      schemas: Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b))),
       responses: errors.components,
       securitySchemes: {
         bearer: {

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
-import { openapiRoutes } from './openapi-routes';
+import { createGatewayAuth } from '../../auth/tokens';
+import { createHttpApp, type HttpDeps } from '../app';
 
 /**
  * The document's `servers` is per request (issue 22: Swagger UI showed 127.0.0.1:9420 whatever the
@@ -10,7 +11,9 @@ import { openapiRoutes } from './openapi-routes';
 const servers: ServerType[] = [];
 async function start(opts: { publicUrl?: string }): Promise<string> {
   const server = await new Promise<ServerType>((resolve) => {
-    const s = serve({ fetch: openapiRoutes(opts).fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
+    // The app with fakes: serving the document calls none of them.
+    const deps = { maxBodyBytes: 1024, auth: createGatewayAuth(new Map()), rateLimit: { perSecond: 1000, burst: 1000 }, keepaliveMs: 15_000, ...opts } as unknown as HttpDeps;
+    const s = serve({ fetch: createHttpApp(deps).fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
   });
   servers.push(server);
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -1,0 +1,106 @@
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { ErrorCode as E, ErrorCode, StrandError } from '../../../contracts/errors';
+import { promptBodySchema, promptQuerySchema, steerBodySchema } from '../../../contracts/http-api';
+import * as R from '../../../contracts/http-replies';
+import type { SessionService } from '../sessions/session-service';
+import { principalOf } from './auth-middleware';
+import { errors, jsonBody, jsonReply, openApiApp, readJsonBody, SESSION_READ, sessionIdParams } from './openapi/route-kit';
+
+const params = sessionIdParams;
+const tags = ['agent'];
+
+const prompt = createRoute({
+  method: 'post',
+  path: '/{id}/prompt',
+  operationId: 'prompt',
+  summary: 'Start a turn',
+  description: 'While a turn runs the prompt is refused (409 SESSION_BUSY) unless `?queue=1`. The same `request_id` sent again answers 202 with the same `turn_id` and starts nothing.',
+  tags,
+  middleware: readJsonBody,
+  request: { params, query: promptQuerySchema, body: jsonBody(promptBodySchema) },
+  responses: { 202: jsonReply(R.promptAcceptedReplySchema, 'Accepted (started, or queued).') },
+  ...errors(...SESSION_READ, E.SESSION_BUSY),
+});
+
+const steer = createRoute({
+  method: 'post',
+  path: '/{id}/steer',
+  operationId: 'steer',
+  summary: 'Send a message to the running turn',
+  description: 'Delivered after the current tool batch; the next model step sees it. With no turn running: 400 INVALID_REQUEST.',
+  tags,
+  middleware: readJsonBody,
+  request: { params, body: jsonBody(steerBodySchema) },
+  responses: { 202: jsonReply(R.steerAcceptedSchema, 'Delivered to the running turn.') },
+  ...errors(...SESSION_READ),
+});
+
+const interrupt = createRoute({
+  method: 'post',
+  path: '/{id}/interrupt',
+  operationId: 'interrupt',
+  summary: 'Abort the running turn',
+  description: 'Answers once the turn has ended; its partial answer is kept with stop reason `aborted`.',
+  tags,
+  request: { params },
+  responses: { 200: jsonReply(R.interruptReplySchema, 'The turn ended (or none was running).') },
+  ...errors(...SESSION_READ),
+});
+
+const abortRetry = createRoute({
+  method: 'post',
+  path: '/{id}/abort-retry',
+  operationId: 'abortRetry',
+  summary: 'Give up a scheduled provider retry',
+  description: 'strand extension: the turn ends with the error it was retrying.',
+  tags,
+  request: { params },
+  responses: { 200: jsonReply(R.abortRetryReplySchema, 'Whether a retry was waiting.') },
+  ...errors(...SESSION_READ),
+});
+
+/** `/api/sessions/{id}/prompt|steer|interrupt|abort-retry`: a session's turns. */
+export function agentRoutes(deps: { sessions: SessionService }): OpenAPIHono {
+  const app = openApiApp();
+  const { sessions } = deps;
+
+  app.openapi(prompt, async (c) => {
+    const body = c.req.valid('json');
+    const accepted = await sessions.prompt(
+      c.req.valid('param').id,
+      { text: body.text, behavior: c.req.valid('query').queue === '1' ? 'queue' : 'reject', ...(body.request_id ? { request_id: body.request_id } : {}) },
+      principalOf(c),
+    );
+    return c.json(
+      {
+        status: 'accepted' as const,
+        agent_state: accepted.agent_state,
+        turn_id: accepted.turn_id,
+        queued: accepted.queued,
+        ...(accepted.queue_position !== undefined ? { queue_position: accepted.queue_position } : {}),
+      },
+      202,
+    );
+  });
+
+  // Delivered to the running turn after its current tool batch; the next model step sees it.
+  app.openapi(steer, async (c) => {
+    const body = c.req.valid('json');
+    const result = await sessions.steer(c.req.valid('param').id, body.text, principalOf(c), body.request_id);
+    if (!result.delivered) throw new StrandError(ErrorCode.INVALID_REQUEST, 'no turn is running to steer: send a prompt instead');
+    return c.json({ status: 'accepted' as const, turn_id: result.turn_id }, 202);
+  });
+
+  // Answers once the turn has ended (its partial answer recorded as `aborted`), with the state after it.
+  app.openapi(interrupt, async (c) => {
+    const { id } = c.req.valid('param');
+    const result = await sessions.abort(id, principalOf(c));
+    const view = await sessions.describe(id, principalOf(c));
+    return c.json({ status: result.aborted ? ('interrupted' as const) : ('not_running' as const), turn_id: result.turn_id, agent_state: view.agent_state }, 200);
+  });
+
+  // strand extension: stop waiting for a provider retry; the turn ends with that error.
+  app.openapi(abortRetry, async (c) => c.json(await sessions.abortRetry(c.req.valid('param').id, principalOf(c)), 200));
+
+  return app;
+}

@@ -1,0 +1,82 @@
+import { OpenAPIHono, type Hook } from '@hono/zod-openapi';
+import type { Env, MiddlewareHandler } from 'hono';
+import { z } from 'zod';
+import { ErrorCode, StrandError } from '../../../../contracts/errors';
+import { toStrandError } from '../errors';
+
+/**
+ * What every route file of the HTTP app uses to declare its routes once, with `createRoute`: the
+ * definition validates the request before the handler runs and is the route's part of the OpenAPI
+ * document (build-document.ts).
+ */
+
+/** A request that does not fit its route's schemas answers the contract's 400 INVALID_REQUEST, never the library's own body. */
+export const invalidRequestHook: Hook<unknown, Env, string, undefined> = (result) => {
+  if (!result.success) throw toStrandError(result.error);
+};
+
+/** A sub-app whose routes are declared with `createRoute` and served by `app.openapi(route, handler)`. */
+export function openApiApp(): OpenAPIHono {
+  return new OpenAPIHono({ defaultHook: invalidRequestHook });
+}
+
+/** Error codes a route answers beyond the ones every route of its kind can (auth, rate limit, body, internal); build-document.ts turns them into responses. */
+export const ERRORS_KEY = 'x-strand-errors';
+export const errors = (...codes: ErrorCode[]) => ({ [ERRORS_KEY]: codes }) as { 'x-strand-errors': ErrorCode[] };
+
+/** The routes anyone may call, token or not: no bearer scheme, no auth or rate-limit error answers. */
+export const PUBLIC = { security: [] as Array<Record<string, string[]>> };
+
+/** What every route that reads a session can fail with beyond the request itself. */
+export const SESSION_READ = [ErrorCode.SESSION_NOT_FOUND, ErrorCode.UNAVAILABLE];
+
+export const sessionIdParams = z.object({
+  id: z.string().describe("The session's id. Another principal's session answers exactly as an unknown one (404 SESSION_NOT_FOUND)."),
+});
+
+/** A JSON reply of `schema`. */
+export const jsonReply = <S extends z.ZodType>(schema: S, description: string) => ({ description, content: { 'application/json': { schema } } });
+
+/** A JSON request body; optional when `{}` is valid, since an empty body is read as `{}`. */
+export const jsonBody = <S extends z.ZodType>(schema: S) => ({ content: { 'application/json': { schema } }, required: !schema.safeParse({}).success });
+
+/**
+ * Before a route with a JSON body validates it, the body is read as the gateway always has: whatever
+ * its content type (curl's `-d` says form-urlencoded), empty meaning `{}`, and a body that is not
+ * JSON answering 400 INVALID_REQUEST, where the library would answer 415 or read nothing. The request
+ * handed on carries the parsed body as `application/json`.
+ */
+export const readJsonBody: MiddlewareHandler = async (c, next) => {
+  const text = await c.req.raw.text();
+  let body: unknown;
+  try {
+    body = text.trim() === '' ? {} : JSON.parse(text);
+  } catch {
+    throw new StrandError(ErrorCode.INVALID_REQUEST, 'request body is not valid JSON');
+  }
+  const headers = new Headers(c.req.raw.headers);
+  headers.set('Content-Type', 'application/json');
+  headers.delete('Content-Length');
+  c.req.raw = new Request(firstValuesUrl(c.req.raw.url), { method: c.req.raw.method, headers, body: JSON.stringify(body), signal: c.req.raw.signal });
+  await next();
+};
+
+/**
+ * A query key given twice was always read by its first value; the library's validator would see a
+ * list and refuse it. Routes with a query drop the repeats first (nothing is rebuilt without them).
+ */
+export const firstQueryValues: MiddlewareHandler = async (c, next) => {
+  const url = firstValuesUrl(c.req.raw.url);
+  if (url !== c.req.raw.url) c.req.raw = new Request(url, { method: c.req.raw.method, headers: c.req.raw.headers, signal: c.req.raw.signal });
+  await next();
+};
+
+function firstValuesUrl(raw: string): string {
+  const url = new URL(raw);
+  const keys = [...url.searchParams.keys()];
+  if (new Set(keys).size === keys.length) return raw;
+  const first = new URLSearchParams();
+  for (const key of new Set(keys)) first.set(key, url.searchParams.get(key)!);
+  url.search = first.toString();
+  return url.toString();
+}
