@@ -14,7 +14,6 @@ import { jobsRoutes } from './jobs-routes';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi/build-document';
 import { openapiRoutes } from './openapi/openapi-routes';
 import { openApiApp } from './openapi/route-kit';
-import { documentStreamsApart } from './openapi/streams-documented-apart';
 import { transcriptsRoutes } from './transcripts-routes';
 import type { Transcripts } from '../transcripts/transcripts';
 import { settingsRoutes } from './settings-routes';
@@ -64,7 +63,6 @@ export function createHttpApp(deps: HttpDeps): OpenAPIHono {
   app.route('/api', transcriptsRoutes(deps));
   app.notFound((c) => errorResponse(c, new StrandError(ErrorCode.NOT_FOUND, `no route ${c.req.method} ${c.req.path}`)));
   app.onError(httpErrorHandler(deps.log));
-  documentStreamsApart(app);
   // Every route is mounted: the document is their definitions (a route it cannot describe stops the gateway here).
   built.document = buildOpenApiDocument(app);
   return app;

@@ -51,17 +51,3 @@ export function errorResponse(c: Context, err: StrandError): Response {
   if (err.code === ErrorCode.UNAVAILABLE) c.header('Retry-After', '2');
   return c.json({ error: { code: err.code, message: err.message, details: err.details ?? {} } }, HTTP_STATUS[err.code]);
 }
-
-/** Parses a JSON body with a zod schema, answering INVALID_REQUEST on malformed JSON or shape. */
-export async function parseJsonBody<T extends z.ZodType>(c: Context, schema: T): Promise<z.infer<T>> {
-  let raw: unknown;
-  try {
-    const text = await c.req.text();
-    raw = text.trim() === '' ? {} : JSON.parse(text);
-  } catch {
-    throw new StrandError(ErrorCode.INVALID_REQUEST, 'request body is not valid JSON');
-  }
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw toStrandError(parsed.error);
-  return parsed.data;
-}

@@ -1,8 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
-import { Hono, type Context } from 'hono';
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import { ErrorCode, StrandError } from '../../../contracts/errors';
 import { eventsAfterSchema } from '../../../contracts/http-api';
+import { httpEventDataSchema } from '../../../contracts/http-events';
 import type { Logger } from '../../common/logger';
 import { deliverEvents, type EventSubscription, type SequencedEvent } from '../events/agent-event-reader';
 import { ClientOutbox, type OutboxSink } from '../events/client-outbox';
@@ -11,6 +13,7 @@ import { DEFAULT_LIMITS } from '../limits/limits-config';
 import type { SessionService } from '../sessions/session-service';
 import { toHttpEvent } from '../mapping/http-events';
 import { principalOf } from './auth-middleware';
+import { errors, openApiApp, readByHandler, SESSION_READ, sessionIdParams } from './openapi/route-kit';
 
 export interface EventsDeps {
   sessions: SessionService;
@@ -99,6 +102,27 @@ function responseSink(res: ServerResponse): OutboxSink {
   };
 }
 
+const sessionEvents = createRoute({
+  method: 'get',
+  path: '/{id}/events',
+  operationId: 'sessionEvents',
+  summary: "The session's event stream",
+  description: `Server-sent events. Each frame is \`id: <seq>\`, \`event: <type>\` and one \`data:\` line of compact JSON
+whose \`type\` equals the \`event:\` name; the schema below is the union of those \`data\` objects. \`seq\` is the
+session's monotonic event sequence: reconnecting with \`Last-Event-ID\` (or \`?after=\`) first delivers every event
+after it, then live ones, with no gap and no duplicate. Without a cursor the stream starts with the events of the
+turn in progress, if any. A \`: keepalive\` comment goes out every 15 s. Past STRAND_MAX_SSE_CONNECTIONS open streams:
+503 UNAVAILABLE.`,
+  tags: ['events'],
+  request: { params: sessionIdParams },
+  parameters: [
+    readByHandler('query', 'after', eventsAfterSchema, 'Resume after this sequence number.'),
+    readByHandler('header', 'Last-Event-ID', eventsAfterSchema, 'Resume after this sequence (wins over `?after=`).'),
+  ],
+  responses: { 200: { description: 'The stream (frame `data` objects below).', content: { 'text/event-stream': { schema: httpEventDataSchema } } } },
+  ...errors(ErrorCode.INVALID_REQUEST, ...SESSION_READ),
+});
+
 /**
  * `GET /api/sessions/{id}/events`: the session's events as SSE, one compact `data:` line per frame
  * with `id: <seq>`. The JetStream read is opened before the response starts, so an event published
@@ -112,7 +136,7 @@ function responseSink(res: ServerResponse): OutboxSink {
  * Last-Event-ID still names the last event it has) if it takes it within a second, then the
  * connection is closed and its JetStream read stopped. It reconnects with Last-Event-ID for the rest.
  */
-export function eventsRoute(deps: EventsDeps): Hono {
+export function eventsRoute(deps: EventsDeps): OpenAPIHono {
   const connections = deps.sseConnections ?? new ConnectionLimiter(DEFAULT_LIMITS.maxSseConnections);
   const maxBuffered = deps.maxSendBufferBytes ?? DEFAULT_LIMITS.maxSendBufferBytes;
   const slowConsumerMs = deps.slowConsumerMs ?? DEFAULT_LIMITS.slowConsumerMs;
@@ -145,11 +169,11 @@ export function eventsRoute(deps: EventsDeps): Hono {
     if (!out.cut) res.end();
   }
 
-  const app = new Hono();
-  app.get('/:id/events', async (c) => {
+  const app = openApiApp();
+  app.openapi(sessionEvents, async (c) => {
     const res = nodeResponseOf(c);
     if (!res) throw new StrandError(ErrorCode.INTERNAL, 'event streams are served by the Node HTTP server only');
-    const sessionId = c.req.param('id');
+    const sessionId = c.req.valid('param').id;
     const after = resumeAfter(c.req.header('Last-Event-ID'), c.req.query('after'));
     const release = connections.tryAcquire();
     if (!release) throw new StrandError(ErrorCode.UNAVAILABLE, `too many event streams open (at most ${connections.max}): try again later`);

@@ -57,6 +57,10 @@ test('what the schemas refuse answers the contract error body', async () => {
   expect([badQuery.status, ((await badQuery.json()) as any).error.code]).toEqual([400, 'INVALID_REQUEST']);
   const badFormat = await app.request('/api/sessions/s1/transcript?format=pdf');
   expect([badFormat.status, ((await badFormat.json()) as any).error.message]).toEqual([400, 'unknown transcript format "pdf" (json, markdown or org)']);
+  const chat = await app.request('/v1/chat/stream', post('{nope'));
+  expect([chat.status, await chat.json()]).toEqual([400, { error: { code: 'INVALID_REQUEST', message: 'request body is not valid JSON', details: {} } }]);
+  const chatShape = await app.request('/v1/chat/stream', post('{"message":"hi","history":[],"model":"scripted/echo","extra":1}', 'text/plain'));
+  expect([chatShape.status, ((await chatShape.json()) as any).error.code]).toEqual([400, 'INVALID_REQUEST']);
   const unknown = await app.request('/api/nothing-here');
   expect([unknown.status, ((await unknown.json()) as any).error.code]).toEqual([404, 'NOT_FOUND']);
   expect(calls).toEqual([]);

@@ -1,12 +1,14 @@
-import { Hono } from 'hono';
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { streamSSE } from 'hono/streaming';
 import { ErrorCode, StrandError } from '../../../contracts/errors';
-import { chatRequestSchema, chatStreamTerminalSchema, wsEventSchema, type ChatStreamTerminal, type WsEvent } from '../../../contracts/ws-rpc';
+import { chatStreamFrameSchema } from '../../../contracts/http-events';
+import { chatRequestSchema, chatStreamTerminalSchema, statusPayloadSchema, wsEventSchema, type ChatStreamTerminal, type WsEvent } from '../../../contracts/ws-rpc';
 import type { Logger } from '../../common/logger';
 import type { GatewayAuth } from '../auth/tokens';
 import { authMiddleware, principalOf } from '../http/auth-middleware';
-import { errorResponse, parseJsonBody } from '../http/errors';
+import { errorResponse } from '../http/errors';
+import { errors, jsonBody, jsonReply, openApiApp, readJsonBody } from '../http/openapi/route-kit';
 import { rateLimit } from '../http/rate-limit';
 import type { SessionService } from '../sessions/session-service';
 import { ChatRun } from './chat-run';
@@ -39,14 +41,46 @@ export interface RpcHttpDeps {
 /** How long a cut chat stream gets to take what was written before its connection is dropped. */
 const CUT_GRACE_MS = 1_000;
 
+const tags = ['ws-rpc'];
+
+const status = createRoute({
+  method: 'get',
+  path: '/v1/status',
+  operationId: 'rpcStatus',
+  summary: 'Server status for WebSocket RPC clients (specs/ws-rpc.md)',
+  description: 'Clients probe it before opening `ws://…/v1/rpc` (the WebSocket itself is not an HTTP route and is described in specs/ws-rpc.md).',
+  tags,
+  responses: { 200: jsonReply(statusPayloadSchema, 'Status.') },
+});
+
+const chatStream = createRoute({
+  method: 'post',
+  path: '/v1/chat/stream',
+  operationId: 'chatStream',
+  summary: 'One chat as a server-sent event stream (specs/ws-rpc.md)',
+  description:
+    "The same chat as `chat.start` over the WebSocket: `data:` frames of chat events, then one terminal `done` or `error` frame. Errors found after the stream started arrive as that frame (a `workspace` the gateway's user may not read or enter: `errorCode` PERMISSION_DENIED). With tokens configured a `sessionId` names a session of the caller's own (scoped per principal: another principal's id is like an unknown one). A client that goes away does not stop the turn.",
+  tags,
+  middleware: readJsonBody,
+  request: { body: jsonBody(chatRequestSchema) },
+  responses: {
+    200: {
+      description: 'The stream (frame `data` objects below).',
+      headers: { 'X-Task-Id': { description: 'The durable task id of the turn (for `chat.attach` over the WebSocket).', schema: { type: 'string' } } },
+      content: { 'text/event-stream': { schema: chatStreamFrameSchema } },
+    },
+  },
+  ...errors(ErrorCode.UNAVAILABLE),
+});
+
 /**
  * The HTTP side of the WebSocket RPC protocol (specs/ws-rpc.md): `GET /v1/status`, which clients
  * probe before anything else, and `POST /v1/chat/stream`, the same chat as one SSE response. Both
  * need the bearer token when tokens are configured. A client that goes away does not stop the turn.
  */
-export function rpcHttpRoutes(deps: RpcHttpDeps): Hono {
+export function rpcHttpRoutes(deps: RpcHttpDeps): OpenAPIHono {
   const tasks = deps.tasks ?? processTasks;
-  const app = new Hono();
+  const app = openApiApp();
   app.use('/v1/*', authMiddleware(deps.auth));
   app.use('/v1/*', rateLimit(deps.rateLimit));
   app.use(
@@ -57,13 +91,13 @@ export function rpcHttpRoutes(deps: RpcHttpDeps): Hono {
     }),
   );
 
-  app.get('/v1/status', async (c) => c.json(await statusPayload({ sessions: deps.sessions, tasks }, principalOf(c))));
+  app.openapi(status, async (c) => c.json(await statusPayload({ sessions: deps.sessions, tasks }, principalOf(c)), 200));
 
   const connections = deps.sseConnections ?? new ConnectionLimiter(DEFAULT_LIMITS.maxSseConnections);
   const maxUnsent = deps.maxSendBufferBytes ?? DEFAULT_LIMITS.maxSendBufferBytes;
   const slowConsumerMs = deps.slowConsumerMs ?? DEFAULT_LIMITS.slowConsumerMs;
-  app.post('/v1/chat/stream', async (c) => {
-    const request = await parseJsonBody(c, chatRequestSchema);
+  app.openapi(chatStream, async (c) => {
+    const request = c.req.valid('json');
     const principal = principalOf(c);
     // A session id the client chose is scoped per principal with auth on (SessionService.clientSessionId).
     const sessionId = request.sessionId === undefined ? newSessionId() : await deps.sessions.clientSessionId(request.sessionId, principal);

@@ -34,6 +34,16 @@ export const sessionIdParams = z.object({
   id: z.string().describe("The session's id. Another principal's session answers exactly as an unknown one (404 SESSION_NOT_FOUND)."),
 });
 
+/**
+ * A parameter the handler reads itself (its own rules: which source wins, blank meaning absent), so it
+ * is described here and not validated by the library before the handler.
+ */
+export function readByHandler(where: 'query' | 'header', name: string, schema: z.ZodType, description: string) {
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input' });
+  // Plain JSON Schema: typed as the empty object every schema type of the generator accepts.
+  return { name, in: where, required: false, description, schema: json as Record<never, never> };
+}
+
 /** A JSON reply of `schema`. */
 export const jsonReply = <S extends z.ZodType>(schema: S, description: string) => ({ description, content: { 'application/json': { schema } } });
 
