@@ -1,4 +1,4 @@
-import { modelIdOf, parseModelId, splitModelId } from './models';
+import { modelIdOf, modelParts, parseModelId, splitModelId } from './models';
 
 describe('model ids', () => {
   test('split at the first slash: the model name keeps any further ones', () => {
@@ -16,5 +16,14 @@ describe('model ids', () => {
   test('modelIdOf is the inverse of the parse', () => {
     const { provider, model } = parseModelId('scripted/slow');
     expect(modelIdOf(provider, model)).toBe('scripted/slow');
+  });
+});
+
+describe('modelParts', () => {
+  it('splits an id at its first slash, and shows anything else whole with no provider', () => {
+    expect(modelParts('openai/gpt-5')).toEqual({ provider: 'openai', model: 'gpt-5' });
+    expect(modelParts('openrouter/meta/llama-4')).toEqual({ provider: 'openrouter', model: 'meta/llama-4' });
+    expect(modelParts('echo')).toEqual({ provider: '', model: 'echo' });
+    expect(modelParts('')).toEqual({ provider: '', model: '' });
   });
 });

@@ -20,6 +20,14 @@ export function splitModelId(id: string): { provider: string; model: string } | 
   return { provider: id.slice(0, slash), model: id.slice(slash + 1) };
 }
 
+/**
+ * A model id as a display shows it: provider and name, or no provider and the whole text when the
+ * record holds something that is not `<provider>/<model>` (what EDN's `model-provider`/`model-id` say).
+ */
+export function modelParts(id: string): { provider: string; model: string } {
+  return splitModelId(id) ?? { provider: '', model: id };
+}
+
 /** Splits a model id into its provider and the provider-specific model name; throws for anything else. */
 export function parseModelId(id: string): { provider: string; model: string } {
   const parts = splitModelId(id);

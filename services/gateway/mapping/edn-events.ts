@@ -3,6 +3,7 @@ import type { StreamedEvent } from '../events/turn-stream';
 import { kw, type EdnMap } from '../edn/edn-value';
 import { callSummary, contentToEdn, jsonText, stopReasonKeyword, usageToEdn } from '../edn/session/content';
 import { RETRIED_DIFFERENTLY } from './step-text';
+import { modelParts } from '../../../contracts/models';
 
 /**
  * How much of a running tool's output `tool/update` carries: the client replaces the row's body with
@@ -48,7 +49,7 @@ function psiPhase(phase: AgentPhase): string {
 }
 
 export function sessionUpdatedPayload(sessionId: string, s: SessionStateFacts): EdnMap {
-  const slash = s.model.indexOf('/');
+  const model = modelParts(s.model);
   return {
     'session-id': sessionId,
     phase: psiPhase(s.phase),
@@ -59,8 +60,8 @@ export function sessionUpdatedPayload(sessionId: string, s: SessionStateFacts): 
     'retry-attempt': s.retryAttempt,
     retry: s.phase === 'retrying',
     'interrupt-pending': s.interruptPending === true,
-    'model-provider': slash > 0 ? s.model.slice(0, slash) : '',
-    'model-id': slash > 0 ? s.model.slice(slash + 1) : s.model,
+    'model-provider': model.provider,
+    'model-id': model.model,
     'thinking-level': s.thinkingLevel,
     'session-name': s.sessionName ?? null,
     ...(s.autoRetry !== undefined ? { 'auto-retry': s.autoRetry } : {}),

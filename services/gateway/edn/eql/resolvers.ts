@@ -5,6 +5,7 @@ import { iso, jsonText, messageToEdn, textOfBlocks } from '../session/content';
 import type { SessionFacts } from '../session/session-facts';
 import { modelInfo, modelList } from '../session/models';
 import type { EqlResolvers } from './engine';
+import { modelParts } from '../../../../contracts/models';
 
 /** What a query is answered from: the target session's facts and the slash commands strand knows. */
 export interface EqlContext {
@@ -16,9 +17,9 @@ type R = EqlResolvers<EqlContext>;
 
 const view = (c: EqlContext) => c.facts.view();
 const psiPhase = (v: SessionView) => (v.agent_state === 'retrying' || v.agent_state === 'compacting' ? v.agent_state : v.active_turn ? 'streaming' : 'idle');
-const split = (model: string) => {
-  const slash = model.indexOf('/');
-  return slash > 0 ? { provider: model.slice(0, slash), id: model.slice(slash + 1) } : { provider: '', id: model };
+const split = (ref: string) => {
+  const { provider, model } = modelParts(ref);
+  return { provider, id: model };
 };
 
 /** Tool calls of the transcript paired with their results (psi's tool lifecycle summaries). */

@@ -9,6 +9,7 @@ import type { OpContext, OpHandler, PendingAction, Snapshot } from './op-context
 import { optText } from './params';
 import { contextSnapshot, footerSnapshot, SessionFacts, sessionUpdatedSnapshot } from './session-facts';
 import { TopicSubscription } from './topics';
+import { modelParts } from '../../../../contracts/models';
 
 export const PROTOCOL_VERSION = '1.0';
 /** What strand's EDN server offers beyond the base protocol (psi names its EQL support the same way). */
@@ -55,14 +56,14 @@ export class EdnSessionConnection implements EdnSessionHandler {
     try {
       const id = await this.ensureFocus();
       const view = await this.deps.sessions.describe(id, this.peer.principal);
-      const slash = view.model.indexOf('/');
+      const model = modelParts(view.model);
       return {
         serverInfo: {
           'protocol-version': PROTOCOL_VERSION,
           features: SERVER_FEATURES,
           'session-id': id,
-          'model-provider': slash > 0 ? view.model.slice(0, slash) : '',
-          'model-id': slash > 0 ? view.model.slice(slash + 1) : view.model,
+          'model-provider': model.provider,
+          'model-id': model.model,
           'thinking-level': view.thinking_level,
         },
       };

@@ -1,5 +1,6 @@
 import os from 'node:os';
 import type { EdnMap } from '../edn-value';
+import { modelParts } from '../../../../contracts/models';
 
 /**
  * The `footer/updated` payload (psi's default footer): line 1 the project path (~-abbreviated) and the
@@ -47,9 +48,9 @@ export function usageParts(input: FooterInput): string[] {
 
 /** `(anthropic) claude-sonnet-4-5 • thinking high`; a model id without a provider shows as it is. */
 export function modelText(model: string, thinkingLevel: string): string {
-  const slash = model.indexOf('/');
-  const provider = slash > 0 ? model.slice(0, slash) : 'no-provider';
-  const id = slash > 0 ? model.slice(slash + 1) : model || 'no-model';
+  const parts = modelParts(model);
+  const provider = parts.provider || 'no-provider';
+  const id = parts.model || 'no-model';
   return `(${provider}) ${id} • thinking ${thinkingLevel || 'off'}`;
 }
 

@@ -1,5 +1,6 @@
 import type { SessionService } from '../../sessions/session-service';
 import type { EdnMap } from '../edn-value';
+import { modelParts } from '../../../../contracts/models';
 
 /** What the pickers and `get_available_models` show of a model. */
 export interface ModelInfo {
@@ -13,9 +14,7 @@ export interface ModelInfo {
 
 /** A model reference as the catalog knows it; a provider that is no longer configured still shows by name. */
 export function modelInfo(sessions: SessionService, ref: string): ModelInfo {
-  const slash = ref.indexOf('/');
-  const provider = slash > 0 ? ref.slice(0, slash) : '';
-  const id = slash > 0 ? ref.slice(slash + 1) : ref;
+  const { provider, model: id } = modelParts(ref);
   try {
     const { entry } = sessions.models.resolve(ref);
     return { ref, provider, id, name: entry.name, reasoning: entry.supports.thinking, contextWindow: entry.context_window };

@@ -16,6 +16,7 @@ import { modelList } from '../models';
 import type { OpContext, OpHandler } from '../op-context';
 import { optText } from '../params';
 import { SLASH_COMMANDS } from '../slash-commands';
+import { modelParts } from '../../../../../contracts/models';
 
 /** A read: an unknown session stays `request/not-found`, a failing read is `runtime/query-failed`. */
 const read =
@@ -38,7 +39,7 @@ export const readOps: Record<string, OpHandler> = {
   get_state: read(async (ctx, sessionId) => {
     const facts = ctx.facts(sessionId);
     const [view, settings] = await Promise.all([facts.view(), facts.settings()]);
-    const slash = view.model.indexOf('/');
+    const model = modelParts(view.model);
     return {
       state: {
         'session-id': sessionId,
@@ -48,7 +49,7 @@ export const readOps: Record<string, OpHandler> = {
         phase: view.agent_state,
         'is-streaming': view.active_turn !== null,
         'active-turn': view.active_turn,
-        model: { provider: view.model.slice(0, Math.max(slash, 0)), id: view.model.slice(slash + 1) },
+        model: { provider: model.provider, id: model.model },
         'thinking-level': view.thinking_level,
         'worktree-path': view.project_path,
         'message-count': view.message_count,

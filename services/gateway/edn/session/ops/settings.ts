@@ -3,6 +3,7 @@ import { EdnErrorCode, EdnOpError } from '../../protocol';
 import { availableModels, modelRef } from '../models';
 import type { OpContext, OpHandler } from '../op-context';
 import { bool, optText, text } from '../params';
+import { modelParts } from '../../../../../contracts/models';
 
 /**
  * Settings ops: each is one SessionService.updateSettings (model checked against the catalog and the
@@ -10,8 +11,8 @@ import { bool, optText, text } from '../params';
  * which reaches the client as `session/updated` and `footer/updated`.
  */
 const split = (ref: string) => {
-  const slash = ref.indexOf('/');
-  return { provider: ref.slice(0, slash), id: ref.slice(slash + 1) };
+  const { provider, model } = modelParts(ref);
+  return { provider, id: model };
 };
 
 /** A catalog note about the chosen model (no price, default limits) reaches the client as a notification. */
