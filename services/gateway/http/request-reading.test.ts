@@ -7,7 +7,7 @@ import { createHttpApp, type HttpDeps } from './app';
  * route's schemas refuse (never the validation library's own 400/415 bodies), the first of a repeated
  * query key, an empty transcript format as the default.
  */
-function appRecording() {
+function appRecording(maxBodyBytes = 1024) {
   const calls: Array<[string, ...unknown[]]> = [];
   const sessions = {
     create: async (input: unknown) => (calls.push(['create', input]), { session_id: 's1', status: 'active', meta: { created_at: 1 } }),
@@ -22,7 +22,7 @@ function appRecording() {
     sessions,
     transcripts,
     keepaliveMs: 15_000,
-    maxBodyBytes: 1024,
+    maxBodyBytes,
     log: { error: () => undefined, warn: () => undefined, debug: () => undefined },
     auth: createGatewayAuth(new Map()),
     rateLimit: { perSecond: 1000, burst: 1000 },
@@ -79,4 +79,38 @@ test('a repeated query key is read by its first value; an empty format or projec
     ['render', 's1', 'json'],
     ['transcripts', undefined],
   ]);
+});
+
+/**
+ * JSON nested deeper than the stack (the fuzz test sends up to 60,000 `[`s) is valid JSON that
+ * `JSON.parse` reads but `JSON.stringify` cannot write back: the body handed to the route's validator
+ * is the client's own text, so it is refused as any other wrong shape, never a 500.
+ */
+test('a body nested deeper than the stack answers INVALID_REQUEST on every JSON route', async () => {
+  const { app, calls } = appRecording(1024 * 1024);
+  const deep = '['.repeat(60_000) + ']'.repeat(60_000);
+  const deepInField = `{"project_path":${'['.repeat(60_000)}${']'.repeat(60_000)}}`;
+  const answers = [];
+  for (const [path, body, type] of [
+    ['/api/sessions', deep, 'application/json'],
+    ['/api/sessions', deepInField, 'text/plain'],
+    ['/api/sessions/s1/prompt?queue=1&queue=0', deep, 'application/x-www-form-urlencoded'],
+    ['/api/sessions/s1/steer', deep, 'application/json; charset=utf-16'],
+    ['/api/sessions/s1/approve', deep, undefined],
+    ['/v1/chat/stream', deep, 'application/json'],
+  ] as const) {
+    const res = await app.request(path, post(body, type));
+    answers.push([path, res.status, ((await res.json()) as any).error.code]);
+  }
+  expect(answers).toEqual([
+    ['/api/sessions', 400, 'INVALID_REQUEST'],
+    ['/api/sessions', 400, 'INVALID_REQUEST'],
+    ['/api/sessions/s1/prompt?queue=1&queue=0', 400, 'INVALID_REQUEST'],
+    ['/api/sessions/s1/steer', 400, 'INVALID_REQUEST'],
+    ['/api/sessions/s1/approve', 400, 'INVALID_REQUEST'],
+    ['/v1/chat/stream', 400, 'INVALID_REQUEST'],
+  ]);
+  const unclosed = await app.request('/api/sessions', post('['.repeat(60_000), 'application/json'));
+  expect([unclosed.status, await unclosed.json()]).toEqual([400, { error: { code: 'INVALID_REQUEST', message: 'request body is not valid JSON', details: {} } }]);
+  expect(calls).toEqual([]);
 });
