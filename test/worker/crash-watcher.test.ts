@@ -24,10 +24,10 @@ afterAll(async () => {
   await nats?.stop();
 });
 
-/** A worker that lists one activity and answers on its presence subject until `die`. */
-async function fakeWorker(id: string, activity: string) {
+/** A worker that lists one activity and answers on its presence subject (after `answerAfterMs`) until `die`. */
+async function fakeWorker(id: string, activity: string, answerAfterMs = 0) {
   const own = await connect({ servers: nats.url });
-  own.subscribe(workerPresenceSubject(id), { callback: (_e, m) => m.respond() });
+  own.subscribe(workerPresenceSubject(id), { callback: (_e, m) => (answerAfterMs ? setTimeout(() => m.respond(), answerAfterMs) : m.respond()) });
   await own.flush();
   const registry = new RunningRegistry(kv, id);
   registry.add({ task_token: Buffer.from(activity).toString('base64'), workflow_id: `wf-${activity}`, run_id: 'r1', activity_id: '1', activity_type: 'streamModelStep', attempt: 1 }, Buffer.from(activity));
@@ -88,4 +88,17 @@ test('a worker that only lost NATS but still heartbeats to Temporal is not taken
   // Then the heartbeats stop too: now it is dead.
   await until(() => t.failed.length === 1);
   w.stop();
+}, 30_000);
+
+test('a worker that answers its pings late (a long GC, a busy event loop) is not taken for dead, even with its heartbeat frozen', async () => {
+  const t = fakeTemporal();
+  // Its heartbeat mark never moves and every ping times out: doubt, never a verdict.
+  const slow = await fakeWorker('slow-1', 'c1', 400);
+  const w = new CrashWatcher({ nc, kv, selfId: 'survivor-4', temporal: t.port, intervalMs: 50, confirmMs: 300, pingTimeoutMs: 100 });
+  await w.start();
+  await new Promise((r) => setTimeout(r, 2_000));
+  expect(t.failed).toEqual([]);
+  w.stop();
+  await new Promise((r) => setTimeout(r, 450)); // the last late answer
+  await slow.die();
 }, 30_000);
