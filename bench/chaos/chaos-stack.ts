@@ -53,6 +53,9 @@ export async function startChaosStack(providerBaseURL: string, logFile: string, 
           ...(instances ? { instances } : {}),
         },
         onLine,
+        // As `npm start` does: every worker has run a turn before the first trial, so the first fault
+        // does not land on a survivor that has never loaded the workflow code (a second slower).
+        { warmUp: true },
       );
       // Every exit is logged, so that a process that dies when no fault was aimed at it is seen.
       for (const name of SERVICES.flatMap((service) => stack.instances(service))) {
