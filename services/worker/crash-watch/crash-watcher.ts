@@ -10,7 +10,7 @@ import { runningActivitySchema, workerPresenceSubject, type RunningActivity } fr
  * - its presence subject has no responder: NATS says so at once when the process's connection is gone,
  *   while a live worker that is merely slow (a long GC, a busy event loop) still has its subscription and
  *   only answers late — so slowness never looks like death;
- * - Temporal has recorded no heartbeat of the activity for `confirmMs` (heartbeats arrive every 0.5 s),
+ * - Temporal has recorded no heartbeat of the activity for `confirmMs` (0.75 s; heartbeats arrive every 0.5 s),
  *   so a worker that only lost NATS for a moment (a NATS restart) is not mistaken for a dead one.
  * Of several survivors, the one that deletes the activity's bucket entry first acts; the others see it gone.
  */
@@ -30,6 +30,13 @@ export interface CrashWatcherOptions {
   selfId: string;
   temporal: TemporalPort;
   intervalMs?: number;
+  /**
+   * How long an activity's heartbeat must stay frozen, once its worker has no responder, before the
+   * worker counts as dead (default 750 ms: heartbeats reach Temporal every 0.5 s, so a live worker's
+   * mark moves within it; the presence check already said the process is gone, this only rules out a
+   * worker that merely lost NATS). Most of a failover's time: 1 s put `npm run chaos`'s worst
+   * failover at 3.1 s.
+   */
   confirmMs?: number;
   /**
    * How long a presence ping waits for its answer (default 250 ms). A late answer only means "unknown"
@@ -142,7 +149,7 @@ export class CrashWatcher {
       l.suspect = { mark, since: this.now() };
       return;
     }
-    if (this.now() - l.suspect.since < (this.opts.confirmMs ?? 1_000)) return;
+    if (this.now() - l.suspect.since < (this.opts.confirmMs ?? 750)) return;
     // Claim it: only the survivor whose delete matches the entry's revision acts.
     try {
       await this.opts.kv.delete(key, { previousSeq: l.revision });
