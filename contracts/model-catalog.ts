@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseModelId } from './models';
+import { modelIdOf, parseModelId } from './models';
 import { thinkingLevelSchema, type ThinkingLevel } from './session-settings';
 import builtinCatalogData from './model-catalog.json';
 
@@ -93,7 +93,7 @@ export function continuesPrefill(entry: Pick<ModelCatalogEntry, 'provider' | 'su
 /** Later catalogs' entries replace earlier ones with the same provider and id; new ones are added. */
 export function mergeCatalogs(base: ModelCatalog, ...overrides: ModelCatalog[]): ModelCatalog {
   const byKey = new Map<string, ModelCatalogEntry>();
-  for (const catalog of [base, ...overrides]) for (const m of catalog.models) byKey.set(`${m.provider}/${m.id}`, m);
+  for (const catalog of [base, ...overrides]) for (const m of catalog.models) byKey.set(modelIdOf(m.provider, m.id), m);
   return { version: 1, models: [...byKey.values()] };
 }
 
@@ -127,14 +127,14 @@ export function lookupModel(catalog: ModelCatalog, modelRef: string): CatalogMod
 export function resolveBareModelId(catalog: ModelCatalog, id: string): string | undefined {
   if (id.includes('/')) return id;
   const entry = catalog.models.find((m) => m.id === id);
-  return entry ? `${entry.provider}/${entry.id}` : undefined;
+  return entry ? modelIdOf(entry.provider, entry.id) : undefined;
 }
 
 /** The provider's default model reference (an entry flagged `default`, else its first entry). */
 export function defaultModelFor(catalog: ModelCatalog, provider: string): string | undefined {
   const own = catalog.models.filter((m) => m.provider === provider && m.id !== '*');
   const entry = own.find((m) => m.default) ?? own[0];
-  return entry ? `${entry.provider}/${entry.id}` : undefined;
+  return entry ? modelIdOf(entry.provider, entry.id) : undefined;
 }
 
 /** Token counts to price (the provider contract's usage, structurally). */
