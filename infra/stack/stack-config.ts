@@ -27,7 +27,7 @@ function port(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
 }
 
 /**
- * The local stack's settings from the environment (documented in the README):
+ * The local stack's settings from the environment (documented in docs/configuration.md):
  * STRAND_DATA_DIR, STRAND_TEMPORAL_PORT, STRAND_TEMPORAL_UI_PORT, STRAND_NATS_PORT,
  * STRAND_GATEWAY_PORT, STRAND_EDN_PORT.
  */

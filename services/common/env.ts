@@ -1,6 +1,6 @@
 /**
- * Environment settings shared by the gateway, worker and CLI. Every variable is documented in the
- * README; defaults are the local stack's (`npm start`).
+ * Environment settings shared by the gateway, worker and CLI. Every variable is documented in
+ * docs/configuration.md; defaults are the local stack's (`npm start`).
  */
 export interface RuntimeEnv {
   natsUrl: string;

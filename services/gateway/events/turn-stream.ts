@@ -1,5 +1,5 @@
 import type { AgentEvent, AgentEventEnvelope } from '../../../contracts/agent-events';
-import { StepTexts, type StepTextOut } from '../mapping/step-text';
+import { StepTexts, type StepTextOut } from './step-text';
 import { ToolCalls, type ToolCallView } from './tool-calls';
 
 export type { ToolCallView } from './tool-calls';

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
  * stored as `scopedSessionId(P, X)`, a value of (P, X) alone: P naming X again finds the same session,
  * B naming X creates (then finds) a session of its own, and whether A has X changes nothing B can see.
  * See SessionService.clientSessionId for the one exception (a name that already is one of P's own
- * stored ids names that session) and the README ("The agent over HTTP", auth) for the whole rule.
+ * stored ids names that session) and docs/http.md ("Auth and tenancy") for the whole rule.
  *
  * Derived ids are `named-` + 40 hex digits (160 bits of SHA-256 over a versioned, unambiguous
  * encoding of both): valid store ids, NATS subject tokens as they are (`[A-Za-z0-9_-]`), file names

@@ -1,6 +1,6 @@
 /**
- * The one rule for a model step's text, the same on every protocol (README, "What a client can rely
- * on"; specs: `message.delta` / `stream.reset`):
+ * The one rule for a model step's text, the same on every protocol (docs/events.md, "A retried
+ * step and `stream.reset`"):
  *
  * 1. A step's `assistant.delta`s append to its text, in stream order. A step retried after a crash or a
  *    dropped stream normally continues the answer: its deltas (a higher `attempt`) carry only what
