@@ -1,12 +1,9 @@
 import '../harness/quiet-temporal';
-import { WorkflowUpdateFailedError, WithStartWorkflowOperation } from '@temporalio/client';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
-import { binaryPaths } from '../../infra/bootstrap/paths';
-import { buildWorkflowBundle } from '../../services/worker/workflow-bundle';
-import { abortRetryUpdate, approvalUpdate, compactUpdate, freshSessionInput, promptUpdate, sessionStateQuery, setSettingsUpdate, steerUpdate, type SessionSnapshot } from '../../contracts/session-workflow';
+import { abortRetryUpdate, approvalUpdate, compactUpdate, promptUpdate, sessionStateQuery, setSettingsUpdate, steerUpdate, type SessionSnapshot } from '../../contracts/session-workflow';
+import { devServerWorkers, sessionStart, waitFor } from '../harness/dev-server-worker';
 import { createRecordingActivities } from '../harness/fake-activities';
 
 /**
@@ -15,58 +12,25 @@ import { createRecordingActivities } from '../harness/fake-activities';
  * prompt waits its turn, and request ids stay answered across continue-as-new (the server is told to
  * suggest continue-as-new after a few history events, so it really happens).
  */
-let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+const dev = devServerWorkers({ suggestContinueAsNewAfter: 40 });
 
-beforeAll(async () => {
-  [env, bundle] = await Promise.all([
-    TestWorkflowEnvironment.createLocal({
-      server: {
-        executable: { type: 'existing-path', path: binaryPaths().temporal },
-        extraArgs: ['--dynamic-config-value', 'limit.historyCount.suggestContinueAsNew=40'],
-      },
-    }),
-    buildWorkflowBundle(),
-  ]);
-}, 120_000);
-
-afterAll(async () => {
-  await env?.teardown();
-});
-
-async function waitFor<T>(read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-function start(workflowId: string, taskQueue: string) {
-  return new WithStartWorkflowOperation('sessionWorkflow', {
-    workflowId,
-    taskQueue,
-    args: [freshSessionInput('s')],
-    workflowIdConflictPolicy: 'USE_EXISTING',
-  });
-}
+/** Every session of this file has the session id `s` (in its own workflow id and task queue). */
+const start = (workflowId: string, taskQueue: string) => sessionStart('s', taskQueue, workflowId);
 
 test('a prompt on a busy session is rejected with SESSION_BUSY and never reaches history; queued prompts run in order', async () => {
   const taskQueue = `tq-${randomUUID()}`;
   const workflowId = `session:${randomUUID()}`;
   const fakes = createRecordingActivities();
   fakes.hold();
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: fakes.activities });
+  const worker = await dev.worker(taskQueue, fakes.activities);
   await worker.runUntil(async () => {
-    const first = await env.client.workflow.executeUpdateWithStart(promptUpdate, {
+    const first = await dev.env.client.workflow.executeUpdateWithStart(promptUpdate, {
       args: [{ text: 'first' }],
       updateId: 'u1',
       startWorkflowOperation: start(workflowId, taskQueue),
     });
     expect(first).toEqual({ turn_id: 't1', turn_number: 1, agent_state: 'thinking', queued: false, duplicate: false });
-    const handle = env.client.workflow.getHandle(workflowId);
+    const handle = dev.env.client.workflow.getHandle(workflowId);
     const rejected = await handle.executeUpdate(promptUpdate, { args: [{ text: 'second' }], updateId: 'u2' }).then(
       () => undefined,
       (err: unknown) => err,
@@ -98,10 +62,10 @@ test('request ids are answered once, across continue-as-new', async () => {
   const taskQueue = `tq-${randomUUID()}`;
   const workflowId = `session:${randomUUID()}`;
   const fakes = createRecordingActivities();
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: fakes.activities });
+  const worker = await dev.worker(taskQueue, fakes.activities);
   await worker.runUntil(async () => {
-    const handle = env.client.workflow.getHandle(workflowId);
-    const firstRun = (await env.client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'p0', request_id: 'r0' }], updateId: 'r0', startWorkflowOperation: start(workflowId, taskQueue) }), (await handle.describe()).runId);
+    const handle = dev.env.client.workflow.getHandle(workflowId);
+    const firstRun = (await dev.env.client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'p0', request_id: 'r0' }], updateId: 'r0', startWorkflowOperation: start(workflowId, taskQueue) }), (await handle.describe()).runId);
     await handle.executeUpdate(setSettingsUpdate, { args: [{ name: 'kept across runs', auto_retry: false }] });
     await waitFor(() => handle.query(sessionStateQuery), (s) => s.phase === 'idle');
     for (let i = 1; i < 8; i++) {
@@ -134,10 +98,10 @@ test('approvals: pending calls are in the state; approve, reject with a reason, 
       [{ id: 'c', name: 'delete_file', requires_approval: true }],
     ],
   });
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: fakes.activities });
+  const worker = await dev.worker(taskQueue, fakes.activities);
   await worker.runUntil(async () => {
-    await env.client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'do it' }], startWorkflowOperation: start(workflowId, taskQueue) });
-    const handle = env.client.workflow.getHandle(workflowId);
+    await dev.env.client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'do it' }], startWorkflowOperation: start(workflowId, taskQueue) });
+    const handle = dev.env.client.workflow.getHandle(workflowId);
     const waiting = await waitFor(() => handle.query(sessionStateQuery), (s) => s.pending_approvals.length === 2);
     expect(waiting).toMatchObject({ phase: 'waiting_approval', pending_approvals: [{ tool_call_id: 'a', tool: 'write_file' }, { tool_call_id: 'b', tool: 'shell_exec' }] });
     // Only a call that waits can be answered (an unknown one is refused after a short grace: a client may
@@ -163,10 +127,10 @@ test('steering while calls wait for approval skips them, records the message, an
   const taskQueue = `tq-${randomUUID()}`;
   const workflowId = `session:${randomUUID()}`;
   const fakes = createRecordingActivities({ steps: [[{ id: 'a', name: 'write_file', requires_approval: true }, { id: 'b', name: 'read_file', requires_approval: false }]] });
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: fakes.activities });
+  const worker = await dev.worker(taskQueue, fakes.activities);
   await worker.runUntil(async () => {
-    await env.client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'go' }], startWorkflowOperation: start(workflowId, taskQueue) });
-    const handle = env.client.workflow.getHandle(workflowId);
+    await dev.env.client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'go' }], startWorkflowOperation: start(workflowId, taskQueue) });
+    const handle = dev.env.client.workflow.getHandle(workflowId);
     await waitFor(() => handle.query(sessionStateQuery), (s) => s.pending_approvals.length === 1);
     fakes.hold();
     expect(await handle.executeUpdate(steerUpdate, { args: [{ text: 'use the other file' }] })).toEqual({ delivered: true, turn_id: 't1' });
@@ -195,10 +159,10 @@ test('compaction: manual while idle (refused while busy), on a context overflow 
   const overflow = ApplicationFailure.create({ message: 'prompt is too long', type: 'provider.context_overflow', nonRetryable: true });
   // Step 0 overflows once, then asks for a tool with the context 90 % full: a threshold compaction before step 1.
   const fakes = createRecordingActivities({ failures: [overflow], steps: [[{ id: 'a', name: 'read_file', requires_approval: false }]], contextTokens: 900 });
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: fakes.activities });
+  const worker = await dev.worker(taskQueue, fakes.activities);
   await worker.runUntil(async () => {
-    await env.client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'go' }], startWorkflowOperation: start(workflowId, taskQueue) });
-    const handle = env.client.workflow.getHandle(workflowId);
+    await dev.env.client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'go' }], startWorkflowOperation: start(workflowId, taskQueue) });
+    const handle = dev.env.client.workflow.getHandle(workflowId);
     await waitFor(() => handle.query(sessionStateQuery), (s) => s.phase === 'idle');
     expect(fakes.compactions.map((c) => c.reason)).toEqual(['overflow', 'threshold']);
     expect(fakes.modelSteps.map((m) => [m.step, m.attempt])).toEqual([[0, 1], [0, 2], [1, 1]]);
@@ -220,10 +184,10 @@ test('a tool activity that stops heartbeating is timed out (20 s heartbeat timeo
   const taskQueue = `tq-${randomUUID()}`;
   const workflowId = `session:${randomUUID()}`;
   const fakes = createRecordingActivities({ steps: [[{ id: 't1', name: 'read_file', requires_approval: false }]], hangFirstToolAttempt: true });
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: fakes.activities, shutdownGraceTime: '1 second' });
+  const worker = await dev.worker(taskQueue, fakes.activities, { shutdownGraceTime: '1 second' });
   await worker.runUntil(async () => {
-    await env.client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'read it' }], startWorkflowOperation: start(workflowId, taskQueue) });
-    const handle = env.client.workflow.getHandle(workflowId);
+    await dev.env.client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'read it' }], startWorkflowOperation: start(workflowId, taskQueue) });
+    const handle = dev.env.client.workflow.getHandle(workflowId);
     await waitFor(() => handle.query(sessionStateQuery), (s) => s.phase === 'idle' && s.last_turn === 1, 60_000);
     expect(fakes.toolRuns).toEqual(['t1', 't1']);
     expect(fakes.toolResults).toEqual([{ step: 0, calls: [{ id: 't1', disposition: 'ran' }] }]);
@@ -236,17 +200,17 @@ test('a long turn continues as new when Temporal suggests it and carries on with
   const workflowId = `session:${randomUUID()}`;
   const steps = Array.from({ length: 8 }, (_, i) => [{ id: `c${i}`, name: 'read_file', requires_approval: false }]);
   const fakes = createRecordingActivities({ steps });
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: fakes.activities });
+  const worker = await dev.worker(taskQueue, fakes.activities);
   await worker.runUntil(async () => {
-    await env.client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'long job' }], startWorkflowOperation: start(workflowId, taskQueue) });
-    const handle = env.client.workflow.getHandle(workflowId);
+    await dev.env.client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'long job' }], startWorkflowOperation: start(workflowId, taskQueue) });
+    const handle = dev.env.client.workflow.getHandle(workflowId);
     await waitFor(() => handle.query(sessionStateQuery), (s) => s.phase === 'idle' && s.last_turn === 1, 60_000);
     expect(fakes.modelSteps.map((m) => m.step)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
     expect(fakes.toolResults.map((r) => r.step)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
     // The turn child of session `s` (every session in this file is `s`, one after the other).
-    const turn = await env.client.workflow.getHandle('session:s:turn:1').describe();
+    const turn = await dev.env.client.workflow.getHandle('session:s:turn:1').describe();
     // The run that finished is not the one that started: the turn continued as new on the way.
-    const first = await env.client.workflow.getHandle('session:s:turn:1', turn.runId).fetchHistory();
+    const first = await dev.env.client.workflow.getHandle('session:s:turn:1', turn.runId).fetchHistory();
     expect((first.events ?? [])[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId).toBeTruthy();
     await handle.terminate('test done');
   });
@@ -257,10 +221,10 @@ test('abort_retry ends a turn that waits for a provider retry, with that error',
   const workflowId = `session:${randomUUID()}`;
   const failure = ApplicationFailure.create({ message: 'rate limited', type: 'provider.rate_limited', nonRetryable: true, details: [{ retry_after_ms: 30_000 }] });
   const fakes = createRecordingActivities({ failures: [failure] });
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: fakes.activities });
+  const worker = await dev.worker(taskQueue, fakes.activities);
   await worker.runUntil(async () => {
-    await env.client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'hi' }], startWorkflowOperation: start(workflowId, taskQueue) });
-    const handle = env.client.workflow.getHandle(workflowId);
+    await dev.env.client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'hi' }], startWorkflowOperation: start(workflowId, taskQueue) });
+    const handle = dev.env.client.workflow.getHandle(workflowId);
     await waitFor(() => handle.query(sessionStateQuery), (s) => s.phase === 'retrying');
     expect(await handle.executeUpdate(abortRetryUpdate, { args: [] })).toEqual({ cancelled: true, turn_id: 't1' });
     expect((await handle.query(sessionStateQuery)).phase).toBe('idle');
@@ -278,15 +242,15 @@ test('a queued prompt survives a worker restart and runs after the turn before i
   const workflowId = `session:${randomUUID()}`;
   const fakes = createRecordingActivities();
   fakes.hold();
-  const first = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: fakes.activities, shutdownGraceTime: '1 second' });
+  const first = await dev.worker(taskQueue, fakes.activities, { shutdownGraceTime: '1 second' });
   const running = first.run();
-  await env.client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'one' }], startWorkflowOperation: start(workflowId, taskQueue) });
-  const handle = env.client.workflow.getHandle(workflowId);
+  await dev.env.client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'one' }], startWorkflowOperation: start(workflowId, taskQueue) });
+  const handle = dev.env.client.workflow.getHandle(workflowId);
   expect(await handle.executeUpdate(promptUpdate, { args: [{ text: 'two', behavior: 'queue' }] })).toMatchObject({ turn_id: 't2', queued: true });
   first.shutdown();
   fakes.release();
   await running;
-  const second = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: fakes.activities });
+  const second = await dev.worker(taskQueue, fakes.activities);
   await second.runUntil(async () => {
     await waitFor(() => handle.query(sessionStateQuery), (s) => s.phase === 'idle' && s.last_turn === 2, 60_000);
     expect(fakes.userMessages.map((m) => m.text)).toEqual(['one', 'two']);

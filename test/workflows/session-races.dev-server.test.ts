@@ -1,11 +1,7 @@
 import '../harness/quiet-temporal';
-import { WorkflowUpdateFailedError, WithStartWorkflowOperation, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
-import { binaryPaths } from '../../infra/bootstrap/paths';
-import { buildWorkflowBundle } from '../../services/worker/workflow-bundle';
 import {
   NOTHING_RUNNING,
   abortRetryUpdate,
@@ -13,13 +9,13 @@ import {
   abortUserCommandUpdate,
   clearQueueUpdate,
   compactUpdate,
-  freshSessionInput,
   interruptUpdate,
   promptUpdate,
   sessionStateQuery,
   steerUpdate,
   type SessionSnapshot,
 } from '../../contracts/session-workflow';
+import { devServerWorkers, sessionStart, waitFor } from '../harness/dev-server-worker';
 import { createRecordingActivities } from '../harness/fake-activities';
 
 /**
@@ -29,41 +25,13 @@ import { createRecordingActivities } from '../harness/fake-activities';
  * something that is not running are refused before they reach history; and the state that announces a
  * model step reaches the stream before that step's answer, even when the session publishes slowly.
  */
-let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
-
-beforeAll(async () => {
-  [env, bundle] = await Promise.all([
-    TestWorkflowEnvironment.createLocal({
-      server: {
-        executable: { type: 'existing-path', path: binaryPaths().temporal },
-        extraArgs: ['--dynamic-config-value', 'limit.historyCount.suggestContinueAsNew=40'],
-      },
-    }),
-    buildWorkflowBundle(),
-  ]);
-}, 120_000);
-
-afterAll(async () => {
-  await env?.teardown();
-});
-
-async function waitFor<T>(read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const dev = devServerWorkers({ suggestContinueAsNewAfter: 40 });
 
 /** A fresh session (its own id, so its turns' workflow ids are its own) on its own task queue. */
 function session() {
   const sessionId = `s-${randomUUID()}`;
   const taskQueue = `tq-${randomUUID()}`;
-  const start = new WithStartWorkflowOperation('sessionWorkflow', { workflowId: `session:${sessionId}`, taskQueue, args: [freshSessionInput(sessionId)], workflowIdConflictPolicy: 'USE_EXISTING' });
-  return { sessionId, taskQueue, start, handle: env.client.workflow.getHandle(`session:${sessionId}`) };
+  return { sessionId, taskQueue, start: sessionStart(sessionId, taskQueue), handle: dev.env.client.workflow.getHandle(`session:${sessionId}`) };
 }
 
 const failureType = (err: unknown) => (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure ? err.cause.type : `not a rejected update: ${String(err)}`);
@@ -83,9 +51,9 @@ test('a queued prompt sent during a manual compaction starts its turn only after
     await compactionHeld;
     return compactSession(input);
   };
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue: s.taskQueue, workflowBundle: bundle, activities: fakes.activities });
+  const worker = await dev.worker(s.taskQueue, fakes.activities);
   await worker.runUntil(async () => {
-    await env.client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'first' }], startWorkflowOperation: s.start });
+    await dev.env.client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'first' }], startWorkflowOperation: s.start });
     await waitFor(() => s.handle.query(sessionStateQuery), (st) => st.phase === 'idle');
     const compacted = s.handle.executeUpdate(compactUpdate, { args: [{}] });
     await waitFor(() => s.handle.query(sessionStateQuery), (st) => st.phase === 'compacting');
@@ -109,9 +77,9 @@ test('a session whose queue never drains continues as new between turns; history
   const s = session();
   const fakes = createRecordingActivities();
   fakes.hold();
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue: s.taskQueue, workflowBundle: bundle, activities: fakes.activities });
+  const worker = await dev.worker(s.taskQueue, fakes.activities);
   await worker.runUntil(async () => {
-    await env.client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'p1' }], startWorkflowOperation: s.start });
+    await dev.env.client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'p1' }], startWorkflowOperation: s.start });
     const firstRun = (await s.handle.describe()).runId;
     for (let i = 2; i <= 12; i++) await s.handle.executeUpdate(promptUpdate, { args: [{ text: `p${i}`, behavior: 'queue' }] });
     // Every turn ends with prompts still queued until the last one.
@@ -131,7 +99,7 @@ async function runChain(handle: WorkflowHandle, firstRunId: string): Promise<Arr
   const runs: Array<{ runId: string; events: number }> = [];
   let runId: string | undefined = (await handle.describe()).runId;
   while (runId) {
-    const history: Awaited<ReturnType<WorkflowHandle['fetchHistory']>> = await env.client.workflow.getHandle(handle.workflowId, runId).fetchHistory();
+    const history: Awaited<ReturnType<WorkflowHandle['fetchHistory']>> = await dev.env.client.workflow.getHandle(handle.workflowId, runId).fetchHistory();
     const events = history.events ?? [];
     runs.unshift({ runId, events: events.length });
     if (runId === firstRunId) break;
@@ -144,9 +112,9 @@ async function runChain(handle: WorkflowHandle, firstRunId: string): Promise<Arr
 test('abort, interrupt, steer, abort_retry, clear_queue and abort_command with nothing running are refused and never reach history', async () => {
   const s = session();
   const fakes = createRecordingActivities();
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue: s.taskQueue, workflowBundle: bundle, activities: fakes.activities });
+  const worker = await dev.worker(s.taskQueue, fakes.activities);
   await worker.runUntil(async () => {
-    await env.client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'hi' }], updateId: 'prompt-1', startWorkflowOperation: s.start });
+    await dev.env.client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'hi' }], updateId: 'prompt-1', startWorkflowOperation: s.start });
     await waitFor(() => s.handle.query(sessionStateQuery), (st) => st.phase === 'idle');
     const refused = [
       await s.handle.executeUpdate(abortUpdate, { args: [], updateId: 'abort' }).catch(failureType),
@@ -179,9 +147,9 @@ test('the state that announces a step reaches the stream before the step answers
     if (events.some((e) => e.event.type === 'session.state')) await new Promise((r) => setTimeout(r, 300));
     return publishEvents(sessionId, events);
   };
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue: s.taskQueue, workflowBundle: bundle, activities: fakes.activities });
+  const worker = await dev.worker(s.taskQueue, fakes.activities);
   await worker.runUntil(async () => {
-    await env.client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'read it' }], startWorkflowOperation: s.start });
+    await dev.env.client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'read it' }], startWorkflowOperation: s.start });
     await waitFor(() => s.handle.query(sessionStateQuery), (st) => st.phase === 'idle' && st.last_turn === 1);
     const stream = fakes.published.map((p) => p.event.event).flatMap((e) => {
       if (e.type === 'session.state') return [`state ${e.phase}`];

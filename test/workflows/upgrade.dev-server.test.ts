@@ -1,14 +1,12 @@
 import '../harness/quiet-temporal';
-import { WithStartWorkflowOperation } from '@temporalio/client';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { binaryPaths } from '../../infra/bootstrap/paths';
-import { PRELOADED_WORKFLOW_MODULES, buildWorkflowBundle } from '../../services/worker/workflow-bundle';
-import { freshSessionInput, promptUpdate, sessionStateQuery } from '../../contracts/session-workflow';
+import { PRELOADED_WORKFLOW_MODULES } from '../../services/worker/workflow-bundle';
+import { promptUpdate, sessionStateQuery } from '../../contracts/session-workflow';
 import { sessionWorkflowId, turnWorkflowId } from '../../contracts/workflow-ids';
+import { devServerWorkers, sessionStart, waitFor } from '../harness/dev-server-worker';
 import { createRecordingActivities } from '../harness/fake-activities';
 import { UPGRADE_NOTICE } from './fixtures/upgrade/announce-upgrade';
 
@@ -18,8 +16,7 @@ import { UPGRADE_NOTICE } from './fixtures/upgrade/announce-upgrade';
  * on the new worker the old way while a new turn takes the new path. The same change without the
  * guard cannot replay the running turn's history.
  */
-let env: TestWorkflowEnvironment;
-let current: WorkflowBundleWithSourceMap;
+const dev = devServerWorkers();
 let patched: WorkflowBundleWithSourceMap;
 let unguarded: WorkflowBundleWithSourceMap;
 
@@ -27,46 +24,30 @@ const bundleOf = (entry: string) =>
   bundleWorkflowCode({ workflowsPath: path.join(__dirname, 'fixtures', 'upgrade', entry), preloadModules: PRELOADED_WORKFLOW_MODULES, logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } });
 
 beforeAll(async () => {
-  env = await TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: binaryPaths().temporal } } });
-  // One at a time: bundling is CPU-heavy.
-  current = await buildWorkflowBundle();
+  // After the current code's bundle (devServerWorkers' beforeAll), one at a time: bundling is CPU-heavy.
   patched = await bundleOf('v2-patched.ts');
   unguarded = await bundleOf('v2-unguarded.ts');
 }, 240_000);
-
-afterAll(async () => {
-  await env?.teardown();
-});
-
-async function waitFor<T>(read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms; last value ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 test('a turn started on the current code finishes on a worker whose turn workflow changed behind patched()', async () => {
   const sessionId = `s-${randomUUID()}`;
   const taskQueue = `tq-${randomUUID()}`;
   const fakes = createRecordingActivities({ steps: [[{ id: 'c1', name: 'read_file', requires_approval: false }]] });
   fakes.hold();
-  const v1 = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: current, activities: fakes.activities, shutdownGraceTime: '1 second' });
+  const v1 = await dev.worker(taskQueue, fakes.activities, { shutdownGraceTime: '1 second' });
   const v1Running = v1.run();
-  const start = new WithStartWorkflowOperation('sessionWorkflow', { workflowId: sessionWorkflowId(sessionId), taskQueue, args: [freshSessionInput(sessionId)], workflowIdConflictPolicy: 'USE_EXISTING' });
-  await env.client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'read it' }], startWorkflowOperation: start });
+  const start = sessionStart(sessionId, taskQueue);
+  await dev.env.client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'read it' }], startWorkflowOperation: start });
   await waitFor(async () => fakes.modelSteps.length, (n) => n === 1);
-  const turn1 = env.client.workflow.getHandle(turnWorkflowId(sessionId, 1));
+  const turn1 = dev.env.client.workflow.getHandle(turnWorkflowId(sessionId, 1));
   const runningHistory = await turn1.fetchHistory();
 
   // The deploy: the old worker stops, its model step ends meanwhile, the new worker takes over.
   v1.shutdown();
   fakes.release();
   await v1Running;
-  const v2 = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: patched, activities: fakes.activities });
-  const session = env.client.workflow.getHandle(sessionWorkflowId(sessionId));
+  const v2 = await dev.worker(taskQueue, fakes.activities, { workflowBundle: patched });
+  const session = dev.env.client.workflow.getHandle(sessionWorkflowId(sessionId));
   await v2.runUntil(async () => {
     await waitFor(() => session.query(sessionStateQuery), (s) => s.phase === 'idle' && s.last_turn === 1);
     expect(await turn1.result()).toEqual({ turn_id: 't1', outcome: 'done', steps: 2 });
