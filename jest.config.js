@@ -1,8 +1,12 @@
 // Jest runs TypeScript through SWC (no type checking here: `tsc --noEmit` does that in `npm test`).
 // Two projects: `unit` (pure logic and single-process tests beside the code) and `integration`
 // (tests under test/ that start real processes; they run one file at a time to spare the 2 cores).
-const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] };
-const common = { transform, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'] };
+// The ACP SDK ships ES modules only, which Jest's CommonJS runtime cannot load: SWC compiles it too.
+const transform = {
+  '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }],
+  '/node_modules/@agentclientprotocol/.+\\.js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
+};
+const common = { transform, transformIgnorePatterns: ['/node_modules/(?!@agentclientprotocol/)'], testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'] };
 
 module.exports = {
   projects: [

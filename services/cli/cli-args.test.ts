@@ -85,6 +85,23 @@ describe('strand rpc-edn', () => {
   });
 });
 
+describe('strand acp', () => {
+  test('defaults to the directory it runs in; reads --cwd relative to it', () => {
+    expect(parse('acp')).toEqual({ command: 'acp', cwd: base });
+    expect(parse('acp', '--cwd', 'proj')).toEqual({ command: 'acp', cwd: path.join(base, 'proj') });
+    expect(parse('acp', '--help')).toEqual({ command: 'help', text: COMMAND_HELP.acp });
+  });
+
+  test.each([
+    [['--session-id', 's1'], 'strand acp: unknown option --session-id (see `strand acp --help`)'],
+    [['--cwd'], 'strand acp: --cwd needs a value (see `strand acp --help`)'],
+    [['--cwd', 'missing'], `strand acp: --cwd ${path.join(base, 'missing')} is not a directory`],
+    [['proj'], 'strand acp: unexpected argument "proj" (see `strand acp --help`)'],
+  ])('refuses %j', (args, message) => {
+    expect(refusal('acp', ...args)).toBe(message);
+  });
+});
+
 describe('help', () => {
   test('strand, strand --help and strand help print the usage; a command with --help, -h or after help prints its own', () => {
     for (const argv of [[], ['--help'], ['-h'], ['help']]) expect(parse(...argv)).toEqual({ command: 'help', text: USAGE });

@@ -24,7 +24,8 @@ export type CliCommand =
   | { command: 'status' }
   | { command: 'jobs'; action: 'list' }
   | { command: 'jobs'; action: 'show' | 'cancel'; jobId: string }
-  | { command: 'rpc-edn'; cwd: string; sessionId?: string };
+  | { command: 'rpc-edn'; cwd: string; sessionId?: string }
+  | { command: 'acp'; cwd: string };
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 const HELP: Options = { help: { type: 'boolean', short: 'h' } };
@@ -38,6 +39,7 @@ const OPTIONS: Record<keyof typeof COMMAND_HELP, Options> = {
   status: HELP,
   jobs: HELP,
   'rpc-edn': { ...HELP, cwd: { type: 'string' }, 'session-id': { type: 'string' } },
+  acp: { ...HELP, cwd: { type: 'string' } },
 };
 
 const isCommand = (name: string): name is keyof typeof COMMAND_HELP => Object.hasOwn(COMMAND_HELP, name);
@@ -78,10 +80,10 @@ function counts(command: string, values: Record<string, string | boolean | undef
 }
 
 /** `--cwd DIR` resolved against where strand runs; it must be a directory. */
-function rpcEdnCwd(raw: string | undefined, base: string): string {
-  if (raw === '') throw new UsageError('strand rpc-edn: --cwd needs a value (see `strand rpc-edn --help`)');
+function cwdOption(command: 'rpc-edn' | 'acp', raw: string | undefined, base: string): string {
+  if (raw === '') throw new UsageError(`strand ${command}: --cwd needs a value (see \`strand ${command} --help\`)`);
   const cwd = raw === undefined ? base : path.resolve(base, raw);
-  if (!fs.statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`strand rpc-edn: --cwd ${cwd} is not a directory`);
+  if (!fs.statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`strand ${command}: --cwd ${cwd} is not a directory`);
   return cwd;
 }
 
@@ -124,7 +126,10 @@ export function parseCli(argv: string[], base = process.cwd()): CliCommand {
       rest(0, '');
       const sessionId = text(values['session-id']);
       if (sessionId === '') throw new UsageError('strand rpc-edn: --session-id needs a value (see `strand rpc-edn --help`)');
-      return { command: 'rpc-edn', cwd: rpcEdnCwd(text(values.cwd), base), ...(sessionId !== undefined ? { sessionId } : {}) };
+      return { command: 'rpc-edn', cwd: cwdOption(name, text(values.cwd), base), ...(sessionId !== undefined ? { sessionId } : {}) };
     }
+    case 'acp':
+      rest(0, '');
+      return { command: 'acp', cwd: cwdOption(name, text(values.cwd), base) };
   }
 }

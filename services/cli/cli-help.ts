@@ -24,6 +24,11 @@ export const COMMAND_HELP = {
   EDN RPC (specs/rpc-edn.md) on stdin/stdout for editors that spawn it (Emacs); logs on stderr.
   --cwd DIR          the project directory of new sessions (default: where it runs)
   --session-id ID    the session to attach to`,
+  acp: `usage: strand acp [--cwd DIR]
+  strand as an Agent Client Protocol agent on stdin/stdout, for editors that spawn it (Zed, Emacs
+  agent-shell, Neovim; docs/acp.md). stderr carries errors only (STRAND_LOG_LEVEL for more); with
+  tokens configured, STRAND_TOKEN is this agent's token.
+  --cwd DIR          where a relative session directory is resolved (default: where it runs)`,
 } as const;
 
 export const USAGE = `usage: strand <command> [options]   (strand <command> --help for its options)
@@ -36,6 +41,8 @@ export const USAGE = `usage: strand <command> [options]   (strand <command> --he
               turns running across sessions (through the gateway; STRAND_GATEWAY_URL to pick one)
   rpc-edn [--cwd DIR] [--session-id ID]
               EDN RPC on stdin/stdout for editors that spawn it (Emacs); logs on stderr
+  acp [--cwd DIR]
+              an ACP agent on stdin/stdout for editors that spawn it (Zed, agent-shell, Neovim)
   help [command]
               this text, or a command's
   supervise   (internal) the stack runner that \`up\` starts`;

@@ -48,3 +48,14 @@ test('thinking accumulates per step and a reset voids it; steps and forgotten tu
   t.forget('t1:');
   expect(t.shows('t1:1', 'x')).toBe(false);
 });
+
+test('thinking for a client that only appends follows the text rule: a reset swallows the repeat, a change is flagged', () => {
+  const t = new StepTexts();
+  expect(t.thinkingDelta('t1:0', 1, 'Let me ')?.out).toEqual({ text: 'Let me ' });
+  t.reset('t1:0', 2);
+  expect(t.thinkingDelta('t1:0', 2, 'Let ')).toEqual({ whole: 'Let ', out: { text: '' } });
+  expect(t.thinkingDelta('t1:0', 2, 'me think')).toEqual({ whole: 'Let me think', out: { text: 'think' } });
+  t.reset('t1:0', 3);
+  expect(t.thinkingDelta('t1:0', 3, 'Other')?.out).toEqual({ text: 'Other', diverged: true });
+  expect(t.thinkingDelta('t1:0', 2, 'late')).toBeUndefined();
+});

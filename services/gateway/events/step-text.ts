@@ -26,15 +26,42 @@ export interface StepTextOut {
   diverged?: true;
 }
 
-interface StepState {
-  /** The text the client shows for the step. */
+/** What a client shows of one stream of a step (its text, or its thinking), and a reset's replay of it. */
+interface Track {
+  /** What the client shows. */
   shown: string;
-  /** The newest attempt seen for the step (rule 3). */
-  attempt: number;
   /** After a reset: the new text so far, and whether it stopped matching what the client shows. */
   replay?: { text: string; diverged: boolean };
+}
+
+interface StepState {
+  text: Track;
+  /** The newest attempt seen for the step (rule 3). */
+  attempt: number;
   /** The thinking text so far (a reset voids it too). */
   thinking: string;
+  /** The thinking as a client that cannot take it back shows it (the same rule as the text). */
+  thought: Track;
+}
+
+/** Extends a track by one delta: what the client is to be sent (rules 1 and 2). */
+function extend(track: Track, text: string): StepTextOut {
+  const replay = track.replay;
+  if (!replay || replay.diverged) {
+    if (replay) replay.text += text;
+    track.shown += text;
+    return { text };
+  }
+  replay.text += text;
+  if (track.shown.startsWith(replay.text)) return { text: '' };
+  if (replay.text.startsWith(track.shown)) {
+    const tail = replay.text.slice(track.shown.length);
+    track.shown = replay.text;
+    return { text: tail };
+  }
+  replay.diverged = true;
+  track.shown = replay.text;
+  return { text: replay.text, diverged: true };
 }
 
 /** Applies the rule per step (keys chosen by the mapper: a step number, or `<turn>:<step>`). */
@@ -44,45 +71,39 @@ export class StepTexts {
   /** A delta: what to send the client ('' for nothing). */
   delta(key: string, attempt: number, text: string): StepTextOut {
     const step = this.live(key, attempt);
-    if (!step) return { text: '' };
-    const replay = step.replay;
-    if (!replay || replay.diverged) {
-      if (replay) replay.text += text;
-      step.shown += text;
-      return { text };
-    }
-    replay.text += text;
-    if (step.shown.startsWith(replay.text)) return { text: '' };
-    if (replay.text.startsWith(step.shown)) {
-      const tail = replay.text.slice(step.shown.length);
-      step.shown = replay.text;
-      return { text: tail };
-    }
-    replay.diverged = true;
-    step.shown = replay.text;
-    return { text: replay.text, diverged: true };
+    return step ? extend(step.text, text) : { text: '' };
   }
 
   /** `stream.reset`: what follows replaces the step's text (and its thinking). */
   reset(key: string, attempt: number): void {
     const step = this.live(key, attempt);
     if (!step) return;
-    step.replay = { text: '', diverged: false };
+    step.text.replay = { text: '', diverged: false };
+    step.thought.replay = { text: '', diverged: false };
     step.thinking = '';
   }
 
   /** A thinking delta: the step's whole thinking so far, or undefined for a straggler. */
   thinking(key: string, attempt: number, text: string): string | undefined {
+    return this.thinkingDelta(key, attempt, text)?.whole;
+  }
+
+  /**
+   * A thinking delta, for both kinds of client: `whole` is the step's thinking so far (a client that
+   * replaces its thinking block), `out` what extends the thinking a client that only appends shows
+   * (the text's rule: after a reset the repeated part is swallowed). Undefined for a straggler.
+   */
+  thinkingDelta(key: string, attempt: number, text: string): { whole: string; out: StepTextOut } | undefined {
     const step = this.live(key, attempt);
     if (!step) return undefined;
     step.thinking += text;
-    return step.thinking;
+    return { whole: step.thinking, out: extend(step.thought, text) };
   }
 
   /** Whether the client's text of the step is the final text (`text`): nothing diverged, nothing missing. */
   shows(key: string, text: string): boolean {
     const step = this.steps.get(key);
-    return !!step && step.shown === text && !step.replay?.diverged;
+    return !!step && step.text.shown === text && !step.text.replay?.diverged;
   }
 
   /** Forgets the steps whose keys start with `prefix` (a finished turn). */
@@ -93,7 +114,7 @@ export class StepTexts {
   /** The step's state when `attempt` is current (rule 3), else undefined. */
   private live(key: string, attempt: number): StepState | undefined {
     let step = this.steps.get(key);
-    if (!step) this.steps.set(key, (step = { shown: '', attempt, thinking: '' }));
+    if (!step) this.steps.set(key, (step = { text: { shown: '' }, attempt, thinking: '', thought: { shown: '' } }));
     if (attempt < step.attempt) return undefined;
     step.attempt = attempt;
     return step;

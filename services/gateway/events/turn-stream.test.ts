@@ -98,7 +98,27 @@ test('a turn sums its model calls, tokens, tools and final text; the model is th
     env({ type: 'assistant.message', turn_id: 't1', step: 1, entry_id: 'e1', text: 'done', content: [], stop_reason: 'end', usage: { input: 7, output: 2, cache_read: 0, cache_write: 0, cost_usd: 0 } }),
   ]);
   expect(read(stream, [state('t1', { model: 'scripted/b' })])[0]!.statusChanged).toBe(true);
-  expect(stream.summary('t1')).toEqual({ finalText: 'done', finalStreamed: false, modelCalls: 2, inputTokens: 12, outputTokens: 3, tools: ['read_file'], model: 'scripted/b' });
+  expect(stream.summary('t1')).toEqual({ finalText: 'done', finalStreamed: false, modelCalls: 2, inputTokens: 12, outputTokens: 3, tools: ['read_file'], model: 'scripted/b', stopReason: 'end' });
   stream.attribute('t1', 'req-1');
   expect(stream.next(delta('t1', 'x'))?.request).toBe('req-1');
+});
+
+test("a turn's summary keeps how it ended and its last error; thinking goes out as what extends it", () => {
+  const stream = new TurnStream();
+  const [, thought] = read(stream, [
+    env({ type: 'assistant.thinking_delta', turn_id: 't1', step: 0, text: 'Hmm ' }, { turn_id: 't1' }),
+    env({ type: 'assistant.thinking_delta', turn_id: 't1', step: 0, text: 'ok' }, { turn_id: 't1' }),
+    env({ type: 'error', code: 'LLM_API_ERROR', message: 'boom', kind: 'permanent' }, { turn_id: 't1' }),
+    env({ type: 'turn.finished', turn_id: 't1', outcome: 'error' }, { turn_id: 't1' }),
+  ]);
+  expect(thought).toMatchObject({ thinking: 'Hmm ok', thinkingText: { text: 'ok' } });
+  expect(stream.summary('t1')).toMatchObject({ outcome: 'error', error: { code: 'LLM_API_ERROR', message: 'boom', kind: 'permanent' } });
+  expect(stream.summary('t2').outcome).toBeUndefined();
+});
+
+test('a turn whose prompt the client already holds has its turn.started marked known', () => {
+  const stream = new TurnStream();
+  stream.known([], [], ['t1']);
+  const [held, fresh] = read(stream, [env({ type: 'turn.started', turn_id: 't1', prompt: 'a' }), env({ type: 'turn.started', turn_id: 't2', prompt: 'b' })]);
+  expect([held!.known, fresh!.known]).toEqual([true, false]);
 });

@@ -26,6 +26,8 @@ export interface StreamedEvent {
   text?: StepTextOut;
   /** `assistant.thinking_delta`: the step's whole thinking so far; undefined for a straggler. */
   thinking?: string;
+  /** `assistant.thinking_delta`: what extends the thinking of a client that only appends (the text's rule). */
+  thinkingText?: StepTextOut;
   /** `assistant.message`: the client's text of the step is exactly the final text. */
   streamed?: boolean;
   /** `tool.*`, `approval.requested`: the call as this stream announced it (undefined when it never saw it). */
@@ -47,7 +49,16 @@ export interface TurnSummary {
   tools: string[];
   /** The model as the last session state named it. */
   model: string | undefined;
+  /** Why the turn's last model step stopped (`length`: the output limit; `function_call` at the end: the step limit or an interrupt). */
+  stopReason?: AssistantStopReason;
+  /** How the turn ended, once its `turn.finished` was read. */
+  outcome?: TurnOutcome;
+  /** The turn's last `error` event: what a client says when the turn failed. */
+  error?: { code: string; message: string; kind?: string; provider?: string };
 }
+
+type AssistantStopReason = Extract<AgentEvent, { type: 'assistant.message' }>['stop_reason'];
+type TurnOutcome = Extract<AgentEvent, { type: 'turn.finished' }>['outcome'];
 
 export interface TurnStreamOptions {
   /** Follow this one turn only: other turns' events are skipped, turnless ones count from its first event on. */
@@ -89,6 +100,7 @@ export class TurnStream {
   private readonly silencedTurns = new Set<string>();
   private readonly knownSteps = new Set<string>();
   private readonly knownResults = new Set<string>();
+  private readonly knownPrompts = new Set<string>();
   private readonly requests = new Map<string, string>();
   private readonly summaries = new Map<string, TurnSummary>();
   private readonly approvals = new Map<string, string | undefined>();
@@ -139,10 +151,14 @@ export class TurnStream {
     return turnId === undefined ? undefined : this.requests.get(turnId);
   }
 
-  /** What a transcript sent to the client already holds: model steps (`turn:step`) and tool results (call ids). */
-  known(steps: Iterable<string>, toolResults: Iterable<string>): void {
+  /**
+   * What a transcript sent to the client already holds: model steps (`turn:step`), tool results (call
+   * ids) and the prompts of turns (turn ids: their `turn.started` is marked known).
+   */
+  known(steps: Iterable<string>, toolResults: Iterable<string>, prompts: Iterable<string> = []): void {
     for (const s of steps) this.knownSteps.add(s);
     for (const r of toolResults) this.knownResults.add(r);
+    for (const t of prompts) this.knownPrompts.add(t);
   }
 
   /** The turn's sums so far (empty for a turn the stream has not seen). */
@@ -178,9 +194,14 @@ export class TurnStream {
         return;
       case 'turn.started':
         this.current = e.turn_id;
+        out.known = this.knownPrompts.has(e.turn_id);
         return;
       case 'turn.finished':
+        this.summaryOf(e.turn_id).outcome = e.outcome;
         this.forget(e.turn_id);
+        return;
+      case 'error':
+        this.summaryOf(turn).error = { code: e.code, message: e.message, ...(e.kind ? { kind: e.kind } : {}), ...(e.provider ? { provider: e.provider } : {}) };
         return;
       case 'assistant.delta':
         out.known = this.knownSteps.has(stepKey(e.step));
@@ -188,7 +209,13 @@ export class TurnStream {
         return;
       case 'assistant.thinking_delta':
         out.known = this.knownSteps.has(stepKey(e.step));
-        if (!quiet && !out.known) out.thinking = this.steps.thinking(stepKey(e.step), attempt, e.text);
+        if (!quiet && !out.known) {
+          const got = this.steps.thinkingDelta(stepKey(e.step), attempt, e.text);
+          if (got) {
+            out.thinking = got.whole;
+            out.thinkingText = got.out;
+          }
+        }
         return;
       case 'stream.reset':
         if (!quiet) this.steps.reset(stepKey(e.step), attempt);
@@ -200,6 +227,7 @@ export class TurnStream {
         sum.modelCalls += 1;
         sum.finalText = e.text;
         sum.finalStreamed = out.streamed;
+        sum.stopReason = e.stop_reason;
         sum.inputTokens += e.usage?.input ?? 0;
         sum.outputTokens += e.usage?.output ?? 0;
         return;

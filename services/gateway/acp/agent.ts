@@ -1,0 +1,145 @@
+import path from 'node:path';
+import * as acp from '@agentclientprotocol/sdk';
+import type { Logger } from '../../common/logger';
+import type { SessionService } from '../sessions/session-service';
+import { toRequestError } from './errors';
+import type { AcpClientLink } from './live-session';
+import type { AcpLiveSession } from './live-session';
+import { openSession, sessionConfigOptions } from './open-session';
+import { promptText } from './prompt-text';
+import { isModeId, MODEL_OPTION, policyOf, THINKING_OPTION } from './settings';
+import { thinkingLevelSchema } from '../../../contracts/session-settings';
+
+/** The one authentication method: the token in the agent's environment (tokens configured only). */
+export const TOKEN_AUTH_METHOD = 'strand-token';
+
+export interface AcpAgentDeps {
+  /** The session service once the stack answers; rejects with a message naming what is down. */
+  sessions(): Promise<SessionService>;
+  log: Logger;
+  /** Where a relative `cwd` is resolved (ACP asks clients for absolute ones). */
+  baseDir: string;
+  /** Tokens configured: every session request needs `principal` (from STRAND_TOKEN); sessions are its. */
+  auth: { enabled: boolean; principal: string | undefined };
+  version: string;
+}
+
+/**
+ * strand as an ACP agent: one connection (a `strand acp` process per editor), its sessions served
+ * by AcpLiveSession over the protocol-neutral SessionService. The SDK answers what is not ACP on its
+ * own (-32700 for a line that is not JSON, -32600 for what is not a request or comes before
+ * `initialize`, -32601 for an unknown method, -32602 for params that do not fit the schema).
+ */
+export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; close(): void } {
+  const { log, auth } = deps;
+  const live = new Map<string, AcpLiveSession>();
+  let notices = false;
+
+  const link = (client: acp.AgentContext): AcpClientLink => ({
+    update: (sessionId, update) => client.notify(acp.methods.client.session.update, { sessionId, update }),
+    askPermission: (request, signal) => client.request(acp.methods.client.session.requestPermission, request, { cancellationSignal: signal, stopWaitingOnCancel: true }),
+    notices,
+  });
+
+  /** Runs a session request: authenticated, the stack reachable, failures as the protocol's errors. */
+  const serve = async <T>(method: string, about: Record<string, unknown>, fn: (sessions: SessionService) => Promise<T>): Promise<T> => {
+    if (auth.enabled && auth.principal === undefined) throw acp.RequestError.authRequired({ authMethods: [TOKEN_AUTH_METHOD] }, 'set STRAND_TOKEN to a token of this strand stack in the agent\'s environment');
+    try {
+      return await fn(await deps.sessions());
+    } catch (err) {
+      throw toRequestError(err, log, { method, ...about });
+    }
+  };
+
+  const liveOf = (sessionId: string): AcpLiveSession => {
+    const got = live.get(sessionId);
+    if (!got) throw acp.RequestError.sessionNotFound(sessionId);
+    return got;
+  };
+
+  const app = acp
+    .agent({ name: 'strand' })
+    .onRequest(acp.methods.agent.initialize, ({ params }) => {
+      notices = params.clientCapabilities?.session?.notices != null;
+      return {
+        protocolVersion: acp.PROTOCOL_VERSION,
+        agentCapabilities: {
+          loadSession: true,
+          promptCapabilities: { image: false, audio: false, embeddedContext: true },
+          mcpCapabilities: { http: false, sse: false },
+        },
+        authMethods: auth.enabled
+          ? [{ id: TOKEN_AUTH_METHOD, name: 'STRAND_TOKEN', description: 'strand reads its access token from the STRAND_TOKEN environment variable of the agent process; sessions belong to that token\'s principal' }]
+          : [],
+        agentInfo: { name: 'strand', title: 'strand', version: deps.version },
+      };
+    })
+    .onRequest(acp.methods.agent.authenticate, ({ params }) => {
+      if (params.methodId !== TOKEN_AUTH_METHOD) throw acp.RequestError.invalidParams({ methodId: params.methodId }, `unknown authentication method (strand offers ${TOKEN_AUTH_METHOD})`);
+      if (auth.enabled && auth.principal === undefined) throw acp.RequestError.authRequired({}, 'STRAND_TOKEN is not set to a token of this strand stack');
+      return {};
+    })
+    .onRequest(acp.methods.agent.session.new, ({ params, client }) =>
+      serve('session/new', {}, async (sessions) => {
+        const project = path.resolve(deps.baseDir, params.cwd);
+        const created = await sessions.create({ project_path: project, ...(auth.principal !== undefined && auth.enabled ? { owner: auth.principal } : {}) });
+        const opened = await openSession({ sessions, principal: principalOf(auth), log, client: link(client) }, created.session_id, false);
+        live.set(created.session_id, opened.live);
+        opened.afterAnswer();
+        return { sessionId: created.session_id, ...opened.settings };
+      }),
+    )
+    .onRequest(acp.methods.agent.session.load, ({ params, client }) =>
+      serve('session/load', { session: params.sessionId }, async (sessions) => {
+        await sessions.require(params.sessionId, principalOf(auth));
+        live.get(params.sessionId)?.stop();
+        live.delete(params.sessionId);
+        const opened = await openSession({ sessions, principal: principalOf(auth), log, client: link(client) }, params.sessionId, true);
+        live.set(params.sessionId, opened.live);
+        opened.afterAnswer();
+        return { ...opened.settings };
+      }),
+    )
+    .onRequest(acp.methods.agent.session.prompt, ({ params }) => serve('session/prompt', { session: params.sessionId }, async () => liveOf(params.sessionId).prompt(promptText(params.prompt))))
+    .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
+      live.get(params.sessionId)?.cancel();
+    })
+    .onRequest(acp.methods.agent.session.setMode, ({ params }) =>
+      serve('session/set_mode', { session: params.sessionId }, async (sessions) => {
+        liveOf(params.sessionId);
+        if (!isModeId(params.modeId)) throw acp.RequestError.invalidParams({ modeId: params.modeId }, 'unknown mode: ask, ask-all or auto');
+        await sessions.updateSettings(params.sessionId, { approval: policyOf(params.modeId) }, principalOf(auth));
+        return {};
+      }),
+    )
+    .onRequest(acp.methods.agent.session.setConfigOption, ({ params }) =>
+      serve('session/set_config_option', { session: params.sessionId }, async (sessions) => {
+        const session = liveOf(params.sessionId);
+        const value = 'type' in params && params.type === 'boolean' ? undefined : (params.value as string);
+        if (typeof value !== 'string') throw acp.RequestError.invalidParams({ configId: params.configId }, 'this option takes one of its values');
+        let change: { model: string } | { thinking_level: (typeof thinkingLevelSchema.options)[number] };
+        if (params.configId === MODEL_OPTION) change = { model: value };
+        else if (params.configId === THINKING_OPTION) {
+          const level = thinkingLevelSchema.safeParse(value);
+          if (!level.success) throw acp.RequestError.invalidParams({ value }, `not a thinking level: ${thinkingLevelSchema.options.join(', ')}`);
+          change = { thinking_level: level.data };
+        } else throw acp.RequestError.invalidParams({ configId: params.configId }, `unknown option: ${MODEL_OPTION} or ${THINKING_OPTION}`);
+        const settings = await sessions.updateSettings(params.sessionId, change, principalOf(auth));
+        session.settingsShown(settings.model, settings.thinking_level);
+        return { configOptions: sessionConfigOptions(sessions, settings.model, settings.thinking_level) };
+      }),
+    );
+
+  return {
+    app,
+    close: () => {
+      for (const session of live.values()) session.stop();
+      live.clear();
+    },
+  };
+}
+
+/** The principal sessions belong to: the token's with auth on, none (everyone's `local`) with it off. */
+function principalOf(auth: AcpAgentDeps['auth']): string | undefined {
+  return auth.enabled ? auth.principal : undefined;
+}
