@@ -10,10 +10,10 @@ import { chatStart, connectRpc, rpcId, type Frame, type RpcTestClient } from '..
 
 /**
  * The gateway's limits against the real stack: connections per transport (503 past the maximum,
- * every kind of disconnect frees its slot), slow consumers on SSE and WebSocket (a client that stops
- * reading is cut within a bounded number of bytes while a normal client on the same session gets
- * everything, and the cut client resumes from its cursor without gap or duplicate), and request
- * timeouts for clients that trickle their request and stall.
+ * every kind of disconnect frees its slot), slow consumers on SSE, WebSocket and the chat stream (a
+ * client that stops reading is cut within a bounded number of bytes while a normal client on the same
+ * session gets everything, and the cut client resumes from its cursor without gap or duplicate), and
+ * request timeouts for clients that trickle their request and stall.
  */
 const MAX_SSE = 6;
 const MAX_WS = 4;
@@ -73,11 +73,11 @@ async function floodSession(): Promise<string> {
   return sid;
 }
 
-/** A raw SSE request whose answer has started (status line and headers read), or the refusal it got. */
-async function rawEvents(sid: string, query = ''): Promise<{ socket: net.Socket; head: string }> {
+/** A raw request for a stream whose answer has started (status line and headers read; the socket then paused), or the refusal it got. */
+async function rawStream(request: string): Promise<{ socket: net.Socket; head: string }> {
   const socket = await connectRaw(base);
   cleanup.push(() => socket.destroy());
-  socket.write(`GET /api/sessions/${sid}/events${query} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n`);
+  socket.write(request);
   const head = await new Promise<string>((resolve) => {
     let text = '';
     const onData = (c: Buffer) => {
@@ -91,6 +91,8 @@ async function rawEvents(sid: string, query = ''): Promise<{ socket: net.Socket;
   });
   return { socket, head };
 }
+
+const rawEvents = (sid: string, query = '') => rawStream(`GET /api/sessions/${sid}/events${query} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n`);
 
 /** Retries `attempt` until it succeeds: the gateway notices a client's disconnect asynchronously. */
 async function eventually<T>(attempt: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
@@ -315,40 +317,79 @@ test('a client that drops its request body mid-upload is not logged as a gateway
   expect(stack.output.slice(before).filter((l) => /unhandled error|"level":50/.test(l))).toEqual([]);
 }, 30_000);
 
-test('POST /v1/chat/stream counts against the event-stream cap, and a chat stream that is not read is cut while its turn finishes', async () => {
+test('POST /v1/chat/stream counts against the event-stream cap; a chat stream that is not read is cut (it just ends, what it got in order), a normal client on the session gets everything, the turn finishes, chat.attach tells the rest, the gateway keeps serving', async () => {
   const sid = await floodSession();
   // Every slot taken by REST event streams: a chat stream is refused like one more of them.
   const held = await Promise.all(Array.from({ length: MAX_SSE }, () => openSse(`${base}/api/sessions/${sid}/events`)));
   cleanup.push(() => held.forEach((c) => c.close()));
   expect(held.map((c) => c.status)).toEqual(Array(MAX_SSE).fill(200));
   const refused = await http(base, 'POST', '/v1/chat/stream', { message: 'hi', history: [], model: 'scripted/echo', workspace });
-  expect([refused.status, refused.headers.get('retry-after'), refused.body.error?.code]).toEqual([503, '2', 'UNAVAILABLE']);
+  expect([refused.status, refused.headers.get('retry-after')]).toEqual([503, '2']);
+  expect(refused.body.error).toMatchObject({ code: 'UNAVAILABLE', message: expect.stringMatching(/too many event streams/) });
   for (const c of held) c.close();
 
-  // A client that sends the chat and never reads: the 16 MB of tool output is not buffered for it.
-  const socket = await connectRaw(base);
-  cleanup.push(() => socket.destroy());
-  const body = JSON.stringify({ message: 'flood', history: [], model: 'scripted/flood', sessionId: sid, workspace });
-  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-  await eventually(async () => {
-    socket.write(`POST /v1/chat/stream HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  // A normal client on the same session, and a client that sends the chat and never reads: the 16 MB
+  // of tool output is not buffered for the latter.
+  const watcher = await eventually(async () => {
+    const conn = await openSse(`${base}/api/sessions/${sid}/events?after=0`);
+    if (conn.status !== 200) conn.close();
+    expect(conn.status).toBe(200);
+    return conn;
   });
-  socket.pause();
+  cleanup.push(() => watcher.close());
+  const body = JSON.stringify({ message: 'flood', history: [], model: 'scripted/flood', sessionId: sid, workspace });
+  const slow = await eventually(async () => {
+    const r = await rawStream(`POST /v1/chat/stream HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    if (!r.head.startsWith('HTTP/1.1 200')) r.socket.destroy();
+    expect(r.head).toMatch(/^HTTP\/1\.1 200/);
+    return r;
+  });
+
+  const all = await readUntil(watcher, (e) => e.event === 'turn.finished', 60_000);
+  expect(JSON.parse(all.at(-1)!.data).outcome).toBe('done');
+  expect(floodText(all)).toHaveLength(FLOOD_BYTES);
   await waitForLog(/chat stream cut: slow consumer/, 60_000);
-  socket.resume();
-  await closed;
-  // The turn went on without its client and finished.
-  const after = await openSse(`${base}/api/sessions/${sid}/events?after=0`);
-  cleanup.push(() => after.close());
-  const events = await readUntil(after, (e: SseEvent) => e.event === 'turn.finished', 60_000);
-  expect(JSON.parse(events.at(-1)!.data).outcome).toBe('done');
-  // And the slot it held is free again.
+
+  // What the slow client got before its stream ended: the frames in order, far from all of them, and
+  // no terminal frame (a cut chat stream has no last words: docs/websocket.md, "Limits").
+  const rest = await readToEnd(slow.socket, 15_000);
+  expect(rest.closed).toBe(true);
+  const response = parseResponse(Buffer.concat([Buffer.from(slow.head, 'latin1'), rest.data]))!;
+  const taskId = response.headers['x-task-id'];
+  expect(taskId).toBeTruthy();
+  const got = sseFrames(response.body).map((f) => JSON.parse(f.data) as Record<string, any>);
+  expect(got[0]).toEqual({ type: 'status', state: { kind: 'accepted' } });
+  expect(got.filter((f) => f.type === 'done' || f.type === 'error')).toEqual([]);
+  const shellText = (events: Array<Record<string, any>>) => events.filter((e) => e.type === 'tool-output' && e.content.kind === 'shell-output').map((e) => e.content.text as string).join('');
+  const cutText = shellText(got);
+  expect(cutText.length).toBeGreaterThan(0);
+  expect(cutText.length).toBeLessThan(FLOOD_BYTES / 2);
+
+  // The turn went on without its client: chat.attach over the WebSocket gives the whole chat, whose
+  // beginning is exactly what the cut client got.
+  const attach = await connectRpc(wsUrl);
+  cleanup.push(() => attach.close());
+  const attachId = rpcId();
+  attach.send({ id: attachId, type: 'chat.attach', payload: { taskId } });
+  expect((await attach.terminal(attachId, 60_000)).type).toBe('chat.done');
+  const whole = attach.of(attachId).filter((f) => f.type === 'chat.event').map((f) => f.event as Record<string, any>);
+  expect(shellText(whole)).toBe('a'.repeat(FLOOD_BYTES));
+  const notStatus = (events: Array<Record<string, any>>) => events.filter((e) => e.type !== 'status');
+  const cutEvents = notStatus(got);
+  expect(cutEvents).toEqual(notStatus(whole).slice(0, cutEvents.length));
+
+  // The gateway keeps serving chat streams, and the slot the cut one held is free again.
+  const echoed = await fetch(`${base}/v1/chat/stream`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ message: 'still there?', history: [], model: 'scripted/echo', workspace }) });
+  expect(echoed.status).toBe(200);
+  const echoFrames = sseFrames(await echoed.text()).map((f) => JSON.parse(f.data) as Record<string, any>);
+  expect(echoFrames.at(-1)).toMatchObject({ type: 'done' });
+  expect(echoFrames.filter((f) => f.type === 'text-delta').map((f) => f.text).join('')).toBe('You said: still there?');
   await eventually(async () => {
     const again = await Promise.all(Array.from({ length: MAX_SSE - 1 }, () => openSse(`${base}/api/sessions/${sid}/events`)));
     for (const c of again) c.close();
     expect(again.map((c) => c.status)).toEqual(Array(MAX_SSE - 1).fill(200));
   });
-}, 120_000);
+}, 180_000);
 
 test('a WebSocket peer that stops answering pings is dropped; one that answers stays', async () => {
   const open = (autoPong: boolean) =>
