@@ -76,10 +76,13 @@ export function lineage(pid: number = process.pid): Set<number> {
   return seen;
 }
 
-/** Socket inodes listening on TCP `port` (IPv4 or IPv6), from /proc/net/tcp{,6}. */
-function listeningInodes(port: number): Set<string> {
-  const inodes = new Set<string>();
-  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+/**
+ * Every listening TCP socket (IPv4 and IPv6) of `pid`'s network namespace (this process's by default),
+ * from /proc/<pid>/net/tcp{,6}: inode → local address as the kernel prints it (hex, host byte order) and port.
+ */
+export function tcpListeners(pid: number | 'self' = 'self'): Map<string, { addressHex: string; port: number }> {
+  const found = new Map<string, { addressHex: string; port: number }>();
+  for (const file of [`/proc/${pid}/net/tcp`, `/proc/${pid}/net/tcp6`]) {
     let text: string;
     try {
       text = fs.readFileSync(file, 'utf8');
@@ -92,33 +95,38 @@ function listeningInodes(port: number): Set<string> {
       const local = cols[1];
       const inode = cols[9];
       if (!local || !inode || cols[3] !== '0A') continue; // 0A = LISTEN
-      if (parseInt(local.slice(local.lastIndexOf(':') + 1), 16) === port) inodes.add(inode);
+      const colon = local.lastIndexOf(':');
+      found.set(inode, { addressHex: local.slice(0, colon), port: parseInt(local.slice(colon + 1), 16) });
     }
   }
-  return inodes;
+  return found;
+}
+
+/** The inodes of the sockets `pid` holds open (none when its fds may not be read). */
+export function socketInodes(pid: number): string[] {
+  let fds: string[];
+  try {
+    fds = fs.readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return [];
+  }
+  return fds.flatMap((fd) => {
+    try {
+      const m = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
+      return m?.[1] ? [m[1]] : [];
+    } catch {
+      return [];
+    }
+  });
 }
 
 /** The processes holding a listening socket on TCP `port` (only those whose fds we may read). */
 export function portHolders(port: number): ProcInfo[] {
-  const inodes = listeningInodes(port);
+  const inodes = new Set([...tcpListeners()].filter(([, l]) => l.port === port).map(([inode]) => inode));
   if (inodes.size === 0) return [];
   const holders: ProcInfo[] = [];
   for (const pid of allPids()) {
-    let fds: string[];
-    try {
-      fds = fs.readdirSync(`/proc/${pid}/fd`);
-    } catch {
-      continue;
-    }
-    const holds = fds.some((fd) => {
-      try {
-        const m = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
-        return m !== null && inodes.has(m[1] ?? '');
-      } catch {
-        return false;
-      }
-    });
-    const info = holds ? readProc(pid) : undefined;
+    const info = socketInodes(pid).some((inode) => inodes.has(inode)) ? readProc(pid) : undefined;
     if (info) holders.push(info);
   }
   return holders;

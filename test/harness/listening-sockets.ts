@@ -1,10 +1,10 @@
-import fs from 'node:fs';
 import os from 'node:os';
+import { socketInodes, tcpListeners } from '../../infra/stack/proc-table';
 
 /**
  * The TCP sockets processes listen on, read from /proc as `ss -ltnp` does (nothing to install): a
- * process's socket inodes are its fds that link to `socket:[inode]`, and its network namespace's
- * /proc/<pid>/net/tcp{,6} give each listening inode's local address. Linux only.
+ * process's socket inodes (its fds that link to `socket:[inode]`) looked up among the listeners of its
+ * network namespace (/proc/<pid>/net/tcp{,6}; infra/stack/proc-table.ts reads both). Linux only.
  */
 export interface ListeningSocket {
   pid: number;
@@ -13,8 +13,6 @@ export interface ListeningSocket {
   address: string;
   port: number;
 }
-
-const LISTEN = '0A';
 
 /** `hex` is a 32-bit word as the kernel prints it: in host byte order. */
 function wordBytes(hex: string): number[] {
@@ -38,52 +36,13 @@ export function isLoopback(address: string): boolean {
   return address === '::1' || /^127\.\d+\.\d+\.\d+$/.test(address);
 }
 
-/** inode → local address and port of every listening TCP socket in `pid`'s network namespace. */
-function listenersSeenBy(pid: number): Map<string, { address: string; port: number }> {
-  const found = new Map<string, { address: string; port: number }>();
-  for (const file of [`/proc/${pid}/net/tcp`, `/proc/${pid}/net/tcp6`]) {
-    let text: string;
-    try {
-      text = fs.readFileSync(file, 'utf8');
-    } catch {
-      continue;
-    }
-    for (const line of text.split('\n').slice(1)) {
-      // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode …
-      const cols = line.trim().split(/\s+/);
-      const [local, state, inode] = [cols[1], cols[3], cols[9]];
-      if (!local || !inode || state !== LISTEN) continue;
-      const [addressHex = '', portHex = ''] = local.split(':');
-      found.set(inode, { address: decodeProcAddress(addressHex), port: parseInt(portHex, 16) });
-    }
-  }
-  return found;
-}
-
-function socketInodes(pid: number): string[] {
-  let fds: string[];
-  try {
-    fds = fs.readdirSync(`/proc/${pid}/fd`);
-  } catch {
-    return [];
-  }
-  return fds.flatMap((fd) => {
-    try {
-      const m = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
-      return m?.[1] ? [m[1]] : [];
-    } catch {
-      return [];
-    }
-  });
-}
-
 /** Every listening TCP socket held by one of `pids` (a socket shared by several is listed for each). */
 export function listeningSockets(pids: number[]): ListeningSocket[] {
   return pids.flatMap((pid) => {
-    const listeners = listenersSeenBy(pid);
+    const listeners = tcpListeners(pid);
     return [...new Set(socketInodes(pid))].flatMap((inode) => {
       const l = listeners.get(inode);
-      return l ? [{ pid, inode, ...l }] : [];
+      return l ? [{ pid, inode, address: decodeProcAddress(l.addressHex), port: l.port }] : [];
     });
   });
 }
