@@ -102,6 +102,24 @@ describe('strand acp', () => {
   });
 });
 
+describe('strand chat', () => {
+  test('the session wish, a one-turn prompt and --yes', () => {
+    expect(parse('chat')).toEqual({ command: 'chat', cwd: base, new: false, yes: false });
+    expect(parse('chat', '--session', 's1', '-p', 'hi there', '-y')).toEqual({ command: 'chat', cwd: base, sessionId: 's1', prompt: 'hi there', new: false, yes: true });
+    expect(parse('chat', '--new', '--prompt=x')).toEqual({ command: 'chat', cwd: base, prompt: 'x', new: true, yes: false });
+    expect(parse('chat', '--help')).toEqual({ command: 'help', text: COMMAND_HELP.chat });
+  });
+  test.each([
+    [['--session', 's1', '--new'], 'strand chat: --session and --new exclude each other'],
+    [['-p', ''], 'strand chat: -p needs a prompt (see `strand chat --help`)'],
+    [['--session'], 'strand chat: --session needs a value (see `strand chat --help`)'],
+    [['hello'], 'strand chat: unexpected argument "hello" (quote the prompt: -p "…") (see `strand chat --help`)'],
+    [['--model', 'x'], 'strand chat: unknown option --model (see `strand chat --help`)'],
+  ])('%j is refused', (args, message) => {
+    expect(refusal('chat', ...args)).toBe(message);
+  });
+});
+
 describe('help', () => {
   test('strand, strand --help and strand help print the usage; a command with --help, -h or after help prints its own', () => {
     for (const argv of [[], ['--help'], ['-h'], ['help']]) expect(parse(...argv)).toEqual({ command: 'help', text: USAGE });

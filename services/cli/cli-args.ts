@@ -25,7 +25,8 @@ export type CliCommand =
   | { command: 'jobs'; action: 'list' }
   | { command: 'jobs'; action: 'show' | 'cancel'; jobId: string }
   | { command: 'rpc-edn'; cwd: string; sessionId?: string }
-  | { command: 'acp'; cwd: string };
+  | { command: 'acp'; cwd: string }
+  | { command: 'chat'; cwd: string; prompt?: string; sessionId?: string; new: boolean; yes: boolean };
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 const HELP: Options = { help: { type: 'boolean', short: 'h' } };
@@ -40,6 +41,7 @@ const OPTIONS: Record<keyof typeof COMMAND_HELP, Options> = {
   jobs: HELP,
   'rpc-edn': { ...HELP, cwd: { type: 'string' }, 'session-id': { type: 'string' } },
   acp: { ...HELP, cwd: { type: 'string' } },
+  chat: { ...HELP, prompt: { type: 'string', short: 'p' }, session: { type: 'string' }, new: { type: 'boolean' }, yes: { type: 'boolean', short: 'y' } },
 };
 
 const isCommand = (name: string): name is keyof typeof COMMAND_HELP => Object.hasOwn(COMMAND_HELP, name);
@@ -87,6 +89,17 @@ function cwdOption(command: 'rpc-edn' | 'acp', raw: string | undefined, base: st
   return cwd;
 }
 
+/** `strand chat`: a prompt (`-p`) makes it print one answer; `--session` and `--new` exclude each other. */
+function chatCommand(values: Record<string, string | boolean | undefined>, rest: (max: number, what: string) => void, base: string): CliCommand {
+  rest(0, ' (quote the prompt: -p "…")');
+  const prompt = text(values.prompt);
+  const sessionId = text(values.session);
+  if (prompt === '') throw new UsageError('strand chat: -p needs a prompt (see `strand chat --help`)');
+  if (sessionId === '') throw new UsageError('strand chat: --session needs a session id (see `strand chat --help`)');
+  if (sessionId !== undefined && values.new) throw new UsageError('strand chat: --session and --new exclude each other');
+  return { command: 'chat', cwd: base, ...(prompt !== undefined ? { prompt } : {}), ...(sessionId !== undefined ? { sessionId } : {}), new: !!values.new, yes: !!values.yes };
+}
+
 /** Parses `strand`'s arguments (without node and the script); `base` is where relative paths start. */
 export function parseCli(argv: string[], base = process.cwd()): CliCommand {
   const [name, ...args] = argv;
@@ -128,6 +141,8 @@ export function parseCli(argv: string[], base = process.cwd()): CliCommand {
       if (sessionId === '') throw new UsageError('strand rpc-edn: --session-id needs a value (see `strand rpc-edn --help`)');
       return { command: 'rpc-edn', cwd: cwdOption(name, text(values.cwd), base), ...(sessionId !== undefined ? { sessionId } : {}) };
     }
+    case 'chat':
+      return chatCommand(values, rest, base);
     case 'acp':
       rest(0, '');
       return { command: 'acp', cwd: cwdOption(name, text(values.cwd), base) };

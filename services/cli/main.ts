@@ -21,6 +21,8 @@ async function run(cli: CliCommand): Promise<void> {
     case 'rpc-edn':
       // Loaded only here: the other commands do not need the gateway's code.
       return (await import('./rpc-edn')).rpcEdn(cli);
+    case 'chat':
+      return (await import('./chat')).chat(cli);
     case 'acp':
       return (await import('./acp')).acpAgent(cli);
   }

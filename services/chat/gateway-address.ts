@@ -1,0 +1,25 @@
+import { stackConfigFromEnv } from '../../infra/stack/stack-config';
+
+/** Where `strand chat` finds the gateway, and what it proves itself with. */
+export interface GatewayAddress {
+  /** The gateway's base URL, without a trailing slash (`http://127.0.0.1:9420`). */
+  url: string;
+  /** The bearer token (STRAND_TOKEN), when the gateway needs one. */
+  token?: string;
+}
+
+/**
+ * STRAND_URL names the gateway; STRAND_GATEWAY_URL (what `strand jobs` reads) is honoured next, so one
+ * setting serves both commands; without either, the local stack's address (`npm start`'s ports).
+ */
+export function gatewayAddressFromEnv(env: NodeJS.ProcessEnv = process.env): GatewayAddress {
+  const explicit = env.STRAND_URL?.trim() || env.STRAND_GATEWAY_URL?.trim();
+  let url: string;
+  if (explicit) url = explicit.replace(/\/+$/, '');
+  else {
+    const config = stackConfigFromEnv(env);
+    url = `http://${env.STRAND_GATEWAY_HOST?.trim() || config.host}:${config.ports.gateway}`;
+  }
+  const token = env.STRAND_TOKEN?.trim();
+  return token ? { url, token } : { url };
+}

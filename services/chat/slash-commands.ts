@@ -1,0 +1,60 @@
+/** The chat's slash commands: what `/help` lists and what Tab completes. */
+export const SLASH_COMMANDS = [
+  { name: 'model', args: '[provider/model]', description: 'pick a model, or switch to the one named' },
+  { name: 'thinking', args: '[level]', description: 'pick a thinking level (off, minimal, low, medium, high, xhigh), or set it' },
+  { name: 'compact', args: '[instructions]', description: 'summarize the conversation so far to free context' },
+  { name: 'fork', description: 'continue in a new session from one of your earlier prompts' },
+  { name: 'tree', description: "this project's sessions and this session's fork points" },
+  { name: 'sessions', description: "pick one of this project's sessions" },
+  { name: 'new', description: 'start a new session in this project' },
+  { name: 'resume', args: '[session-id]', description: 'pick a session of any project, or open the one named' },
+  { name: 'export', args: '[file]', description: 'write the transcript as markdown (default ./strand-<session>.md)' },
+  { name: 'help', description: 'the commands and keys' },
+  { name: 'quit', description: 'close the chat (a running turn goes on without it)' },
+] as const;
+
+export type SlashName = (typeof SLASH_COMMANDS)[number]['name'];
+
+/** `/model openai/gpt-5` → `{name: 'model', arg: 'openai/gpt-5'}`; text that is not a command → undefined. */
+export function parseSlash(text: string): { name: string; arg: string; known: boolean } | undefined {
+  const m = /^\/(\S+)(?:\s+([\s\S]*))?$/.exec(text.trim());
+  if (!m) return undefined;
+  const name = m[1]!.toLowerCase();
+  return { name, arg: (m[2] ?? '').trim(), known: SLASH_COMMANDS.some((c) => c.name === name) };
+}
+
+/** The commands a partly typed `/na` could be (none once a space follows the name). */
+export function slashCandidates(text: string): Array<(typeof SLASH_COMMANDS)[number]> {
+  const m = /^\/(\S*)$/.exec(text);
+  if (!m) return [];
+  return SLASH_COMMANDS.filter((c) => c.name.startsWith(m[1]!.toLowerCase()));
+}
+
+/** Tab: the typed command completed when one fits, or as far as every candidate agrees. */
+export function completeSlash(text: string): string {
+  const candidates = slashCandidates(text);
+  if (candidates.length === 0) return text;
+  if (candidates.length === 1) return `/${candidates[0]!.name} `;
+  const names: string[] = candidates.map((c) => c.name);
+  let common = names[0]!;
+  for (const n of names) while (!n.startsWith(common)) common = common.slice(0, -1);
+  return `/${common}`.length > text.length ? `/${common}` : text;
+}
+
+/** What `/help` prints: the commands, then the keys. */
+export function helpText(): string {
+  const width = Math.max(...SLASH_COMMANDS.map((c) => `/${c.name}${'args' in c ? ` ${c.args}` : ''}`.length));
+  const commands = SLASH_COMMANDS.map((c) => `  ${`/${c.name}${'args' in c ? ` ${c.args}` : ''}`.padEnd(width)}  ${c.description}`);
+  return [
+    'Commands (Tab completes):',
+    ...commands,
+    'Keys:',
+    '  Enter               send (while a turn runs: queue it as a follow-up)',
+    '  Alt-Enter, Ctrl-J   new line (also: a line ending in \\ before Enter)',
+    '  Up / Down           earlier prompts (on the first / last line)',
+    '  Esc                 abort the running turn',
+    '  Ctrl-O              show or fold thinking',
+    '  Ctrl-C              clear the input; twice: quit',
+    '  y / a / n           on an approval: allow, always allow, reject (then a reason, Enter)',
+  ].join('\n');
+}
