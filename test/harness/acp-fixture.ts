@@ -20,14 +20,14 @@ const SCRIPTS: Record<string, unknown[]> = {
   ],
   'acp-delete': [[{ type: 'tool_call', name: 'delete_file', args: { path: 'keep.txt' } }], [{ type: 'text', text: 'Understood, I left it.' }]],
   'acp-shell': [[{ type: 'tool_call', name: 'shell_exec', args: { command: 'echo from-the-shell' } }], [{ type: 'text', text: 'It printed {{tool_result_first_line}}' }]],
-  'acp-slow': [SLOW_WORDS.flatMap((w) => [{ type: 'text', text: [w] }, { type: 'delay', ms: 80 }]).concat([{ type: 'text', text: ['the end.'] }])],
+  'acp-slow': [SLOW_WORDS.flatMap((w) => [{ type: 'text', text: [w] }, { type: 'delay', ms: 100 }]).concat([{ type: 'text', text: ['the end.'] }])],
 };
 
 export interface AcpStack {
   readonly stack: TestStack;
   readonly workspace: string;
-  /** A new `strand acp` process, initialized. */
-  agent(extraEnv?: NodeJS.ProcessEnv): Promise<AcpTestAgent>;
+  /** A new `strand acp` process, initialized unless told not to. */
+  agent(extraEnv?: NodeJS.ProcessEnv, initialize?: boolean): Promise<AcpTestAgent>;
   /** A session in the workspace on the named test script. */
   newSession(agent: AcpTestAgent, script?: string): Promise<acp.NewSessionResponse>;
   /** GET on the gateway's HTTP API. */
@@ -73,10 +73,10 @@ export function useAcpStack(name: string): AcpStack {
       return running();
     },
     workspace,
-    async agent(extraEnv = {}) {
+    async agent(extraEnv = {}, initialize = true) {
       const a = new AcpTestAgent(AcpTestAgent.env(running().urls, { STRAND_DEFAULT_MODEL: 'scripted/echo', ...extraEnv }));
       agents.push(a);
-      await a.initialize();
+      if (initialize) await a.initialize();
       return a;
     },
     async newSession(agent, script) {
