@@ -2,11 +2,13 @@ import { z } from 'zod';
 import { defineSignal } from '@temporalio/workflow';
 import { agentPhaseSchema } from './agent-phase';
 import { seenRequestSchema, sessionSettingsSchema } from './session-settings';
+import { sessionStatePartSchema, type SessionStatePart } from './session-state-event';
 
 /**
  * The turn workflow's contract. A turn is a child of its session workflow; it hears from clients only
  * through the session (the routing rule: steer, approvals and abort go to the running turn as
- * signals), and it reports its progress back so the session, the owner of the phase, can publish it.
+ * signals), and it reports its progress back so the session, the owner of the phase, knows it. The
+ * states themselves are published by the turn while it runs (contracts/session-state-event.ts).
  */
 
 export const turnWorkflowInputSchema = z.object({
@@ -29,6 +31,13 @@ export const turnWorkflowInputSchema = z.object({
    * announced the step. Absent (false) for a turn started by a session that predates acknowledgements.
    */
   progress_acks: z.boolean().default(false),
+  /**
+   * Set by a session that lets the turn publish `session.state` itself while it runs (the session's
+   * part of it given here and by `turnSessionPartSignal`): a report then costs no round trip, and one
+   * publisher keeps the states in order with the turn's other events. Wins over `progress_acks`.
+   */
+  publishes_state: z.boolean().default(false),
+  session_part: sessionStatePartSchema.optional(),
 });
 export type TurnWorkflowInput = z.input<typeof turnWorkflowInputSchema>;
 
@@ -42,7 +51,7 @@ export interface TurnWorkflowResult {
   steps: number;
 }
 
-/** A turn's report of where it is, so the session can publish `session.state`. */
+/** A turn's report of where it is, so the session knows its phase (and publishes `session.state` for a turn that does not). */
 export const turnProgressSchema = z.object({
   turn_id: z.string(),
   phase: agentPhaseSchema,
@@ -67,5 +76,7 @@ export const turnInterruptSignal = defineSignal<[]>('turnInterrupt');
 export const turnApprovalSignal = defineSignal<[{ tool_call_id: string; decision: 'approve' | 'reject' | 'always'; reason?: string }]>('turnApproval');
 /** The session has published the state of the report `report_id` (or found it stale): the turn may go on. */
 export const turnProgressPublishedSignal = defineSignal<[{ report_id: string }]>('turnProgressPublished');
+/** The session's part of `session.state` changed (queue, settings, an interrupt): a turn that publishes the state publishes it anew. */
+export const turnSessionPartSignal = defineSignal<[SessionStatePart]>('turnSessionPart');
 /** Turn → session. */
 export const turnProgressSignal = defineSignal<[TurnProgress]>('turnProgress');

@@ -25,11 +25,18 @@ function loadHistory(file: string): temporal.api.history.v1.History {
 
 test('every recorded session and turn history replays on the current workflow code', async () => {
   const files = fs.readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
-  // `pre-22.*`: recorded on the code before issue 22 (6e39041) — sessions and turns that were running when it shipped.
+  // Older sets: `pre-22.*` recorded on the code before issue 22 (6e39041), `acks.*` on turns that waited
+  // for the session to publish their state (before `turn-publishes-state`): what was running when each shipped.
   expect(files).toEqual([
+    'acks.manual-compaction.session.json',
+    'acks.turn-with-tool.session.json',
+    'acks.turn-with-tool.turn-1.json',
+    'acks.two-turns.session.json',
     'manual-compaction.session.json',
     'pre-22.turn-with-tool.session.json',
     'pre-22.turn-with-tool.turn-1.json',
+    'settings-during-approval.session.json',
+    'settings-during-approval.turn-1.json',
     'turn-with-tool.session.json',
     'turn-with-tool.turn-1.json',
     'two-turns.session.json',

@@ -1,7 +1,7 @@
 import * as wf from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import type { AgentEvent } from '../../contracts/agent-events';
-import type { OutgoingEvent } from '../../activities/events/publisher';
+import { composeSessionState, type SessionStatePart } from '../../contracts/session-state-event';
 import { storeRetry } from '../retry-policies';
 import type { SessionState } from './session-state';
 
@@ -28,44 +28,26 @@ export const userCommands = wf.proxyActivities<Activities>({
   cancellationType: wf.ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
 });
 
-/**
- * Publishes the session's events in the order the workflow produced them: each publish waits for the
- * one before, so `turn.finished`/`idle` can never overtake the state that preceded them. Event ids are
- * workflow uuids: deterministic on replay, unique across runs (JetStream de-duplicates retried
- * publishes by them).
- */
-export class SessionEventQueue {
-  private tail: Promise<void> = Promise.resolve();
-
-  constructor(private readonly sessionId: string) {}
-
-  /** Resolves with the stream sequence of the first event, when the publisher knows it. */
-  publish(events: Array<{ event: AgentEvent; turn_id?: string }>): Promise<{ first_seq?: number }> {
-    const outgoing: OutgoingEvent[] = events.map((e) => ({ id: `s:${wf.uuid4()}`, event: e.event, ...(e.turn_id ? { turn_id: e.turn_id } : {}) }));
-    const next = this.tail.then(() => local.publishEvents(this.sessionId, outgoing));
-    this.tail = next.then(
-      () => undefined,
-      () => undefined,
-    );
-    return next;
-  }
-}
-
-/** The `session.state` event for the state as it is now. */
-export function stateEvent(state: SessionState): AgentEvent {
+/** The session's own part of `session.state`: what it hands a turn that publishes the state itself. */
+export function statePart(state: SessionState): SessionStatePart {
   const settings = state.record?.settings;
   return {
-    type: 'session.state',
-    phase: state.phase,
     model: settings?.model ?? '',
     thinking_level: settings?.thinking_level ?? 'off',
     queue_length: state.queue.length,
+    ...(settings?.name ? { session_name: settings.name } : {}),
+    ...(settings ? { auto_retry: settings.auto_retry, auto_compaction: settings.auto_compaction } : {}),
+    ...(state.interruptPending ? { interrupt_pending: true } : {}),
+  };
+}
+
+/** The `session.state` event for the state as the session knows it now. */
+export function stateEvent(state: SessionState): AgentEvent {
+  return composeSessionState(statePart(state), {
+    phase: state.phase,
     turn_id: state.activeTurn,
     streaming: state.streaming,
     retry_attempt: state.retryAttempt,
-    ...(settings?.name ? { session_name: settings.name } : {}),
-    ...(settings ? { auto_retry: settings.auto_retry, auto_compaction: settings.auto_compaction } : {}),
-    ...(state.details ? { details: state.details } : {}),
-    ...(state.interruptPending ? { interrupt_pending: true } : {}),
-  };
+    details: state.details,
+  });
 }

@@ -28,13 +28,15 @@ import {
   turnProgressPublishedSignal,
   turnProgressSignal,
   turnSteerSignal,
+  turnSessionPartSignal,
   type TurnProgress,
 } from '../../contracts/turn-workflow';
 import { entryIds, turnNumberOf, turnWorkflowId } from '../../contracts/workflow-ids';
 import { FailureType } from '../../contracts/failures';
 import type { turnWorkflow } from '../turn/turn-workflow';
 import { sa, upsertIfChanged } from '../search-attributes';
-import { COMPACTION_OPTIONS, compaction, local, stateEvent, userCommands, type SessionEventQueue } from './session-events';
+import { COMPACTION_OPTIONS, compaction, local, stateEvent, statePart, userCommands } from './session-events';
+import type { EventQueue } from '../event-queue';
 import type { SessionState } from './session-state';
 
 /** How long an approval for a call the turn has not reported yet may wait for it. */
@@ -49,11 +51,18 @@ const APPROVAL_ARRIVAL_MS = 3_000;
 export class SessionManager {
   /** The running turn's child handle, once it has started. */
   child: wf.ChildWorkflowHandle<typeof turnWorkflow> | undefined;
+  /**
+   * The running turn publishes `session.state` itself (contracts/session-state-event.ts): the session
+   * hands it its part instead of publishing. Set once the child is being started, cleared at its end.
+   */
+  childPublishesState = false;
+  /** The session's part changed before the child's handle was there: delivered once it is. */
+  private partPending = false;
   private commandScope: wf.CancellationScope | undefined;
 
   constructor(
     readonly state: SessionState,
-    readonly events: SessionEventQueue,
+    readonly events: EventQueue,
   ) {}
 
   register(): void {
@@ -79,9 +88,35 @@ export class SessionManager {
     upsertIfChanged([{ key: sa.phase, value: s.phase }, ...(s.record ? [{ key: sa.model, value: s.record.settings.model }] : [])]);
   }
 
-  publishState(): Promise<{ first_seq?: number }> {
+  async publishState(): Promise<{ first_seq?: number }> {
+    if (this.childPublishesState && this.state.activeTurn !== null) {
+      this.syncAttributes();
+      this.partPending = true;
+      await this.deliverPart();
+      return {};
+    }
+    return this.publishOwnState();
+  }
+
+  /** Publishes `session.state` as the session knows it, whoever else publishes it meanwhile. */
+  private publishOwnState(): Promise<{ first_seq?: number }> {
     this.syncAttributes();
     return this.events.publish([{ event: stateEvent(this.state), ...(this.state.activeTurn ? { turn_id: this.state.activeTurn } : {}) }]);
+  }
+
+  /** Hands the running turn the session's part of its state, once its handle is there. */
+  async deliverPart(): Promise<void> {
+    if (!this.partPending || !this.child) return;
+    this.partPending = false;
+    // A turn that has just ended cannot take it; the session's own state after the turn carries it.
+    await this.child.signal(turnSessionPartSignal, statePart(this.state)).catch(() => undefined);
+  }
+
+  /** The turn has ended: the session publishes its state itself again. */
+  releaseChild(): void {
+    this.child = undefined;
+    this.childPublishesState = false;
+    this.partPending = false;
   }
 
   async prompt(prompt: PromptCommand): Promise<PromptAccepted> {
@@ -216,11 +251,18 @@ export class SessionManager {
   }
 
   /**
-   * A turn's report: published as `session.state`, then acknowledged when the turn asked for it, so
-   * the turn's next events (a model step's deltas) cannot overtake the state that announces them.
+   * A turn's report. A turn that publishes its state itself only tells the session where it is; for
+   * an older turn the report is published as `session.state`, then acknowledged when the turn asked
+   * for it, so the turn's next events (a model step's deltas) cannot overtake the state that announces them.
    */
   async progress(p: TurnProgress): Promise<void> {
-    if (this.state.applyProgress(p)) await this.publishState().catch(() => undefined);
+    if (this.childPublishesState && p.report_id === undefined) {
+      // The turn has published this state itself: the session only keeps its view (queries, approvals).
+      if (this.state.applyProgress(p)) this.syncAttributes();
+      return;
+    }
+    // A report to acknowledge (calls waiting for approval, or an older turn): the session publishes it.
+    if (this.state.applyProgress(p)) await this.publishOwnState().catch(() => undefined);
     const turnNumber = turnNumberOf(p.turn_id);
     if (p.report_id === undefined || turnNumber === undefined) return;
     await wf

@@ -3,9 +3,12 @@ import type { QueuedPrompt } from '../../contracts/session-workflow';
 import { turnId, turnWorkflowId } from '../../contracts/workflow-ids';
 import { turnWorkflow } from '../turn/turn-workflow';
 import { inheritedSearchAttributes } from '../search-attributes';
-import { stateEvent } from './session-events';
+import { stateEvent, statePart } from './session-events';
 import type { SessionManager } from './session-manager';
 import { summaryOf } from './summary';
+
+/** Patch id of turns that publish their own `session.state` (2026-11); deprecate once no older turn runs. */
+export const TURN_PUBLISHES_STATE = 'turn-publishes-state';
 
 /**
  * Runs the head of the queue as a child `turnWorkflow` and announces its end. A turn that cannot even
@@ -18,12 +21,13 @@ export async function runNextTurn(manager: SessionManager): Promise<void> {
   // Where the turn's events begin, so a client that connects mid-turn gets them from there.
   state.turnStartSeq = (await manager.publishState()).first_seq ?? null;
   const outcome = await startTurn(manager, next)
-    .then((handle) => {
+    .then(async (handle) => {
       manager.child = handle;
+      await manager.deliverPart();
       return handle.result();
     })
     .catch((err: unknown) => ({ outcome: 'error' as const, failure: err }));
-  manager.child = undefined;
+  manager.releaseChild();
   const id = turnId(next.turn_number);
   // Released before anything is announced: whoever hears `turn.finished` or `idle` can prompt at once.
   state.finishTurn();
@@ -40,6 +44,9 @@ function startTurn(manager: SessionManager, next: QueuedPrompt): Promise<wf.Chil
   const { state } = manager;
   const record = state.record!;
   const attributes = inheritedSearchAttributes('thinking');
+  // Turns started before this change report with acknowledgements (docs/workflow-versioning.md).
+  const publishesState = wf.patched(TURN_PUBLISHES_STATE);
+  manager.childPublishesState = publishesState;
   return wf.startChild(turnWorkflow, {
     workflowId: turnWorkflowId(state.sessionId, next.turn_number),
     taskQueue: wf.workflowInfo().taskQueue,
@@ -52,6 +59,7 @@ function startTurn(manager: SessionManager, next: QueuedPrompt): Promise<wf.Chil
         settings: record.settings,
         record: { last_turn: record.last_turn, requests: record.requests },
         progress_acks: true,
+        ...(publishesState ? { publishes_state: true, session_part: statePart(state) } : {}),
       },
     ],
     staticSummary: summaryOf(next.text),

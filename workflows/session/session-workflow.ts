@@ -1,7 +1,8 @@
 import * as wf from '@temporalio/workflow';
 import { sessionRecordSchema } from '../../contracts/session-settings';
 import { sessionWorkflowInputSchema, type SessionWorkflowInput, type SessionWorkflowResult } from '../../contracts/session-workflow';
-import { SessionEventQueue, local } from './session-events';
+import { EventQueue } from '../event-queue';
+import { local } from './session-events';
 import { SessionManager } from './session-manager';
 import { SessionState } from './session-state';
 import { runNextTurn } from './session-turns';
@@ -17,7 +18,7 @@ import { runNextTurn } from './session-turns';
 export async function sessionWorkflow(raw: SessionWorkflowInput): Promise<SessionWorkflowResult> {
   const input = sessionWorkflowInputSchema.parse(raw);
   const state = new SessionState(input.session_id, input.carried);
-  const manager = new SessionManager(state, new SessionEventQueue(input.session_id));
+  const manager = new SessionManager(state, new EventQueue(input.session_id, 's'));
   manager.register();
 
   if (!state.record) state.record = sessionRecordSchema.parse(await local.loadSessionRecord(input.session_id));

@@ -9,11 +9,14 @@ import {
   turnInterruptSignal,
   turnProgressPublishedSignal,
   turnProgressSignal,
+  turnSessionPartSignal,
   turnSteerSignal,
   type TurnProgress,
   type turnWorkflowInputSchema,
 } from '../../contracts/turn-workflow';
+import { composeSessionState, type SessionStatePart } from '../../contracts/session-state-event';
 import { turnId } from '../../contracts/workflow-ids';
+import { EventQueue } from '../event-queue';
 import { storeRetry } from '../retry-policies';
 import { sa, upsertIfChanged } from '../search-attributes';
 import type { ToolBatch } from './tool-batch';
@@ -49,6 +52,15 @@ export class TurnState {
    * the tool results keep doing so (docs/workflow-versioning.md).
    */
   readonly reportsThinkingBeforeNextStep: boolean;
+  /**
+   * The session's part of `session.state` when this turn publishes the state itself
+   * (`publishes_state`), kept current by `turnSessionPartSignal`; undefined for an older session.
+   */
+  sessionPart: SessionStatePart | undefined;
+  /** The last report: what a new session part is published with. */
+  private progress: Omit<TurnProgress, 'turn_id' | 'report_id'> | undefined;
+  /** A turn that publishes its state keeps all its events in one order (states, tool events, notices). */
+  private readonly events: EventQueue | undefined;
   private readonly published = new Set<string>();
 
   constructor(readonly input: TurnInput) {
@@ -56,6 +68,8 @@ export class TurnState {
     this.steering = [...input.steering];
     this.policy = { ...input.settings.approval, always_allow: [...input.settings.approval.always_allow] };
     this.reportsThinkingBeforeNextStep = wf.patched(THINKING_BEFORE_NEXT_STEP);
+    this.sessionPart = input.publishes_state ? input.session_part : undefined;
+    this.events = this.sessionPart ? new EventQueue(input.session_id, this.turnId) : undefined;
   }
 
   register(): void {
@@ -65,6 +79,11 @@ export class TurnState {
     wf.setHandler(turnInterruptSignal, () => void (this.interrupted = true));
     wf.setHandler(turnApprovalSignal, ({ tool_call_id, decision, reason }) => this.decide(tool_call_id, decision, reason));
     wf.setHandler(turnProgressPublishedSignal, ({ report_id }) => void this.published.add(report_id));
+    wf.setHandler(turnSessionPartSignal, async (part) => {
+      if (!this.sessionPart) return;
+      this.sessionPart = part;
+      if (this.progress) await this.publishState(this.progress);
+    });
   }
 
   private async abort(): Promise<void> {
@@ -80,20 +99,37 @@ export class TurnState {
   }
 
   publish(events: AgentEvent[]): Promise<unknown> {
+    if (this.events) return this.events.publish(events.map((event) => ({ event, turn_id: this.turnId })));
     return local.publishEvents(this.input.session_id, events.map((event) => ({ id: `${this.turnId}:${wf.uuid4()}`, turn_id: this.turnId, event })));
   }
 
+  private publishState(p: Omit<TurnProgress, 'turn_id' | 'report_id'>): Promise<unknown> {
+    const event = composeSessionState(this.sessionPart!, { phase: p.phase, turn_id: this.turnId, streaming: p.streaming ?? false, retry_attempt: p.retry_attempt ?? 0, details: p.details });
+    return this.publish([event]);
+  }
+
   /**
-   * Tells the session where the turn is. With a session that acknowledges reports, waits until the
-   * state is published, so what the turn does next (a model step streaming its answer, tools printing)
-   * always follows the state that announced it on every client's stream.
+   * Tells the session where the turn is, and makes sure the state is published before the turn goes
+   * on, so what it does next (a model step streaming its answer, tools printing) always follows the
+   * state that announced it on every client's stream: published here when the session handed the
+   * turn its part (but for calls waiting for approval), else by the session, which acknowledges it
+   * (older sessions do neither).
    */
   async report(p: Omit<TurnProgress, 'turn_id' | 'report_id'>): Promise<void> {
     upsertIfChanged([{ key: sa.phase, value: p.phase }]);
     wf.setCurrentDetails(`step ${p.step} · ${p.phase}${p.details ? ` · ${p.details}` : ''}`);
     const parent = wf.workflowInfo().parent;
     if (!parent) return;
-    const reportId = this.input.progress_acks ? wf.uuid4() : undefined;
+    if (this.sessionPart) this.progress = p;
+    // Calls waiting for approval are news the session must hold before anyone hears of them (a client
+    // told so lists or answers them at once): the session publishes that state and acknowledges it.
+    if (this.sessionPart && p.phase !== 'waiting_approval') {
+      // The session only keeps its view: nothing to wait for (a session that is gone changes nothing).
+      void wf.getExternalWorkflowHandle(parent.workflowId).signal(turnProgressSignal, { turn_id: this.turnId, ...p }).catch(() => undefined);
+      await this.publishState(p);
+      return;
+    }
+    const reportId = this.input.progress_acks || this.sessionPart ? wf.uuid4() : undefined;
     const sent = wf
       .getExternalWorkflowHandle(parent.workflowId)
       .signal(turnProgressSignal, { turn_id: this.turnId, ...p, ...(reportId ? { report_id: reportId } : {}) })

@@ -36,8 +36,11 @@ export async function turnWorkflow(raw: TurnWorkflowInput): Promise<TurnWorkflow
   }
   if (continueAt !== undefined && outcome === 'done') {
     await wf.condition(wf.allHandlersFinished);
-    return wf.continueAsNew<typeof turnWorkflow>({ ...input, first_step: continueAt, settings: { ...input.settings, approval: turn.policy }, steering: turn.steering.splice(0) });
+    return wf.continueAsNew<typeof turnWorkflow>({ ...input, ...(turn.sessionPart ? { session_part: turn.sessionPart } : {}), first_step: continueAt, settings: { ...input.settings, approval: turn.policy }, steering: turn.steering.splice(0) });
   }
+  // A state this turn is still publishing (a new session part) must land before the session's own
+  // state after the turn. Older turns publish no state of their own.
+  if (turn.sessionPart) await wf.condition(wf.allHandlersFinished);
   return { turn_id, outcome, steps };
 }
 
