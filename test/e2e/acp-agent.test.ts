@@ -144,3 +144,22 @@ test('a slash command answers as the agent without a turn; a command output show
   const stored = await acpStack.get(`/api/sessions/${sid}/messages`);
   expect(stored.messages.map((m: any) => m.message.role)).toEqual(['user', 'assistant', 'function_result', 'assistant']);
 });
+
+test('with tokens configured the agent names STRAND_TOKEN as its auth method, refuses without it, and sessions are its principal\'s', async () => {
+  const tokens = { STRAND_TOKENS: 'tok-alice:alice,tok-bob:bob' };
+  const none = await acpStack.agent(tokens);
+  const init = none.sent.find((m) => m.result?.protocolVersion !== undefined).result as acp.InitializeResponse;
+  expect(init.authMethods).toEqual([expect.objectContaining({ id: 'strand-token', name: 'STRAND_TOKEN' })]);
+  await expect(acpStack.newSession(none)).rejects.toMatchObject({ code: -32000 });
+  await expect(none.agent.request('authenticate', { methodId: 'strand-token' })).rejects.toMatchObject({ code: -32000 });
+
+  const alice = await acpStack.agent({ ...tokens, STRAND_TOKEN: 'tok-alice' });
+  expect(await alice.agent.request('authenticate', { methodId: 'strand-token' })).toEqual({});
+  const sid = (await acpStack.newSession(alice)).sessionId;
+  expect(await alice.agent.request('session/prompt', { sessionId: sid, prompt: [{ type: 'text', text: 'mine' }] })).toEqual({ stopReason: 'end_turn' });
+  expect((await acpStack.get(`/api/sessions/${sid}`)).session_id).toBe(sid);
+  // Another principal's session answers as an unknown one.
+  const bob = await acpStack.agent({ ...tokens, STRAND_TOKEN: 'tok-bob' });
+  await expect(bob.agent.request('session/load', { sessionId: sid, cwd: acpStack.workspace, mcpServers: [] })).rejects.toMatchObject({ code: -32002 });
+  expect((await alice.agent.request('session/load', { sessionId: sid, cwd: acpStack.workspace, mcpServers: [] })).modes).toBeDefined();
+});
