@@ -7,6 +7,7 @@ import type { Logger } from '../common/logger';
 import { createAcpAgent } from '../gateway/acp/agent';
 import { createGatewayAuth, loadTokens } from '../gateway/auth/tokens';
 import { gatewayConfig } from '../gateway/config';
+import { version } from '../../package.json';
 import { StackLink } from './rpc-edn-stack';
 
 /** How long closing the NATS and Temporal connections may take before the process exits anyway. */
@@ -84,7 +85,7 @@ export async function acpAgent(args: AcpArgs): Promise<void> {
     log,
     baseDir: args.cwd,
     auth: principal(process.env),
-    version: '0.1.0',
+    version,
   });
   const input = Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>;
   const connection = agent.app.connect(acp.ndJsonStream(output, input));
