@@ -1,5 +1,6 @@
 import type { Logger } from '../../../common/logger';
 import type { EventSubscription } from '../../events/agent-event-reader';
+import { ApprovalGate } from '../../events/approval-gate';
 import { TurnStream } from '../../events/turn-stream';
 import { addUsage, contextShare, contextTokens, type UsageLike } from '../../events/usage-totals';
 import { TOOL_UPDATE_MAX_CHARS, toEdnEvents, type EdnEventOut, type SessionStateFacts } from '../../mapping/edn-events';
@@ -34,14 +35,16 @@ export class FocusFeed {
   private usage: FooterUsage | undefined;
   /** Counts fresh usage reads: only the latest one may send its footer. */
   private footerGeneration = 0;
-  /** Approval dialogs the session did not list as waiting when they came: shown once it does (see `approvals`). */
-  private readonly unconfirmed = new Map<string, EdnEventOut>();
+  /** Approval dialogs are shown only while the session lists their call (events/approval-gate.ts). */
+  private readonly approvals: ApprovalGate<EdnEventOut>;
 
   constructor(
     readonly sessionId: string,
     private readonly subscription: EventSubscription,
     private readonly sink: FeedSink,
-  ) {}
+  ) {
+    this.approvals = new ApprovalGate((callId) => sink.stillPending(sessionId, callId));
+  }
 
   /** Reads until stopped; a read that fails says so with an `error` event. */
   start(): void {
@@ -91,34 +94,14 @@ export class FocusFeed {
       const mapped = toEdnEvents(this.sessionId, read);
       for (const event of mapped.events) {
         const stamped = { ...event, data: { ...event.data, 'session-seq': seq } };
-        if (event.topic === 'ui/dialog-requested' && !(await this.confirmApproval(stamped))) continue;
+        if (event.topic === 'ui/dialog-requested' && !(await this.approvals.requested(String(event.data['dialog-id']), stamped))) continue;
         this.deliver(stamped);
       }
       if (mapped.footer) this.footer(mapped.footer, mapped.events[0]);
-      if (read.event.type === 'session.state' && read.event.phase === 'waiting_approval') await this.approvals();
+      if (read.event.type === 'session.state' && read.event.phase === 'waiting_approval') {
+        for (const dialog of await this.approvals.waiting(this.stream.pendingApprovals)) this.deliver(dialog);
+      }
       if (this.stopped) return;
-    }
-  }
-
-  /**
-   * Whether an approval dialog goes out now. A replay may hold approvals answered since, so each is
-   * checked with the session; one the session does not list yet may still be live (the turn reports
-   * its approvals just after announcing them), so it waits for the session's next waiting-for-approval
-   * state, which the session publishes only once it lists them. Judged by stream order, not by clocks.
-   */
-  private async confirmApproval(dialog: EdnEventOut): Promise<boolean> {
-    const callId = String(dialog.data['dialog-id']);
-    if (await this.sink.stillPending(this.sessionId, callId).catch(() => true)) return true;
-    this.unconfirmed.set(callId, dialog);
-    return false;
-  }
-
-  /** The session says it waits for approvals: dialogs it did not list before are shown if it lists them now. */
-  private async approvals(): Promise<void> {
-    const open = new Set(this.stream.pendingApprovals);
-    for (const [callId, dialog] of [...this.unconfirmed]) {
-      this.unconfirmed.delete(callId);
-      if (open.has(callId) && (await this.sink.stillPending(this.sessionId, callId).catch(() => true))) this.deliver(dialog);
     }
   }
 
