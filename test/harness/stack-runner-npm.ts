@@ -61,8 +61,13 @@ export async function stackPlace(): Promise<StackPlace> {
 }
 
 export function runNpm(args: string[], env: NodeJS.ProcessEnv): NpmRun {
-  const child = spawn('npm', args, { cwd: REPO_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  if (child.pid === undefined) throw new Error(`npm ${args.join(' ')} did not start`);
+  return runDetached('npm', args, env);
+}
+
+/** A command in its own process group in the repository, its output kept (runNpm for any command). */
+export function runDetached(command: string, args: string[], env: NodeJS.ProcessEnv): NpmRun {
+  const child = spawn(command, args, { cwd: REPO_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  if (child.pid === undefined) throw new Error(`${command} ${args.join(' ')} did not start`);
   let text = '';
   const waiters = new Set<() => void>();
   const onData = (chunk: Buffer) => {
@@ -87,7 +92,7 @@ export function runNpm(args: string[], env: NodeJS.ProcessEnv): NpmRun {
           resolve();
         } else if (done) {
           finish();
-          reject(new Error(`npm ${args.join(' ')} exited before printing ${pattern}; output:\n${text.slice(-3_000)}`));
+          reject(new Error(`${command} ${args.join(' ')} exited before printing ${pattern}; output:\n${text.slice(-3_000)}`));
         }
       };
       const timer = setTimeout(() => {
