@@ -37,6 +37,13 @@ export const turnWorkflowInputSchema = z.object({
    * publisher keeps the states in order with the turn's other events. Wins over `progress_acks`.
    */
   publishes_state: z.boolean().default(false),
+  /**
+   * Set by the session: `thinking` is reported right before the next step. A capability flag rather
+   * than a `patched()` marker, because a marker upserts the TemporalChangeVersion search attribute in
+   * every turn's first workflow task (a visibility write before the model step is scheduled). Absent
+   * for turns started by older sessions, which decide with the patch (workflows/turn/turn-state.ts).
+   */
+  thinking_before_next_step: z.boolean().optional(),
   session_part: sessionStatePartSchema.optional(),
 });
 export type TurnWorkflowInput = z.input<typeof turnWorkflowInputSchema>;

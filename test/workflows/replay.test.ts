@@ -26,13 +26,20 @@ function loadHistory(file: string): temporal.api.history.v1.History {
 test('every recorded session and turn history replays on the current workflow code', async () => {
   const files = fs.readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
   // Older sets: `pre-22.*` recorded on the code before issue 22 (6e39041), `acks.*` on turns that waited
-  // for the session to publish their state (before `turn-publishes-state`): what was running when each shipped.
+  // for the session to publish their state (cd426a9), `marker.*` on turns that asked patched() for the
+  // thinking report (aacac4e): what was running when each change shipped.
   expect(files).toEqual([
     'acks.manual-compaction.session.json',
     'acks.turn-with-tool.session.json',
     'acks.turn-with-tool.turn-1.json',
     'acks.two-turns.session.json',
     'manual-compaction.session.json',
+    'marker.manual-compaction.session.json',
+    'marker.settings-during-approval.session.json',
+    'marker.settings-during-approval.turn-1.json',
+    'marker.turn-with-tool.session.json',
+    'marker.turn-with-tool.turn-1.json',
+    'marker.two-turns.session.json',
     'pre-22.turn-with-tool.session.json',
     'pre-22.turn-with-tool.turn-1.json',
     'settings-during-approval.session.json',

@@ -59,6 +59,7 @@ function startTurn(manager: SessionManager, next: QueuedPrompt): Promise<wf.Chil
         settings: record.settings,
         record: { last_turn: record.last_turn, requests: record.requests },
         progress_acks: true,
+        thinking_before_next_step: true,
         ...(publishesState ? { publishes_state: true, session_part: statePart(state) } : {}),
       },
     ],

@@ -67,7 +67,7 @@ export class TurnState {
     this.turnId = turnId(input.turn_number);
     this.steering = [...input.steering];
     this.policy = { ...input.settings.approval, always_allow: [...input.settings.approval.always_allow] };
-    this.reportsThinkingBeforeNextStep = wf.patched(THINKING_BEFORE_NEXT_STEP);
+    this.reportsThinkingBeforeNextStep = input.thinking_before_next_step ?? wf.patched(THINKING_BEFORE_NEXT_STEP);
     this.sessionPart = input.publishes_state ? input.session_part : undefined;
     this.events = this.sessionPart ? new EventQueue(input.session_id, this.turnId) : undefined;
   }
