@@ -10,6 +10,7 @@
 import type * as InkModule from '../../../node_modules/ink/build/index.js';
 
 export type Ink = typeof InkModule;
+export type Key = InkModule.Key;
 
 let loaded: Ink | undefined;
 /** A specifier TypeScript does not resolve (see above); tsx and Node load it as any other. */

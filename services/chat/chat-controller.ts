@@ -1,0 +1,211 @@
+import { randomUUID } from 'node:crypto';
+import { ChatView } from './chat-view';
+import { followEvents, type FollowedStream, type StreamStatus } from './event-stream';
+import { GatewayClient, type SessionStats, type SessionView } from './gateway-client';
+import type { GatewayAddress } from './gateway-address';
+import { PromptHistory } from './input-buffer';
+import { runSlashCommand } from './slash-actions';
+import { parseSlash } from './slash-commands';
+import { blocksOfHistory } from './stored-history';
+
+/** A choice the chat asks for (a session, a model, a fork point): the UI shows it, `choose` answers it. */
+export interface Picker {
+  title: string;
+  items: Array<{ label: string; value: string }>;
+  choose(value: string): Promise<void> | void;
+}
+
+/**
+ * The interactive chat's state and actions, without any drawing: the session open, its view model
+ * fed by the followed event stream, the footer's facts, the picker shown, and what a key or a
+ * submitted line does. The Ink components subscribe and draw; everything here is reachable without a
+ * terminal.
+ */
+export class ChatController {
+  readonly client: GatewayClient;
+  view = new ChatView();
+  sessionId: string | undefined;
+  session: SessionView | undefined;
+  stats: SessionStats | undefined;
+  connection: StreamStatus = { kind: 'connecting' };
+  picker: Picker | undefined;
+  history = new PromptHistory();
+  /** Set by /quit: the UI unmounts. */
+  quitting = false;
+  private stream: FollowedStream | undefined;
+  private readonly listeners = new Set<() => void>();
+  private readonly fetchingPrompts = new Set<string>();
+
+  constructor(
+    address: GatewayAddress,
+    readonly cwd: string,
+  ) {
+    this.client = new GatewayClient(address);
+  }
+
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  changed(): void {
+    for (const l of this.listeners) l();
+  }
+
+  /** Something a person should read, shown in the conversation. */
+  say(level: 'info' | 'warning' | 'error', text: string): void {
+    this.view.notice(level, text);
+    this.changed();
+  }
+
+  /** Runs an action and shows its failure instead of throwing (a UI callback has nowhere to throw to). */
+  attempt(what: string, action: () => Promise<unknown>): Promise<void> {
+    return action().then(
+      () => undefined,
+      (err: Error) => this.say('error', `${what}: ${err.message}`),
+    );
+  }
+
+  /**
+   * Opens a session: its event stream first (buffered), then, once the stream is live, the stored
+   * conversation (a turn still running is left to its replayed events), then the buffered events.
+   * So a turn that ran while no chat was open shows, and nothing shows twice.
+   */
+  async open(sessionId: string): Promise<void> {
+    this.stream?.close();
+    this.picker = undefined;
+    this.sessionId = sessionId;
+    const view = (this.view = new ChatView());
+    let buffered: Parameters<ChatView['apply']>[0][] | undefined = [];
+    let loaded = false;
+    const apply = (data: Parameters<ChatView['apply']>[0]) => {
+      if (buffered) return void buffered.push(data);
+      view.apply(data);
+      this.afterEvent(data);
+    };
+    this.stream = followEvents(this.client, sessionId, {
+      onEvent: (_seq, data) => apply(data),
+      onStatus: (status) => {
+        if (this.view !== view) return;
+        this.connection = status;
+        if (status.kind === 'live') {
+          if (!loaded) {
+            loaded = true;
+            void this.loadHistory(sessionId, view).then(() => {
+              for (const data of buffered ?? []) view.apply(data);
+              buffered = undefined;
+              this.changed();
+            });
+          } else void this.refresh();
+        }
+        this.changed();
+      },
+      onFatal: (message) => this.say('error', message),
+    });
+    this.changed();
+  }
+
+  private async loadHistory(sessionId: string, view: ChatView): Promise<void> {
+    try {
+      const session = await this.client.session(sessionId);
+      const items = await this.client.messages(sessionId);
+      view.addHistory(blocksOfHistory(items, session.active_turn ?? undefined), session.active_turn ?? undefined);
+      this.history = new PromptHistory(items.filter((i) => i.message?.role === 'user').map((i) => (i.message!.content.find((b) => b.type === 'text') as { text?: string } | undefined)?.text ?? ''));
+    } catch (err) {
+      this.say('error', `could not read the conversation: ${(err as Error).message}`);
+    }
+    await this.refresh();
+  }
+
+  /** Re-reads what events do not carry: the session's model and thinking level, totals, approvals. */
+  async refresh(): Promise<void> {
+    const id = this.sessionId;
+    if (!id) return;
+    try {
+      const [session, stats, approvals] = await Promise.all([this.client.session(id), this.client.stats(id), this.client.approvals(id)]);
+      if (id !== this.sessionId) return;
+      this.session = session;
+      this.stats = stats;
+      this.view.statsRead();
+      this.view.setApprovals(approvals);
+    } catch {
+      // The footer keeps what it had; the next event or reconnection tries again.
+    }
+    this.changed();
+  }
+
+  private afterEvent(data: Parameters<ChatView['apply']>[0]): void {
+    if (data.type === 'turn.finished') void this.refresh();
+    if (data.type === 'agent.state' && data.state === 'waiting_approval') {
+      const id = this.sessionId!;
+      void this.client.approvals(id).then((list) => id === this.sessionId && (this.view.setApprovals(list), this.changed()), () => undefined);
+    }
+    for (const turn of this.view.unknownPrompts) this.fetchPrompt(turn);
+    this.changed();
+  }
+
+  /** The prompt of a turn started elsewhere (another client), read from the store once. */
+  private fetchPrompt(turn: string): void {
+    const id = this.sessionId;
+    if (!id || this.fetchingPrompts.has(`${id}:${turn}`)) return;
+    this.fetchingPrompts.add(`${id}:${turn}`);
+    void this.client
+      .call<{ messages: Array<{ message?: { content: Array<{ type: string; text?: string }> } }> }>('GET', `/api/sessions/${encodeURIComponent(id)}/messages?limit=1&from_entry_id=${encodeURIComponent(`${turn}:user`)}`)
+      .then((page) => {
+        const text = page.messages[0]?.message?.content.find((b) => b.type === 'text')?.text;
+        if (text !== undefined && id === this.sessionId) {
+          this.view.promptText(turn, text);
+          this.changed();
+        }
+      })
+      .catch(() => undefined);
+  }
+
+  /** A submitted line: a slash command, or a prompt (queued as a follow-up while a turn runs). */
+  async submit(text: string): Promise<void> {
+    if (!text.trim()) return;
+    this.history.add(text);
+    const slash = parseSlash(text);
+    if (slash) return this.attempt(`/${slash.name}`, () => runSlashCommand(this, slash));
+    const id = this.sessionId;
+    if (!id) return;
+    const running = this.view.turn !== undefined || this.view.phase !== 'idle';
+    await this.attempt('the prompt was not sent', async () => {
+      const accepted = await this.client.prompt(id, text, randomUUID(), true);
+      this.view.prompted(accepted.turn_id, text, accepted.queued || (running && this.view.turn !== accepted.turn_id));
+      this.changed();
+    });
+  }
+
+  /** Esc: interrupts the running turn (answered once it has ended). */
+  abort(): void {
+    const id = this.sessionId;
+    if (!id || this.view.turn === undefined) return;
+    this.say('warning', 'aborting the turn…');
+    void this.attempt('the turn was not aborted', () => this.client.interrupt(id));
+  }
+
+  approve(toolCallId: string, always: boolean): void {
+    const id = this.sessionId!;
+    this.view.dropApproval(toolCallId);
+    this.changed();
+    void this.attempt('the approval was not sent', () => this.client.approve(id, toolCallId, always));
+  }
+
+  reject(toolCallId: string, reason: string): void {
+    const id = this.sessionId!;
+    this.view.dropApproval(toolCallId);
+    this.changed();
+    void this.attempt('the rejection was not sent', () => this.client.reject(id, toolCallId, reason.trim() || undefined));
+  }
+
+  /** Shows a picker; `undefined` closes it. */
+  pick(picker: Picker | undefined): void {
+    this.picker = picker;
+    this.changed();
+  }
+
+  close(): void {
+    this.stream?.close();
+  }
+}

@@ -1,0 +1,134 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { builtinModelCatalog } from '../../contracts/model-catalog';
+import { thinkingLevelSchema } from '../../contracts/session-settings';
+import type { ChatController } from './chat-controller';
+import type { SessionView } from './gateway-client';
+import type { SessionWish } from './session-choice';
+import { sessionLabel } from './session-choice';
+import { helpText } from './slash-commands';
+
+const oneLine = (s: string, max = 70) => {
+  const flat = s.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+};
+
+/** Opens a new session of the chat's project. */
+async function openNew(chat: ChatController): Promise<void> {
+  const { session_id } = await chat.client.createSession(chat.cwd);
+  await chat.open(session_id);
+  chat.say('info', `new session ${session_id} in ${chat.cwd}`);
+}
+
+/** A picker of sessions (newest first) that opens the chosen one; `withNew` offers a new one first. */
+function sessionPicker(chat: ChatController, title: string, sessions: SessionView[], withNew: boolean): void {
+  const items = sessions.map((s) => ({ label: `${s.session_id === chat.sessionId ? '● ' : ''}${sessionLabel(s)}`, value: s.session_id }));
+  chat.pick({
+    title,
+    items: withNew ? [{ label: '+ a new session', value: '' }, ...items] : items,
+    choose: (value) => chat.attempt('the session did not open', () => (value ? chat.open(value) : openNew(chat))),
+  });
+}
+
+/**
+ * Where the chat starts: a named or new session at once; otherwise the project's sessions to pick from
+ * (a new one when it has none).
+ */
+export async function startChat(chat: ChatController, wish: SessionWish | { kind: 'pick' }): Promise<void> {
+  if (wish.kind === 'id') return chat.open((await chat.client.session(wish.id)).session_id);
+  const sessions = wish.kind === 'new' ? [] : await chat.client.projectSessions(chat.cwd);
+  if (sessions.length === 0) return openNew(chat);
+  if (wish.kind === 'latest') return chat.open(sessions[0]!.session_id);
+  sessionPicker(chat, `Sessions of ${chat.cwd}`, sessions, true);
+}
+
+/** The models a person can switch to: the catalog's, of the providers the gateway can run. */
+async function modelChoices(chat: ChatController): Promise<string[]> {
+  const usable = new Set((await chat.client.status()).provider_auth ?? []);
+  return builtinModelCatalog.models.filter((m) => usable.has(m.provider) && m.id !== '*').map((m) => `${m.provider}/${m.id}`);
+}
+
+async function setModel(chat: ChatController, id: string, model?: string): Promise<void> {
+  const changed = await chat.client.setModel(id, model);
+  chat.say('info', `model: ${changed.model} (thinking ${changed.thinking_level})${changed.notice ? ` — ${changed.notice}` : ''}`);
+  await chat.refresh();
+}
+
+async function setThinking(chat: ChatController, id: string, level?: string): Promise<void> {
+  const changed = await chat.client.setThinking(id, level);
+  chat.say('info', `thinking: ${changed.thinking_level} (${changed.model})`);
+  await chat.refresh();
+}
+
+async function fork(chat: ChatController, id: string, entryId: string): Promise<void> {
+  const { session_id } = await chat.client.fork(id, entryId);
+  await chat.open(session_id);
+  chat.say('info', `forked into session ${session_id}`);
+}
+
+/** Runs `/name arg` on the chat (parsed by slash-commands.ts). */
+export async function runSlashCommand(chat: ChatController, { name, arg, known }: { name: string; arg: string; known: boolean }): Promise<void> {
+  const id = chat.sessionId;
+  if (!known) return chat.say('warning', `no command /${name} (/help lists them)`);
+  if (!id && !['new', 'resume', 'sessions', 'help', 'quit'].includes(name)) return;
+  switch (name) {
+    case 'help':
+      return chat.say('info', helpText());
+    case 'quit':
+      chat.quitting = true;
+      return chat.changed();
+    case 'model': {
+      if (arg) return setModel(chat, id!, arg);
+      const models = await modelChoices(chat);
+      if (models.length === 0) return setModel(chat, id!);
+      const current = chat.session?.model;
+      chat.pick({ title: `Model (now ${current ?? '?'})`, items: models.map((m) => ({ label: `${m === current ? '● ' : ''}${m}`, value: m })), choose: (m) => chat.attempt('/model', () => setModel(chat, id!, m)) });
+      return;
+    }
+    case 'thinking': {
+      if (arg) return setThinking(chat, id!, arg);
+      const current = chat.session?.thinking_level;
+      chat.pick({ title: `Thinking level (now ${current ?? '?'})`, items: thinkingLevelSchema.options.map((l) => ({ label: `${l === current ? '● ' : ''}${l}`, value: l })), choose: (l) => chat.attempt('/thinking', () => setThinking(chat, id!, l)) });
+      return;
+    }
+    case 'compact': {
+      chat.say('info', 'compacting the conversation…');
+      const result = await chat.client.compact(id!, arg || undefined);
+      chat.say('info', result.compacted ? `compacted: ${result.tokens_before} → ${result.tokens_after} tokens` : 'nothing to compact yet');
+      return chat.refresh();
+    }
+    case 'fork': {
+      const points = await chat.client.forkPoints(id!);
+      if (points.length === 0) return chat.say('warning', 'nothing to fork from yet: no prompt in this session');
+      chat.pick({ title: 'Fork: a new session holding the conversation up to this prompt', items: [...points].reverse().map((p) => ({ label: oneLine(p.text), value: p.entry_id })), choose: (entry) => chat.attempt('/fork', () => fork(chat, id!, entry)) });
+      return;
+    }
+    case 'tree': {
+      const [sessions, points] = await Promise.all([chat.client.projectSessions(chat.cwd), chat.client.forkPoints(id!)]);
+      const items = [
+        ...sessions.map((s) => ({ label: `${s.session_id === id ? '● ' : '  '}${sessionLabel(s)}`, value: `open:${s.session_id}` })),
+        ...points.map((p) => ({ label: `  ⑂ fork at: ${oneLine(p.text)}`, value: `fork:${p.entry_id}` })),
+      ];
+      chat.pick({
+        title: `Sessions of ${chat.cwd}, and fork points of this one`,
+        items,
+        choose: (v) => chat.attempt('/tree', () => (v.startsWith('open:') ? chat.open(v.slice(5)) : fork(chat, id!, v.slice(5)))),
+      });
+      return;
+    }
+    case 'sessions':
+      return sessionPicker(chat, `Sessions of ${chat.cwd}`, await chat.client.projectSessions(chat.cwd), true);
+    case 'new':
+      return openNew(chat);
+    case 'resume': {
+      if (arg) return chat.open((await chat.client.session(arg)).session_id);
+      const page = await chat.client.call<{ sessions: SessionView[] }>('GET', '/api/sessions?limit=200');
+      return sessionPicker(chat, 'Resume a session', [...page.sessions].sort((a, b) => b.updated_at - a.updated_at), false);
+    }
+    case 'export': {
+      const file = path.resolve(chat.cwd, arg || `strand-${id}.md`);
+      fs.writeFileSync(file, await chat.client.transcript(id!, file.endsWith('.org') ? 'org' : file.endsWith('.json') ? 'json' : 'markdown'));
+      return chat.say('info', `transcript written to ${file}`);
+    }
+  }
+}
