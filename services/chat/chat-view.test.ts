@@ -23,7 +23,9 @@ test('a turn: prompt, streamed steps with a tool call between them, the end; the
   ] as HttpEventData[])
     v.apply(e);
   expect(texts(v)).toEqual(['U:edit it', 'A:Let me look.', 'T:edit_file:success', 'A:Done.']);
-  expect(v.settled).toBe(0);
+  // What can no longer change is settled already (drawn once); only the streaming step is live.
+  expect(v.settled).toBe(3);
+  expect(v.live().map((b) => b.key)).toEqual(['t1:1']);
   expect(v.blocks[2]).toMatchObject({ turn: 't1', output: 'working', result: 'Edited a' });
   v.apply(finished('t1'));
   expect(texts(v).at(-1)).toBe('E:done');

@@ -59,6 +59,11 @@ export class ChatView {
     if (data.type === 'turn.finished') this.eventTurn = undefined;
     if (fromHistory && data.type !== 'agent.state') return;
     this.version++;
+    this.applyEvent(data);
+    this.settle();
+  }
+
+  private applyEvent(data: HttpEventData): void {
     switch (data.type) {
       case 'agent.state':
         this.phase = data.state;
@@ -176,6 +181,16 @@ export class ChatView {
   statsRead(): void {
     this.usageSinceStats = { input: 0, output: 0, cost: 0 };
     this.version++;
+  }
+
+  /**
+   * Moves the settled mark over blocks of the running turn that can no longer change (its prompt, a
+   * stored step, a tool with its result): only the part still changing is redrawn, so a long turn does
+   * not outgrow the terminal.
+   */
+  private settle(): void {
+    const final = (b: ChatBlock) => (b.kind === 'assistant' ? b.done : b.kind === 'tool' ? b.outcome !== undefined : true);
+    while (this.settled < this.blocks.length && final(this.blocks[this.settled]!)) this.settled++;
   }
 
   /** The blocks still changing (the turn in progress), after the settled ones. */

@@ -144,8 +144,10 @@ export function App({ chat }: { chat: ChatController }) {
     }
     if (key.return && key.meta) return setBuffer(edit.newline(buffer));
     if (key.return) return submit();
-    // Text and Enter in one read (typed faster than read, `tmux send-keys text Enter`): the text, then send.
+    // Text and Enter or Tab in one read (typed faster than read, `tmux send-keys text Enter`): the text,
+    // then the key. Only a last one counts: a pasted text's own line breaks stay line breaks.
     if (input.length > 1 && input.endsWith('\r') && !input.slice(0, -1).includes('\r')) return submit(edit.insert(buffer, input.slice(0, -1)));
+    if (input.length > 1 && input.endsWith('\t')) return setBuffer(edit.bufferOf(completeSlash(edit.bufferText(edit.insert(buffer, input.slice(0, -1))))));
     if (input === '\n') return setBuffer(edit.newline(buffer));
     if (key.tab) return setBuffer(edit.bufferOf(completeSlash(edit.bufferText(buffer))));
     if (key.backspace || key.delete) return setBuffer(edit.backspace(buffer));
