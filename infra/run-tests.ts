@@ -63,6 +63,8 @@ export const TEST_STEPS: readonly TestStep[] = [
     run: async (tally) => {
       try {
         await bootstrapAll();
+        // Test-only system packages (Chromium for the web page's tests).
+        if (!run('bash', [path.join(root, 'infra', 'ensure-test-deps.sh')])) throw new Error('infra/ensure-test-deps.sh failed');
         tally.record('bootstrap', true);
       } catch (err) {
         console.error(`[test] bootstrap failed: ${(err as Error).message}`);
@@ -71,7 +73,14 @@ export const TEST_STEPS: readonly TestStep[] = [
     },
   },
   commandStep('lint', 'lint (eslint)', bin('eslint'), ['.', '--max-warnings=0']),
-  commandStep('typecheck', 'typecheck (tsc --noEmit)', bin('tsc'), ['--noEmit', '-p', '.']),
+  {
+    // The Node program, then the web page's (DOM types and Preact's JSX: web/tsconfig.json).
+    name: 'typecheck',
+    run: async (tally) => {
+      await commandStep('typecheck', 'typecheck (tsc --noEmit)', bin('tsc'), ['--noEmit', '-p', '.']).run(tally);
+      await commandStep('typecheck', 'typecheck of the web page (tsc --noEmit -p web)', bin('tsc'), ['--noEmit', '-p', 'web']).run(tally);
+    },
+  },
   jestStep('unit', ['--maxWorkers=2']),
   jestStep('integration', ['--runInBand', '--testTimeout=180000']),
   {

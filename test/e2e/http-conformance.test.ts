@@ -12,6 +12,7 @@ import { createGatewayAuth } from '../../services/gateway/auth/tokens';
 import { createHttpApp, type HttpDeps } from '../../services/gateway/http/app';
 import { buildOpenApiDocument } from '../../services/gateway/http/openapi/build-document';
 import { OpenApiCheck } from '../harness/openapi-check';
+import { buildWeb } from '../../web/build';
 import { openSse, readUntil, type SseEvent } from '../harness/sse-client';
 import { startTestStack, type TestStack } from '../harness/stack-fixture';
 import { chatStart, connectRpc, rpcId } from '../harness/ws-rpc-client';
@@ -196,6 +197,22 @@ describe('a stack with tokens', () => {
       expect(again.status).toBe(304);
     }
     expect(String((await call(base, 'GET', '/api/docs/strand-docs.js', { token: null })).body)).toContain('validatorUrl: null');
+  });
+
+  test('the chat page at / and its script and stylesheet load without a token, under a CSP that allows this origin only', async () => {
+    await buildWeb();
+    const page = await call(base, 'GET', '/', { token: null });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect((await call(base, 'GET', '/', { token: null, headers: { 'If-None-Match': page.headers.get('etag')! } })).status).toBe(304);
+    const assets = [...(page.body as string).matchAll(/(?:src|href)="(\/web\/[^"]+)"/g)].map((m) => m[1]!);
+    expect(assets.map((a) => a.split('.').pop()).sort()).toEqual(['css', 'js']);
+    for (const asset of assets) {
+      const res = await call(base, 'GET', asset, { token: null });
+      expect(res.status).toBe(200);
+      expect((await call(base, 'GET', asset, { token: null, headers: { 'If-None-Match': res.headers.get('etag')! } })).status).toBe(304);
+    }
+    expect((await call(base, 'GET', '/web/manifest.json', { token: null })).status).toBe(404);
   });
 
   test('sessions: create, list, describe, messages, sums, fork, resume, transcripts, delete', async () => {

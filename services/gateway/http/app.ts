@@ -20,6 +20,7 @@ import { settingsRoutes } from './settings-routes';
 import { sessionsRoutes, type SessionsDeps } from './sessions-routes';
 import { agentRoutes } from './agent-routes';
 import { rpcHttpRoutes } from '../ws/http-routes';
+import { webRoutes } from './web-route';
 
 export type HttpDeps = SessionsDeps &
   EventsDeps &
@@ -43,6 +44,7 @@ export function createHttpApp(deps: HttpDeps): OpenAPIHono {
   const built: { document?: OpenApiDocument } = {};
   // The API document and its viewer: public and static, so mounted before auth and rate limiting.
   app.route('/', openapiRoutes({ ...(deps.publicUrl !== undefined ? { publicUrl: deps.publicUrl } : {}), document: () => built.document! }));
+  app.route('/', webRoutes()); // the chat page (docs/web.md): public and static too
   app.use(
     '/api/*',
     bodyLimit({

@@ -91,8 +91,8 @@ export const OPENAPI_STRUCTURE = {
     jsonSchemaDialect: { type: 'string', pattern: '^https?://' },
     tags: { type: 'array', items: { type: 'object', required: ['name'], properties: { name: text, description: text }, additionalProperties: false } },
     security: { type: 'array', items: securityRequirement },
-    // Paths start with a slash; every segment is a literal or a whole `{name}` template.
-    paths: { type: 'object', propertyNames: { pattern: '^(/([A-Za-z0-9._-]+|\\{[A-Za-z0-9_]+\\}))+$' }, additionalProperties: { $ref: '#/$defs/pathItem' } },
+    // Paths start with a slash (`/` alone is the chat page); every segment is a literal or a whole `{name}` template.
+    paths: { type: 'object', propertyNames: { pattern: '^(/|(/([A-Za-z0-9._-]+|\\{[A-Za-z0-9_]+\\}))+)$' }, additionalProperties: { $ref: '#/$defs/pathItem' } },
     components: {
       type: 'object',
       properties: {

@@ -1,0 +1,238 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { eventually, pageErrors, startBrowser, type TestBrowser, type WatchedPage } from '../harness/browser';
+import { http, startTestStack, type TestStack } from '../harness/stack-fixture';
+
+/**
+ * strand's chat page in real Chromium against a real stack (docs/web.md): a session made from the
+ * page, a prompt in markdown answered with highlighted code, a whole turn with an approval (the diff
+ * shown first, the file changed after), a rejection with a reason the model reads, Stop, a gateway
+ * restarted mid-answer (the page resumes from its cursor and shows exactly the stored answer), and
+ * two tabs plus a plain HTTP client on one session. Every page must reach its own origin only, and
+ * its CSP must block nothing. Outcomes are read through roles, names and text.
+ */
+jest.setTimeout(120_000);
+
+const SCRIPTS: Record<string, unknown[]> = {
+  'web-edit': [
+    [{ type: 'thinking', text: 'The note says world; the person wants strand.' }, { type: 'text', text: 'I will edit the note.' }, { type: 'tool_call', name: 'edit_file', args: { path: 'notes.txt', old: 'world', new: 'strand' } }],
+    [{ type: 'text', text: 'Done: {{tool_result_first_line}}' }],
+  ],
+  'web-delete': [[{ type: 'tool_call', name: 'delete_file', args: { path: 'keep.txt' } }], [{ type: 'text', text: 'Understood, I left it.' }]],
+};
+
+let stack: TestStack;
+let browser: TestBrowser;
+let scripts: string;
+let workspace: string;
+const pages: WatchedPage[] = [];
+/** Set by a test that stops the gateway on purpose: the page logs the failed requests. */
+let gatewayDropped = false;
+
+beforeAll(async () => {
+  scripts = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-web-scripts-'));
+  for (const [name, steps] of Object.entries(SCRIPTS)) fs.writeFileSync(path.join(scripts, `${name}.json`), JSON.stringify({ steps }));
+  [stack, browser] = await Promise.all([startTestStack({ STRAND_SCRIPTS_DIR: scripts, STRAND_SCRIPTED_DELTA_DELAY_MS: '5' }), startBrowser()]);
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.teardown();
+  fs.rmSync(scripts, { recursive: true, force: true });
+}, 60_000);
+
+beforeEach(() => {
+  workspace = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'strand-web-project-')));
+  gatewayDropped = false;
+});
+
+afterEach(async () => {
+  const origin = stack.urls.gateway;
+  for (const p of pages.splice(0)) {
+    expect(p.requests.filter((u) => !u.startsWith(`${origin}/`) && !u.startsWith('data:') && !u.startsWith('blob:'))).toEqual([]);
+    expect(pageErrors(p, gatewayDropped)).toEqual([]);
+    await p.page.close();
+  }
+  fs.rmSync(workspace, { recursive: true, force: true });
+});
+
+async function open(hash = '', context?: Parameters<TestBrowser['open']>[1]): Promise<Page> {
+  const watched = await browser.open(`${stack.urls.gateway}/${hash}`, context);
+  pages.push(watched);
+  return watched.page;
+}
+
+async function newSession(model?: string): Promise<string> {
+  const res = await http(stack.urls.gateway, 'POST', '/api/sessions', { project_path: workspace, ...(model ? { model } : {}) });
+  expect(res.status).toBe(201);
+  return res.body.session_id;
+}
+
+async function stored(sessionId: string): Promise<any[]> {
+  return (await http(stack.urls.gateway, 'GET', `/api/sessions/${sessionId}/messages`)).body.messages.map((m: any) => m.message).filter(Boolean);
+}
+
+const lastAnswer = async (sessionId: string) => {
+  const last = (await stored(sessionId)).filter((m) => m.role === 'assistant').at(-1);
+  return { text: last.content.filter((b: any) => b.type === 'text').map((b: any) => b.text).join(''), stop: last.stop_reason as string };
+};
+
+const send = async (page: Page, text: string) => {
+  await page.getByRole('textbox', { name: 'Message' }).fill(text);
+  await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+};
+
+const answers = (page: Page) => page.getByRole('article', { name: 'Answer' });
+const turnEnds = (page: Page) => page.locator('.turn-end');
+
+test('a session made on the page; Enter sends, Shift-Enter breaks the line; the answer is markdown with highlighted code', async () => {
+  const page = await open();
+  const csp = (await http(stack.urls.gateway, 'GET', '/')).headers.get('content-security-policy')!;
+  expect(csp).toContain("default-src 'none'");
+  expect(csp).toContain("script-src 'self'");
+  expect(csp).toContain("connect-src 'self'");
+  expect(csp).not.toContain('unsafe-inline');
+
+  await page.getByRole('textbox', { name: 'Project folder' }).fill(workspace);
+  await page.getByRole('button', { name: 'New session' }).click();
+  await page.getByRole('heading', { level: 2, name: workspace }).waitFor();
+  await page.getByRole('status', { name: 'Connection' }).filter({ hasText: 'live' }).waitFor();
+
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill('Show me **code**:');
+  await box.press('Shift+Enter');
+  await box.pressSequentially('```ts');
+  await box.press('Shift+Enter');
+  await box.pressSequentially('const answer: number = 42;');
+  await box.press('Shift+Enter');
+  await box.pressSequentially('```');
+  expect(await box.inputValue()).toBe('Show me **code**:\n```ts\nconst answer: number = 42;\n```');
+  await box.press('Enter');
+
+  await turnEnds(page).filter({ hasText: 'done' }).waitFor();
+  expect(await box.inputValue()).toBe('');
+  const answer = answers(page).last();
+  expect(await answer.locator('strong').textContent()).toBe('code');
+  expect(await answer.locator('pre code').textContent()).toBe('const answer: number = 42;');
+  expect(await answer.locator('pre code .hljs-keyword').first().textContent()).toBe('const');
+  expect(await page.getByRole('article', { name: 'Prompt' }).textContent()).toContain('Show me **code**:');
+  await browser.screenshot(page, 'markdown-answer');
+});
+
+test('a whole turn with an approval: the diff before, Approve, the file changed, the answer and the changed file listed', async () => {
+  fs.writeFileSync(path.join(workspace, 'notes.txt'), 'hello world\n');
+  const sid = await newSession('scripted/web-edit');
+  const page = await open(`#session=${sid}`);
+  await page.getByRole('status', { name: 'Connection' }).filter({ hasText: 'live' }).waitFor();
+  await send(page, 'Please say strand in the note');
+
+  const approve = page.getByRole('button', { name: 'Approve', exact: true });
+  await approve.waitFor();
+  const tool = page.getByRole('article', { name: 'Tool edit_file' });
+  expect(await tool.getByLabel('Change').textContent()).toBe('- world+ strand');
+  expect(await tool.getByLabel('Tool status').textContent()).toBe('waiting for approval');
+  expect(await page.getByRole('button', { name: 'Always' }).count()).toBe(1);
+  expect(await page.getByRole('button', { name: 'Reject' }).count()).toBe(1);
+  expect(fs.readFileSync(path.join(workspace, 'notes.txt'), 'utf8')).toBe('hello world\n');
+  await browser.screenshot(page, 'approval');
+
+  await approve.click();
+  await turnEnds(page).filter({ hasText: 'done' }).waitFor();
+  expect(fs.readFileSync(path.join(workspace, 'notes.txt'), 'utf8')).toBe('hello strand\n');
+  expect(await tool.getByLabel('Tool status').textContent()).toBe('done');
+  expect(await page.getByRole('button', { name: 'Approve', exact: true }).count()).toBe(0);
+  expect(await answers(page).last().textContent()).toContain('Done:');
+  expect(await page.getByRole('list', { name: 'Files changed' }).textContent()).toContain('notes.txt');
+  // The thinking is there, folded.
+  const thinking = page.locator('details.thinking');
+  expect(await thinking.getAttribute('open')).toBeNull();
+  await thinking.locator('summary').click();
+  expect(await thinking.textContent()).toContain('The note says world');
+  await browser.screenshot(page, 'turn-done');
+});
+
+test('a rejection with a reason: the tool is not run and the model reads the reason', async () => {
+  fs.writeFileSync(path.join(workspace, 'keep.txt'), 'precious\n');
+  const sid = await newSession('scripted/web-delete');
+  const page = await open(`#session=${sid}`);
+  await send(page, 'Delete keep.txt');
+  await page.getByRole('button', { name: 'Reject' }).waitFor();
+  await page.getByRole('textbox', { name: 'Reason' }).fill('that file stays');
+  await page.getByRole('button', { name: 'Reject' }).click();
+
+  await turnEnds(page).filter({ hasText: 'done' }).waitFor();
+  expect(fs.existsSync(path.join(workspace, 'keep.txt'))).toBe(true);
+  const tool = page.getByRole('article', { name: 'Tool delete_file' });
+  expect(await tool.getByLabel('Tool status').textContent()).toBe('rejected');
+  expect(await tool.textContent()).toContain('that file stays');
+  expect((await answers(page).last().textContent())!.trim()).toBe('Understood, I left it.');
+  const result = (await stored(sid)).find((m) => m.role === 'function_result');
+  expect(JSON.stringify(result.content)).toContain('that file stays');
+});
+
+test('Esc stops the running turn: the page shows exactly the stored partial answer', async () => {
+  const sid = await newSession('scripted/slow');
+  const page = await open(`#session=${sid}`);
+  await send(page, 'a long answer please');
+  await answers(page).filter({ hasText: 'slowly on purpose' }).waitFor();
+  expect(await page.getByRole('button', { name: 'Stop' }).isEnabled()).toBe(true);
+  await page.keyboard.press('Escape');
+  await turnEnds(page).filter({ hasText: 'turn stopped' }).waitFor();
+  await eventually(() => page.getByRole('button', { name: 'Stop' }).isDisabled(), (d) => d, 'Stop disabled once idle');
+  const last = await lastAnswer(sid);
+  expect(last.stop).toBe('aborted');
+  expect(last.text).not.toContain('and that is the end.');
+  expect((await answers(page).last().locator('.markdown').textContent())!.trim()).toBe(last.text.trim());
+});
+
+test('the gateway killed and restarted mid-answer: the page reconnects by itself and shows the answer once, exactly', async () => {
+  const sid = await newSession('scripted/slow');
+  const page = await open(`#session=${sid}`);
+  await page.getByRole('status', { name: 'Connection' }).filter({ hasText: 'live' }).waitFor();
+  await send(page, 'survive a restart');
+  await answers(page).filter({ hasText: 'slowly on purpose' }).waitFor();
+  gatewayDropped = true;
+  await stack.process('gateway').kill();
+  await page.getByRole('status', { name: 'Connection' }).filter({ hasText: 'reconnecting' }).waitFor();
+  await browser.screenshot(page, 'reconnecting');
+  await stack.restart('gateway');
+  await turnEnds(page).filter({ hasText: 'done' }).waitFor({ timeout: 90_000 });
+  await page.getByRole('status', { name: 'Connection' }).filter({ hasText: 'live' }).waitFor();
+  const last = await lastAnswer(sid);
+  expect(last.text).toMatch(/^Here is a long answer\. .*and that is the end\.$/s);
+  expect(await answers(page).count()).toBe(1);
+  expect((await answers(page).locator('.markdown').textContent())!.trim()).toBe(last.text);
+});
+
+test('two tabs and a plain HTTP client on one session stay in step: a prompt, an approval and the answer show everywhere', async () => {
+  fs.writeFileSync(path.join(workspace, 'notes.txt'), 'hello world\n');
+  const sid = await newSession('scripted/web-edit');
+  const context = await browser.context();
+  const first = await open(`#session=${sid}`, context);
+  const second = await open(`#session=${sid}`, context);
+  for (const p of [first, second]) await p.getByRole('status', { name: 'Connection' }).filter({ hasText: 'live' }).waitFor();
+
+  await send(first, 'from the first tab');
+  // The second tab shows the prompt it did not send (read from the store) and the approval.
+  await second.getByRole('article', { name: 'Prompt' }).filter({ hasText: 'from the first tab' }).waitFor();
+  await second.getByRole('button', { name: 'Approve', exact: true }).click();
+  for (const p of [first, second]) await turnEnds(p).filter({ hasText: 'done' }).waitFor();
+  expect(await first.getByRole('article', { name: 'Tool edit_file' }).getByLabel('Tool status').textContent()).toBe('done');
+  await browser.screenshot(second, 'second-tab');
+
+  // A client of the HTTP API drives the session: both tabs show its turn.
+  await http(stack.urls.gateway, 'POST', `/api/sessions/${sid}/model`, { provider: 'scripted', model_id: 'echo' });
+  const prompt = await http(stack.urls.gateway, 'POST', `/api/sessions/${sid}/prompt`, { text: 'from curl' });
+  expect(prompt.status).toBe(202);
+  for (const p of [first, second]) {
+    await p.getByRole('article', { name: 'Prompt' }).filter({ hasText: 'from curl' }).waitFor();
+    await answers(p).filter({ hasText: 'You said: from curl' }).waitFor();
+    await eventually(() => turnEnds(p).filter({ hasText: 'done' }).count(), (n) => n === 2, 'two finished turns');
+    // The model picker follows the change made elsewhere.
+    await eventually(() => p.getByRole('combobox', { name: 'Model' }).inputValue(), (v) => v === 'scripted/echo', 'the model shown');
+  }
+  const texts = async (p: Page) => (await answers(p).allTextContents()).map((t) => t.trim());
+  expect(await texts(first)).toEqual(await texts(second));
+});

@@ -1,0 +1,129 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { build, type Metafile } from 'esbuild';
+
+/**
+ * Builds the chat page (web/src) into dist/web with esbuild: one script and one stylesheet, named by
+ * their content hash, and manifest.json naming them. The gateway serves that folder at `/`
+ * (services/gateway/http/web-route.ts). `npm start` and `npm test` run this through their install
+ * step (infra/ensure-deps.sh); it does nothing when no input changed since the last build.
+ *
+ * usage: npx tsx web/build.ts [--force]
+ */
+const root = path.resolve(__dirname, '..');
+export const WEB_SOURCE = path.join(root, 'web', 'src', 'main.tsx');
+export const WEB_OUT_DIR = path.join(root, 'dist', 'web');
+
+/** What a build wrote: file names (relative to the output folder) and their sizes. */
+export interface WebManifest {
+  script: string;
+  style: string;
+  /** Bytes of each output file, and of the two gzipped: what docs/web.md quotes. */
+  sizes: Record<string, number>;
+  gzip: { script: number; style: number };
+  /** Every input file with its modification time: a build with the same inputs is skipped. */
+  inputs: Record<string, number>;
+}
+
+const MANIFEST = 'manifest.json';
+
+function readManifest(outDir: string): WebManifest | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(outDir, MANIFEST), 'utf8')) as WebManifest;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the last build's inputs are all unchanged (and its outputs still there). */
+function upToDate(outDir: string, manifest: WebManifest | undefined): boolean {
+  if (!manifest || !fs.existsSync(path.join(outDir, manifest.script)) || !fs.existsSync(path.join(outDir, manifest.style))) return false;
+  // A new file under web/src is an input the last build did not know of.
+  const newest = newestIn(path.join(root, 'web', 'src'));
+  if (newest > Math.max(0, ...Object.values(manifest.inputs))) return false;
+  return Object.entries(manifest.inputs).every(([file, mtime]) => {
+    try {
+      return fs.statSync(path.join(root, file)).mtimeMs === mtime;
+    } catch {
+      return false;
+    }
+  });
+}
+
+function newestIn(dir: string): number {
+  let newest = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestIn(full) : fs.statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+const gzipSize = (file: string) => zlib.gzipSync(fs.readFileSync(file)).length;
+
+/**
+ * Builds the bundle unless it is up to date; returns its manifest. The files are written to a fresh
+ * folder that then replaces the old one, so a gateway (or a second build) never reads half a build.
+ */
+export async function buildWeb(opts: { outDir?: string; force?: boolean } = {}): Promise<WebManifest> {
+  const outDir = opts.outDir ?? WEB_OUT_DIR;
+  const previous = readManifest(outDir);
+  if (!opts.force && upToDate(outDir, previous)) return previous!;
+  const staging = `${outDir}.tmp-${process.pid}-${Date.now()}`;
+  fs.mkdirSync(staging, { recursive: true });
+  try {
+    const result = await build({
+      absWorkingDir: root,
+      entryPoints: { app: WEB_SOURCE },
+      bundle: true,
+      minify: true,
+      sourcemap: false,
+      format: 'iife',
+      target: ['chrome110', 'firefox115', 'safari16'],
+      jsx: 'automatic',
+      jsxImportSource: 'preact',
+      entryNames: '[name]-[hash]',
+      outdir: staging,
+      metafile: true,
+      legalComments: 'none',
+      logLevel: 'warning',
+      tsconfig: path.join(root, 'web', 'tsconfig.json'),
+      define: { 'process.env.NODE_ENV': '"production"' },
+    });
+    const manifest = manifestOf(result.metafile, staging);
+    fs.writeFileSync(path.join(staging, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
+    const old = `${outDir}.old-${process.pid}-${Date.now()}`;
+    if (fs.existsSync(outDir)) fs.renameSync(outDir, old);
+    fs.renameSync(staging, outDir);
+    fs.rmSync(old, { recursive: true, force: true });
+    return manifest;
+  } finally {
+    fs.rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+function manifestOf(metafile: Metafile, dir: string): WebManifest {
+  const outputs = Object.keys(metafile.outputs).map((o) => path.basename(o));
+  const script = outputs.find((o) => o.endsWith('.js'));
+  const style = outputs.find((o) => o.endsWith('.css'));
+  if (!script || !style) throw new Error(`the web build wrote ${outputs.join(', ')}: expected one .js and one .css`);
+  const inputs: Record<string, number> = {};
+  for (const input of Object.keys(metafile.inputs)) inputs[input] = fs.statSync(path.join(root, input)).mtimeMs;
+  const sizes = Object.fromEntries(outputs.map((o) => [o, fs.statSync(path.join(dir, o)).size]));
+  return { script, style, sizes, gzip: { script: gzipSize(path.join(dir, script)), style: gzipSize(path.join(dir, style)) }, inputs };
+}
+
+if (require.main === module) {
+  const started = Date.now();
+  buildWeb({ force: process.argv.includes('--force') }).then(
+    (m) => {
+      const kb = (n: number) => `${(n / 1024).toFixed(1)} kB`;
+      console.error(`[web] ${m.script} ${kb(m.sizes[m.script]!)} (gzip ${kb(m.gzip.script)}), ${m.style} ${kb(m.sizes[m.style]!)} (gzip ${kb(m.gzip.style)}) in ${Date.now() - started} ms`);
+    },
+    (err: unknown) => {
+      console.error(`[web] build FAILED: ${err instanceof Error ? err.message : String(err)}`);
+      process.exit(1);
+    },
+  );
+}

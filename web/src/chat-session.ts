@@ -1,0 +1,222 @@
+import type { HttpEventData } from '../../contracts/http-events';
+import { ChatView } from '../../services/chat/chat-view';
+import { blocksOfHistory } from '../../services/chat/stored-history';
+import { api, type SessionStats, type SessionView } from './api';
+import { followEvents, type ConnectionState } from './event-follower';
+
+/** A file a turn wrote, edited or deleted (`file.changed`). */
+export interface FileChange {
+  path: string;
+  operation: 'write' | 'edit' | 'delete';
+}
+
+/**
+ * One open session of the page: its conversation (the view model `strand chat` uses, services/chat/
+ * chat-view.ts, fed by the followed event stream), the facts events do not carry (model, totals,
+ * pending approvals: re-read on reconnection and at each turn's end), and what the buttons do. No
+ * drawing here: components subscribe and draw.
+ *
+ * Opening follows the stream first and buffers it; once the stream is live the stored conversation is
+ * read (a turn still running is left to its replayed events), then the buffer is applied. So a turn that
+ * ran while no page was open shows, and nothing shows twice.
+ */
+export class ChatSession {
+  readonly view = new ChatView();
+  session: SessionView | undefined;
+  stats: SessionStats | undefined;
+  connection: ConnectionState = { kind: 'connecting' };
+  /** Set when the stream cannot be followed at all. */
+  fatal: string | undefined;
+  /** Files each turn changed, by turn id. */
+  readonly files = new Map<string, FileChange[]>();
+  /** Last problem of an action (a refused prompt, an approval that did not go through). */
+  problem: string | undefined;
+  private readonly listeners = new Set<() => void>();
+  private readonly fetchingPrompts = new Set<string>();
+  private readonly stream: { close(): void };
+  private buffered: HttpEventData[] | undefined = [];
+  private loaded = false;
+  private notifyTimer: ReturnType<typeof setTimeout> | undefined;
+  private eventTurn: string | undefined;
+
+  constructor(readonly id: string) {
+    this.stream = followEvents(id, {
+      onEvent: (_seq, data) => this.apply(data),
+      onState: (state) => {
+        this.connection = state;
+        if (state.kind === 'live') {
+          if (!this.loaded) {
+            this.loaded = true;
+            void this.loadHistory();
+          } else void this.refresh();
+        }
+        this.changed();
+      },
+      onFatal: (status, message) => {
+        this.fatal = status === 404 ? 'this session does not exist (or is not yours)' : `the event stream answered ${status}: ${message}`;
+        this.changed();
+      },
+    });
+  }
+
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Listeners run at most every few milliseconds: a fast stream of deltas draws once per batch. */
+  changed(): void {
+    if (this.notifyTimer !== undefined) return;
+    this.notifyTimer = setTimeout(() => {
+      this.notifyTimer = undefined;
+      for (const l of this.listeners) l();
+    }, 16);
+  }
+
+  close(): void {
+    this.stream.close();
+    clearTimeout(this.notifyTimer);
+    this.listeners.clear();
+  }
+
+  /** A turn is running (or about to: the phase says so before its first event). */
+  get running(): boolean {
+    return this.view.turn !== undefined || this.view.phase !== 'idle';
+  }
+
+  private apply(data: HttpEventData): void {
+    if (this.buffered) return void this.buffered.push(data);
+    // HTTP's file.changed names no turn: a session runs one turn at a time, the one of the last event that named one.
+    if ('turn_id' in data) this.eventTurn = data.turn_id;
+    const turn = this.view.turn ?? this.eventTurn;
+    if (data.type === 'file.changed' && turn) {
+      const list = this.files.get(turn) ?? [];
+      if (!list.some((f) => f.path === data.path && f.operation === data.operation)) list.push({ path: data.path, operation: data.operation });
+      this.files.set(turn, list);
+    }
+    this.view.apply(data);
+    if (data.type === 'turn.finished') void this.refresh();
+    if (data.type === 'agent.state' && data.state === 'waiting_approval') void this.readApprovals();
+    if (data.type === 'tool.call' && data.requires_approval) void this.readApprovals();
+    for (const turn of this.view.unknownPrompts) this.fetchPrompt(turn);
+    this.changed();
+  }
+
+  private async loadHistory(): Promise<void> {
+    try {
+      const session = await api.session(this.id);
+      this.session = session;
+      const items = await api.messages(this.id);
+      const live = session.active_turn ?? undefined;
+      this.view.addHistory(blocksOfHistory(items, live), live);
+    } catch (err) {
+      this.view.notice('error', `could not read the conversation: ${(err as Error).message}`);
+    }
+    const buffered = this.buffered ?? [];
+    this.buffered = undefined;
+    for (const data of buffered) this.apply(data);
+    await this.refresh();
+  }
+
+  /** Re-reads what events do not carry: the session's model and thinking level, totals, approvals. */
+  async refresh(): Promise<void> {
+    try {
+      const [session, stats, approvals] = await Promise.all([api.session(this.id), api.stats(this.id), api.approvals(this.id)]);
+      this.session = session;
+      this.stats = stats;
+      this.view.statsRead();
+      this.view.setApprovals(approvals);
+    } catch {
+      // What is shown stays; the next event or reconnection reads again.
+    }
+    this.changed();
+  }
+
+  private async readApprovals(): Promise<void> {
+    try {
+      this.view.setApprovals(await api.approvals(this.id));
+      this.changed();
+    } catch {
+      // The next state change reads them again.
+    }
+  }
+
+  /** The prompt of a turn started elsewhere (another tab, Emacs, the terminal), read once it is stored. */
+  private fetchPrompt(turn: string, attempt = 1): void {
+    if (this.fetchingPrompts.has(turn)) return;
+    this.fetchingPrompts.add(turn);
+    const retry = () => {
+      if (attempt >= 10) return;
+      setTimeout(() => {
+        this.fetchingPrompts.delete(turn);
+        if (this.view.unknownPrompts.has(turn)) this.fetchPrompt(turn, attempt + 1);
+      }, 500 * attempt);
+    };
+    void api.promptOf(this.id, turn).then((text) => {
+      if (text === undefined) return retry();
+      this.view.promptText(turn, text);
+      this.changed();
+    }, retry);
+  }
+
+  /** Runs an action; a failure is shown, not thrown (a click handler has nowhere to throw to). */
+  private async attempt(what: string, action: () => Promise<unknown>): Promise<boolean> {
+    this.problem = undefined;
+    try {
+      await action();
+      return true;
+    } catch (err) {
+      this.problem = `${what}: ${(err as Error).message}`;
+      this.changed();
+      return false;
+    }
+  }
+
+  /** A prompt; while a turn runs it waits as a follow-up. */
+  send(text: string): Promise<boolean> {
+    const running = this.running;
+    return this.attempt('the prompt was not sent', async () => {
+      const accepted = await api.prompt(this.id, text, crypto.randomUUID());
+      this.view.prompted(accepted.turn_id, text, accepted.queued || (running && this.view.turn !== accepted.turn_id));
+      this.changed();
+    });
+  }
+
+  /** Text the running turn's next model step reads (calls still waiting for approval are skipped). */
+  steer(text: string): Promise<boolean> {
+    return this.attempt('the steering message was not sent', () => api.steer(this.id, text));
+  }
+
+  stop(): Promise<boolean> {
+    return this.attempt('the turn was not stopped', () => api.interrupt(this.id));
+  }
+
+  approve(toolCallId: string, always: boolean): Promise<boolean> {
+    this.view.dropApproval(toolCallId);
+    this.changed();
+    return this.attempt('the approval was not sent', () => api.approve(this.id, toolCallId, always));
+  }
+
+  reject(toolCallId: string, reason: string): Promise<boolean> {
+    this.view.dropApproval(toolCallId);
+    this.changed();
+    return this.attempt('the rejection was not sent', () => api.reject(this.id, toolCallId, reason.trim()));
+  }
+
+  setModel(model: string): Promise<boolean> {
+    const slash = model.indexOf('/');
+    return this.attempt('the model was not changed', async () => {
+      if (slash <= 0) throw new Error(`name the model as <provider>/<model> ("${model}")`);
+      const changed = await api.setModel(this.id, model.slice(0, slash), model.slice(slash + 1));
+      if (changed.notice) this.view.notice('info', changed.notice);
+      await this.refresh();
+    });
+  }
+
+  setThinking(level: string): Promise<boolean> {
+    return this.attempt('the thinking level was not changed', async () => {
+      await api.setThinking(this.id, level);
+      await this.refresh();
+    });
+  }
+}

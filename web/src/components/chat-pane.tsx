@@ -1,0 +1,81 @@
+import { useEffect } from 'preact/hooks';
+import type { ChatSession } from '../chat-session';
+import { useChat } from '../use-chat';
+import { ApprovalControls } from './approval';
+import { Diff } from './diff';
+import { Composer } from './composer';
+import { Conversation } from './conversation';
+import { SessionBar } from './session-bar';
+import { StatusBar } from './status-bar';
+import { toolTitle } from '../../../services/chat/tool-display';
+
+/**
+ * One open session: its header (title, connection, transcript), the conversation, approvals the
+ * conversation has no row for, queued follow-ups, the message box, and the footer (model, thinking,
+ * totals). Esc anywhere on the page stops the running turn.
+ */
+export function ChatPane({ chat, onSessionsChanged }: { chat: ChatSession; onSessionsChanged: () => Promise<void> }) {
+  useChat(chat);
+  const view = chat.view;
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape' && chat.running && !e.defaultPrevented) {
+        e.preventDefault();
+        void chat.stop();
+      }
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [chat]);
+
+  // A finished turn may have renamed the session or changed its counts.
+  const turn = view.turn;
+  useEffect(() => {
+    if (turn === undefined) void onSessionsChanged();
+  }, [turn, onSessionsChanged]);
+
+  const shownCalls = new Set(view.blocks.flatMap((b) => (b.kind === 'tool' ? [b.callId] : [])));
+  const orphanApprovals = view.approvals.filter((a) => !shownCalls.has(a.tool_call_id));
+
+  return (
+    <div class="chat">
+      <SessionBar chat={chat} />
+      {chat.fatal ? (
+        <p class="problem" role="alert">
+          {chat.fatal}
+        </p>
+      ) : (
+        <Conversation chat={chat} />
+      )}
+      {orphanApprovals.length > 0 && (
+        <section class="approvals" aria-label="Waiting for approval">
+          {orphanApprovals.map((a) => (
+            <div class="approval-row" key={a.tool_call_id}>
+              <span class="tool-title">{toolTitle(a.tool, a.params)}</span>
+              <Diff tool={a.tool} params={a.params} />
+              <ApprovalControls chat={chat} toolCallId={a.tool_call_id} />
+            </div>
+          ))}
+        </section>
+      )}
+      {view.queued.length > 0 && (
+        <section class="queued" aria-label="Queued follow-ups">
+          <h3>Queued</h3>
+          <ol>
+            {view.queued.map((q) => (
+              <li key={q.turn}>{q.text}</li>
+            ))}
+          </ol>
+        </section>
+      )}
+      {chat.problem && (
+        <p class="problem" role="alert">
+          {chat.problem}
+        </p>
+      )}
+      <Composer chat={chat} />
+      <StatusBar chat={chat} />
+    </div>
+  );
+}

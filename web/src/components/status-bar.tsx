@@ -1,0 +1,74 @@
+import { useEffect, useState } from 'preact/hooks';
+import catalog from '../../../contracts/model-catalog.json';
+import { api } from '../api';
+import type { ChatSession } from '../chat-session';
+
+const THINKING_LEVELS = ['off', 'minimal', 'low', 'medium', 'high', 'xhigh'];
+
+/** Providers this gateway can run (`GET /v1/status`), read once per page. */
+let usable: Promise<string[]> | undefined;
+const usableProviders = () =>
+  (usable ??= api.status().then(
+    (s) => s.provider_auth ?? [],
+    () => {
+      usable = undefined;
+      return [];
+    },
+  ));
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+/**
+ * The footer: the model (any `<provider>/<model>`, the catalog's models of the usable providers
+ * offered), the thinking level, and the session's totals — tokens, cost, and how full the context
+ * window was at the last step.
+ */
+export function StatusBar({ chat }: { chat: ChatSession }) {
+  const [providers, setProviders] = useState<string[]>([]);
+  const [model, setModel] = useState('');
+  useEffect(() => {
+    void usableProviders().then(setProviders);
+  }, []);
+  const current = chat.session?.model ?? chat.stats?.model ?? '';
+  useEffect(() => setModel(current), [current]);
+
+  const offered = catalog.models.filter((m) => providers.includes(m.provider)).map((m) => `${m.provider}/${m.id}`);
+  const stats = chat.stats;
+  const extra = chat.view.usageSinceStats;
+  const input = (stats?.usage.input ?? 0) + extra.input;
+  const output = (stats?.usage.output ?? 0) + extra.output;
+  const cost = (stats?.usage.cost_usd ?? 0) + extra.cost;
+  return (
+    <footer class="status-bar">
+      <form
+        class="picker"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (model && model !== current) void chat.setModel(model);
+        }}
+      >
+        <label for="model">Model</label>
+        <input id="model" list="models" value={model} spellcheck={false} onInput={(e) => setModel(e.currentTarget.value)} onChange={(e) => e.currentTarget.value !== current && void chat.setModel(e.currentTarget.value)} />
+        <datalist id="models">
+          {offered.map((m) => (
+            <option key={m} value={m} />
+          ))}
+        </datalist>
+      </form>
+      <span class="picker">
+        <label for="thinking">Thinking</label>
+        <select id="thinking" value={chat.session?.thinking_level ?? 'off'} onChange={(e) => void chat.setThinking(e.currentTarget.value)}>
+          {THINKING_LEVELS.map((l) => (
+            <option key={l} value={l}>
+              {l}
+            </option>
+          ))}
+        </select>
+      </span>
+      <span class="stats" aria-label="Usage">
+        {count(input)} in · {count(output)} out · ${cost.toFixed(4)}
+        {stats && stats.context.window > 0 && ` · context ${Math.round(stats.context.share * 100)}% of ${count(stats.context.window)}`}
+      </span>
+    </footer>
+  );
+}

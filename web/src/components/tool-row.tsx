@@ -1,0 +1,37 @@
+import type { ChatBlock } from '../../../services/chat/chat-blocks';
+import { tail, toolTitle } from '../../../services/chat/tool-display';
+import type { ChatSession } from '../chat-session';
+import { ApprovalControls } from './approval';
+import { Diff } from './diff';
+
+type ToolBlock = Extract<ChatBlock, { kind: 'tool' }>;
+
+const STATUS: Record<string, string> = { success: 'done', error: 'failed', rejected: 'rejected' };
+
+/**
+ * One tool call as a row that changes in place: asked (with its approval controls when it waits for
+ * a person), running with its streamed output, then its result. Edits show their diff.
+ */
+export function ToolRow({ block, chat, waiting }: { block: ToolBlock; chat: ChatSession; waiting: boolean }) {
+  const status = block.outcome ? STATUS[block.outcome]! : waiting ? 'waiting for approval' : block.output ? 'running' : chat.running ? 'running' : 'not run';
+  const title = toolTitle(block.tool, block.params);
+  const output = block.result ?? block.output;
+  return (
+    <article class={`tool ${block.outcome ?? (waiting ? 'waiting' : 'running')}`} aria-label={`Tool ${block.tool}`}>
+      <header>
+        <span class="tool-title">{title}</span>
+        <span class="tool-status" aria-label="Tool status">
+          {status}
+        </span>
+      </header>
+      <Diff tool={block.tool} params={block.params} />
+      {waiting && <ApprovalControls chat={chat} toolCallId={block.callId} />}
+      {output && (
+        <details class="tool-output" open={!block.outcome || block.outcome !== 'success'}>
+          <summary>{block.result !== undefined ? 'result' : 'output'}</summary>
+          <pre>{block.outcome ? output : tail(output, 30).join('\n')}</pre>
+        </details>
+      )}
+    </article>
+  );
+}
