@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { sessionInAddress } from '../address';
-import { api, whenUnauthorized, type SessionView } from '../api';
+import { api, whenUnauthorized, type ApiError, type SessionView } from '../api';
 import { ChatSession } from '../chat-session';
 import { tokenStore } from '../token';
 import { ChatPane } from './chat-pane';
@@ -30,7 +30,8 @@ export function App() {
       setSessions(await api.sessions());
       setListProblem(undefined);
     } catch (err) {
-      setListProblem((err as Error).message);
+      // A 401 is the token prompt's to say.
+      setListProblem((err as ApiError).status === 401 ? undefined : (err as Error).message);
     }
   }, []);
 

@@ -22,7 +22,9 @@ export function TokenPrompt({ refused, onToken }: { refused: boolean; onToken: (
         )}
         <label for="token">Access token</label>
         <input id="token" type="password" autocomplete="off" value={token} onInput={(e) => setToken(e.currentTarget.value)} autofocus />
-        <button type="submit">Sign in</button>
+        <button type="submit" class="primary">
+          Sign in
+        </button>
       </form>
     </div>
   );
