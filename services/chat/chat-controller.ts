@@ -177,6 +177,16 @@ export class ChatController {
     });
   }
 
+  /** Ctrl-S: the typed text steers the running turn (its next model step reads it) instead of waiting. */
+  steer(text: string): void {
+    const id = this.sessionId;
+    if (!id || !text.trim()) return;
+    if (this.view.turn === undefined) return void this.submit(text);
+    this.history.add(text);
+    this.say('info', `steering: ${text}`);
+    void this.attempt('the steering text was not sent', () => this.client.steer(id, text));
+  }
+
   /** Esc: interrupts the running turn (answered once it has ended). */
   abort(): void {
     const id = this.sessionId;

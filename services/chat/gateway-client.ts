@@ -118,6 +118,10 @@ export class GatewayClient {
   prompt(id: string, text: string, requestId: string, queue: boolean): Promise<PromptAccepted> {
     return this.call('POST', `${this.sid(id)}/prompt${queue ? '?queue=1' : ''}`, { text, request_id: requestId });
   }
+  /** Text for the running turn's next model step (calls still waiting for approval are skipped). */
+  steer(id: string, text: string): Promise<unknown> {
+    return this.call('POST', `${this.sid(id)}/steer`, { text });
+  }
   interrupt(id: string): Promise<{ status: string }> {
     return this.call('POST', `${this.sid(id)}/interrupt`, {}, 60_000);
   }

@@ -50,6 +50,7 @@ export function helpText(): string {
     ...commands,
     'Keys:',
     '  Enter               send (while a turn runs: queue it as a follow-up)',
+    '  Ctrl-S              while a turn runs: steer it (its next step reads the text)',
     '  Alt-Enter, Ctrl-J   new line (also: a line ending in \\ before Enter)',
     '  Up / Down           earlier prompts (on the first / last line)',
     '  Esc                 abort the running turn',

@@ -17,7 +17,8 @@ const oneLine = (s: string, max: number) => {
 /** `edit_file README.md`, `shell_exec $ npm test`: the tool and what it works on. */
 export function toolTitle(tool: string, params: unknown): string {
   const p = (params ?? {}) as Record<string, unknown>;
-  const target = str(p.command) !== undefined ? `$ ${oneLine(str(p.command)!, 100)}` : (str(p.path) ?? str(p.pattern) ?? '');
+  const searched = tool === 'search_files' ? str(p.pattern) : undefined;
+  const target = str(p.command) !== undefined ? `$ ${oneLine(str(p.command)!, 100)}` : (searched ?? str(p.path) ?? str(p.pattern) ?? '');
   const extra = tool === 'search_files' && str(p.path) ? ` in ${str(p.path)}` : '';
   return `${tool}${target ? ` ${target}` : ''}${extra}`;
 }

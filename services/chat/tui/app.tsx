@@ -144,10 +144,13 @@ export function App({ chat }: { chat: ChatController }) {
     }
     if (key.return && key.meta) return setBuffer(edit.newline(buffer));
     if (key.return) return submit();
-    // Text and Enter or Tab in one read (typed faster than read, `tmux send-keys text Enter`): the text,
-    // then the key. Only a last one counts: a pasted text's own line breaks stay line breaks.
-    if (input.length > 1 && input.endsWith('\r') && !input.slice(0, -1).includes('\r')) return submit(edit.insert(buffer, input.slice(0, -1)));
-    if (input.length > 1 && input.endsWith('\t')) return setBuffer(edit.bufferOf(completeSlash(edit.bufferText(edit.insert(buffer, input.slice(0, -1))))));
+    // Text and a key in one read (typed faster than read, `tmux send-keys text Enter`): the text, then
+    // the key. Only a last one counts: a pasted text's own line breaks stay line breaks.
+    const last = input.at(-1) ?? '';
+    if (input.length > 1 && last < ' ' && last !== '\n' && !input.slice(0, -1).includes('\r')) {
+      setBuffer(edit.insert(buffer, input.slice(0, -1)));
+      return onKey(last === '\r' || last === '\t' ? last : String.fromCharCode(last.charCodeAt(0) + 96), { ...key, return: last === '\r', tab: last === '\t', ctrl: last !== '\r' && last !== '\t' });
+    }
     if (input === '\n') return setBuffer(edit.newline(buffer));
     if (key.tab) return setBuffer(edit.bufferOf(completeSlash(edit.bufferText(buffer))));
     if (key.backspace || key.delete) return setBuffer(edit.backspace(buffer));
@@ -155,6 +158,10 @@ export function App({ chat }: { chat: ChatController }) {
     if (key.rightArrow) return setBuffer(edit.right(buffer));
     if (key.home || (key.ctrl && input === 'a')) return setBuffer(edit.home(buffer));
     if (key.end || (key.ctrl && input === 'e')) return setBuffer(edit.end(buffer));
+    if (key.ctrl && input === 's') {
+      chat.steer(edit.bufferText(buffer).trim());
+      return setBuffer(edit.emptyBuffer);
+    }
     if (key.ctrl && input === 'w') return setBuffer(edit.deleteWordBack(buffer));
     if (key.ctrl && input === 'u') return setBuffer(edit.deleteToLineStart(buffer));
     if (key.ctrl && input === 'k') return setBuffer(edit.deleteToLineEnd(buffer));
