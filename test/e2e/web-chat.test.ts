@@ -121,6 +121,19 @@ test('a session made on the page; Enter sends, Shift-Enter breaks the line; the 
   await browser.screenshot(page, 'markdown-answer');
 });
 
+test("the model's text cannot inject markup: raw HTML shows as text, script links are dropped, images are not loaded", async () => {
+  const sid = await newSession();
+  const page = await open(`#session=${sid}`);
+  await send(page, 'A <img src="/nope.png" onerror="document.title=1"> <b>bold</b> [bad](javascript:alert(1)) [good](https://example.org/a) ![pic](/pic.png)');
+  await turnEnds(page).filter({ hasText: 'done' }).waitFor();
+  const answer = answers(page).last();
+  expect(await answer.textContent()).toContain('<img src="/nope.png" onerror="document.title=1"> <b>bold</b>');
+  expect(await answer.locator('img, b, script').count()).toBe(0);
+  expect(await answer.getByRole('link').evaluateAll((links) => links.map((a) => [a.textContent, a.getAttribute('href'), a.getAttribute('rel')]))).toEqual([['good', 'https://example.org/a', 'noopener noreferrer nofollow']]);
+  expect(await answer.textContent()).toContain('bad');
+  expect(await answer.textContent()).toContain('[image: pic]');
+});
+
 test('a whole turn with an approval: the diff before, Approve, the file changed, the answer and the changed file listed', async () => {
   fs.writeFileSync(path.join(workspace, 'notes.txt'), 'hello world\n');
   const sid = await newSession('scripted/web-edit');
