@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 
 const REPO = path.resolve(__dirname, '../..');
@@ -33,6 +34,8 @@ export function startChatTerminal(args: string[], options: { cwd: string; gatewa
   // to new windows only), so the window keeps all of the chat.
   tmux('-f', '/dev/null', 'start-server', ';', 'set-option', '-g', 'history-limit', '20000', ';', 'new-session', '-d', '-x', '120', '-y', '40', '-c', options.cwd, 'sh', '-c', command);
   const screen = () => tmux('capture-pane', '-p', '-J', '-S', '-', '-t', '0');
+  // tmux leaves its socket file behind when its server is killed: removed on close.
+  const socketPath = tmux('display-message', '-p', '#{socket_path}').trim();
   return {
     keys: (...keys) => void tmux('send-keys', '-t', '0', ...keys),
     type: (text) => void tmux('send-keys', '-t', '0', '-l', text),
@@ -52,6 +55,7 @@ export function startChatTerminal(args: string[], options: { cwd: string; gatewa
       } catch {
         // Already gone.
       }
+      fs.rmSync(socketPath, { force: true });
     },
   };
 }
