@@ -84,6 +84,18 @@ export function followEvents(sessionId: string, handlers: FollowHandlers): { clo
     }
   };
 
+  /** The wait before the next attempt; cut short when the browser says the network is back. */
+  const backoff = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        window.removeEventListener('online', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      window.addEventListener('online', done);
+    });
+
   void (async () => {
     handlers.onState({ kind: 'connecting' });
     while (!closed) {
@@ -101,7 +113,7 @@ export function followEvents(sessionId: string, handlers: FollowHandlers): { clo
       if (closed) return;
       failures++;
       handlers.onState({ kind: 'reconnecting', reason, attempt: failures });
-      await new Promise((r) => setTimeout(r, BACKOFF_MS[Math.min(failures - 1, BACKOFF_MS.length - 1)]));
+      await backoff(BACKOFF_MS[Math.min(failures - 1, BACKOFF_MS.length - 1)]!);
     }
   })();
 
