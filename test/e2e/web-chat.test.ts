@@ -251,3 +251,38 @@ test('two tabs and a plain HTTP client on one session stay in step: a prompt, an
   const texts = async (p: Page) => (await answers(p).allTextContents()).map((t) => t.trim());
   expect(await texts(first)).toEqual(await texts(second));
 });
+
+test('a follow-up sent while a turn runs is queued and then answered; the model set from the page; fork from a prompt; delete', async () => {
+  const sid = await newSession('scripted/slow');
+  const page = await open(`#session=${sid}`);
+  await send(page, 'the long one');
+  await answers(page).filter({ hasText: 'slowly on purpose' }).waitFor();
+  // The model picked on the page applies to the next turn (the running one keeps its own).
+  const model = page.getByRole('combobox', { name: 'Model' });
+  await model.fill('scripted/echo');
+  await model.press('Enter');
+  await eventually(async () => (await http(stack.urls.gateway, 'GET', `/api/sessions/${sid}`)).body.model, (m) => m === 'scripted/echo', 'the session model');
+  await send(page, 'and then this');
+  await page.getByRole('region', { name: 'Queued follow-ups' }).filter({ hasText: 'and then this' }).waitFor();
+  await answers(page).filter({ hasText: 'You said: and then this' }).waitFor();
+  await eventually(() => turnEnds(page).filter({ hasText: 'done' }).count(), (n) => n === 2, 'two finished turns');
+  expect(await page.getByRole('region', { name: 'Queued follow-ups' }).count()).toBe(0);
+  expect((await page.getByRole('article', { name: 'Prompt' }).allTextContents()).map((t) => t.replace('Fork from here', ''))).toEqual(['the long one', 'and then this']);
+
+  // Fork from the second prompt: a new session opens, holding the conversation up to it.
+  await page.getByRole('article', { name: 'Prompt' }).last().getByRole('button', { name: 'Fork from here' }).click();
+  const hash = () => Promise.resolve(new URL(page.url()).hash);
+  await eventually(hash, (h) => h.startsWith('#session=') && !h.endsWith(sid), 'the fork opened');
+  const forked = decodeURIComponent((await hash()).slice('#session='.length));
+  await page.getByRole('article', { name: 'Prompt' }).filter({ hasText: 'the long one' }).waitFor();
+  expect((await http(stack.urls.gateway, 'GET', `/api/sessions/${forked}`)).status).toBe(200);
+
+  // Delete the original from the list: asked once more in place, then gone.
+  const title = (await http(stack.urls.gateway, 'GET', `/api/sessions/${sid}`)).body.title || sid;
+  await page.getByRole('link', { name: new RegExp(`^${title}`) }).first().waitFor();
+  const remove = page.getByRole('button', { name: `Delete ${title}` });
+  await remove.first().click();
+  await page.getByRole('button', { name: 'Confirm delete' }).click();
+  await eventually(async () => (await http(stack.urls.gateway, 'GET', `/api/sessions/${sid}`)).status, (s) => s === 404, 'the session deleted');
+  expect((await http(stack.urls.gateway, 'GET', `/api/sessions/${forked}`)).status).toBe(200);
+});
