@@ -149,10 +149,11 @@ export class ChatController {
     const id = this.sessionId;
     if (!id || this.fetchingPrompts.has(`${id}:${turn}`)) return;
     this.fetchingPrompts.add(`${id}:${turn}`);
+    // The prompts the session's fork points list (`messages?from_entry_id` reads the path from the root).
     void this.client
-      .call<{ messages: Array<{ message?: { content: Array<{ type: string; text?: string }> } }> }>('GET', `/api/sessions/${encodeURIComponent(id)}/messages?limit=1&from_entry_id=${encodeURIComponent(`${turn}:user`)}`)
+      .call<{ messages: Array<{ entry_id: string; text: string }> }>('GET', `/api/sessions/${encodeURIComponent(id)}/fork-points`)
       .then((page) => {
-        const text = page.messages[0]?.message?.content.find((b) => b.type === 'text')?.text;
+        const text = page.messages.find((m) => m.entry_id === `${turn}:user`)?.text;
         if (text !== undefined && id === this.sessionId) {
           this.view.promptText(turn, text);
           this.changed();

@@ -151,3 +151,17 @@ test('a turn that ran while no chat was open shows when the session is opened; C
   t.keys('C-c');
   await t.waitFor((s) => s.includes('[chat exited 0]'), 'the chat closed');
 }, 90_000);
+
+test('a turn started by another client while the chat is open shows that turn\'s own prompt', async () => {
+  const sid = await sessionWith('scripted/echo');
+  const t = chat(['--session', sid]);
+  await t.waitFor((s) => s.includes('scripted/echo ·'), 'the chat to open the session');
+  prompt(t, 'first from here');
+  await t.waitFor((s) => s.includes('You said: first from here'), 'the first answer');
+  const accepted = await http(stack.urls.gateway, 'POST', `/api/sessions/${sid}/prompt`, { text: 'second from elsewhere' });
+  expect(accepted.status).toBe(202);
+  const screen = flat(await t.waitFor((s) => flat(s).includes('You said: second from elsewhere'), 'the answer of the other client'));
+  await t.waitFor((s) => flat(s).includes('› second from elsewhere'), 'the prompt of the other client');
+  expect(count(flat(t.screen()), '› first from here')).toBe(1);
+  expect(screen).toContain('› first from here');
+}, 90_000);
