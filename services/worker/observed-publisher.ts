@@ -1,0 +1,41 @@
+import type { AgentEventPublisher, OutgoingEvent } from '../../activities/events/publisher';
+import { providerFailureKinds } from '../../contracts/failures';
+import { withoutLogFields } from '../common/tracing-log-context';
+import { activityScope, type ActivityScope } from './activity-telemetry';
+import type { WorkerMetrics } from './worker-metrics';
+
+const RETRY_KINDS = new Set<string>([...providerFailureKinds, 'infrastructure']);
+const OUTPUT_EVENTS = new Set(['assistant.delta', 'assistant.thinking_delta', 'tool.call']);
+
+/**
+ * The worker's event publisher, measuring what the stored events say once JetStream has them: a model
+ * step's first output (and, for a turn's first step, the turn's first-delta latency), retries the turn
+ * scheduled, approvals asked and answered. Counted by the activity attempt that published them and
+ * only on its first try, so an attempt retried after a crash (which publishes the same events again,
+ * dropped by JetStream as duplicates) does not count them twice.
+ */
+export function observedPublisher(inner: AgentEventPublisher, metrics: WorkerMetrics, now: () => number = Date.now): AgentEventPublisher {
+  return {
+    async publish(sessionId: string, events: OutgoingEvent[]) {
+      const scope = activityScope.getStore();
+      // Outside the activity's log context: the outbox's pump that this may start serves every activity.
+      const stored = await withoutLogFields(() => inner.publish(sessionId, events));
+      if (scope) for (const item of events) observe(scope, item);
+      return stored;
+    },
+  };
+
+  function observe(scope: ActivityScope, { event }: OutgoingEvent): void {
+    if (OUTPUT_EVENTS.has(event.type) && scope.activity === 'streamModelStep' && !scope.outputSeen) {
+      scope.outputSeen = true;
+      const at = now();
+      metrics.stepFirstOutput.observe({ provider: scope.provider ?? 'unknown' }, (at - scope.startedAt) / 1000);
+      if (scope.turnFirstStep && scope.turnStartedMs !== undefined) metrics.firstDelta.observe(Math.max(0, at - scope.turnStartedMs) / 1000);
+      return;
+    }
+    if (scope.attempt > 1) return;
+    if (event.type === 'retry.scheduled') metrics.retries.inc({ kind: event.kind && RETRY_KINDS.has(event.kind) ? event.kind : 'other' });
+    else if (event.type === 'approval.requested') metrics.approvalsRequested.inc();
+    else if (event.type === 'approval.resolved') metrics.approvalsResolved.inc({ decision: event.decision });
+  }
+}
