@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import { runtimeEnv } from '../common/env';
 import { createLogger } from '../common/logger';
+import { startTracing } from '../common/tracing';
 import { connectNats } from '../common/nats';
 import { onShutdown } from '../common/shutdown';
 import { createGatewayAuth, loadTokens } from './auth/tokens';
@@ -10,6 +11,7 @@ import { ednSessionHandlerFactory } from './edn/session/index';
 import { startEdnTcpServer } from './edn/tcp-server';
 import { gatewayConfig, isLoopback } from './config';
 import { createHttpApp } from './http/app';
+import { gatewayTelemetry } from './http/metrics-sources';
 import { rateLimitFromEnv } from './http/rate-limit';
 import { answerClientErrors, httpServerOptions, unreadBodyLimits } from './http/server-limits';
 import { drainUnreadBody } from './http/unread-body';
@@ -24,6 +26,8 @@ async function main(): Promise<void> {
   const config = gatewayConfig();
   const ednConfig = ednConfigFromEnv();
   const log = createLogger('gateway', env.logLevel);
+  // Before any Temporal client exists: its interceptors send spans to this provider (docs/observability.md).
+  const tracing = startTracing('gateway');
   log.info(config.defaultModelNotice);
   const auth = createGatewayAuth(loadTokens());
   // Without tokens anyone who can reach the port drives an agent that runs commands: loopback only.
@@ -36,6 +40,9 @@ async function main(): Promise<void> {
   const nc = await connectNats(env.natsUrl, 'strand-gateway');
   const runtime = await openSessionRuntime(nc, { env, config, log });
   const { store, temporal, sessions } = runtime;
+  const sseConnections = new ConnectionLimiter(config.limits.maxSseConnections);
+  const wsConnections = new ConnectionLimiter(config.limits.maxWsConnections);
+  const started: { edn?: Awaited<ReturnType<typeof startEdnTcpServer>> } = {};
   const app = createHttpApp({
     store,
     nc,
@@ -47,13 +54,14 @@ async function main(): Promise<void> {
     auth,
     transcripts: new Transcripts({ store, sessions, dir: transcriptsDir() }),
     rateLimit: rateLimitFromEnv(),
-    sseConnections: new ConnectionLimiter(config.limits.maxSseConnections),
+    sseConnections,
     maxSendBufferBytes: config.limits.maxSendBufferBytes,
     slowConsumerMs: config.limits.slowConsumerMs,
     ...(config.publicUrl !== undefined ? { publicUrl: config.publicUrl } : {}),
+    telemetry: gatewayTelemetry({ runtime, sse: sseConnections, websocket: wsConnections, edn: () => started.edn, tracing }),
   });
   // Listening before the HTTP server starts: once /healthz answers (the stack's readiness), EDN is up too.
-  const edn = await startEdnTcpServer(config.host, ednConfig.port, { factory: ednSessionHandlerFactory({ sessions, log }), auth, log, config: ednConfig, cwd: process.cwd() });
+  const edn = (started.edn = await startEdnTcpServer(config.host, ednConfig.port, { factory: ednSessionHandlerFactory({ sessions, log }), auth, log, config: ednConfig, cwd: process.cwd() }));
   const server = serve({ fetch: drainUnreadBody(app.fetch, unreadBodyLimits(config.maxBodyBytes, config.limits)), hostname: config.host, port: config.port, serverOptions: httpServerOptions(config.limits) }, (info) => {
     const url = `http://${config.host}:${info.port}`;
     console.log(`[gateway] ready url=${url} docs=${config.publicUrl ?? url}/api/docs edn=${config.host}:${edn.port} default_model=${config.defaultModel}`);
@@ -65,7 +73,7 @@ async function main(): Promise<void> {
     auth,
     tasks: processTasks,
     limits: {
-      connections: new ConnectionLimiter(config.limits.maxWsConnections),
+      connections: wsConnections,
       maxSendBufferBytes: config.limits.maxSendBufferBytes,
       slowConsumerMs: config.limits.slowConsumerMs,
       maxFrameBytes: config.limits.maxWsFrameBytes,
@@ -81,6 +89,7 @@ async function main(): Promise<void> {
       (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
     });
     await runtime.close();
+    await tracing.shutdown();
   }, (m) => log.info(m));
 }
 

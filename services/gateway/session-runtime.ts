@@ -4,6 +4,7 @@ import { StoreClient } from '../../contracts/session-store/client';
 import { taskQueueFromEnv } from '../../contracts/task-queues';
 import type { RuntimeEnv } from '../common/env';
 import type { Logger } from '../common/logger';
+import { withoutLogFields } from '../common/tracing-log-context';
 import type { GatewayConfig } from './config';
 import { PacedEventReader } from './events/paced-event-reader';
 import { SessionService } from './sessions/session-service';
@@ -16,6 +17,8 @@ export interface SessionRuntime {
   store: StoreClient;
   temporal: TemporalLink;
   sessions: SessionService;
+  /** The events read for clients (its lag is a metric). */
+  reader: PacedEventReader;
   /** Closes Temporal and drains NATS (turns keep running in the worker). */
   close(): Promise<void>;
 }
@@ -37,7 +40,8 @@ export async function openSessionRuntime(nc: NatsConnection, deps: { env: Runtim
     throw err;
   }
   const store = new StoreClient(nc);
-  const reader = new PacedEventReader(nc, (seq, reason) => log.warn({ seq, reason }, 'skipped an invalid agent event'));
+  // The live read is started by some client's request but serves them all: its lines name no request.
+  const reader = new PacedEventReader(nc, (seq, reason) => withoutLogFields(() => log.warn({ seq, reason }, 'skipped an invalid agent event')));
   const sessions = new SessionService({
     store,
     commands: new SessionCommands(temporal, taskQueueFromEnv(), config.sessionIdleTimeoutMs),
@@ -51,6 +55,7 @@ export async function openSessionRuntime(nc: NatsConnection, deps: { env: Runtim
     store,
     temporal,
     sessions,
+    reader,
     async close() {
       reader.close();
       await temporal.close();

@@ -12,6 +12,7 @@ import { loadModelCatalog } from '../common/model-catalog-file';
 import { ensureAgentEventsStream } from '../../contracts/agent-event-stream';
 import { StoreClient } from '../../contracts/session-store/client';
 import type { RunningRegistry } from './crash-watch/running-registry';
+import { workerTelemetry, type WorkerTelemetry } from './worker-telemetry';
 
 export interface WorkerOptions {
   connection: NativeConnection;
@@ -25,6 +26,8 @@ export interface WorkerOptions {
   registry?: RunningRegistry;
   /** Pause between scripted deltas, so streams take visible time. */
   scriptedDeltaDelayMs: number;
+  /** Metrics and traces (worker-telemetry.ts); the bundle must then carry the worker's interceptor modules. */
+  telemetry?: WorkerTelemetry;
 }
 
 /** Limits of a model from the catalog (unknown ids: default limits, flagged). */
@@ -44,9 +47,10 @@ export async function createStrandWorker(opts: WorkerOptions): Promise<Worker> {
   // The same catalog and provider variables as the gateway (STRAND_MODELS_FILE, ANTHROPIC_*, OPENAI_*).
   const catalog = loadModelCatalog();
   const providers = createProviderRegistry({ env: process.env, catalog, scriptedOptions: { deltaDelayMs: opts.scriptedDeltaDelayMs } });
+  const telemetry = opts.telemetry ? workerTelemetry(opts.telemetry) : undefined;
   const activities = createActivities({
     store: new StoreClient(opts.nc),
-    events: opts.events,
+    events: telemetry ? telemetry.publisher(opts.events) : opts.events,
     providers,
     price: (model, usage) => providers.price(model, usage),
     modelInfo: modelInfo(catalog),
@@ -61,7 +65,8 @@ export async function createStrandWorker(opts: WorkerOptions): Promise<Worker> {
     taskQueue: opts.taskQueue,
     workflowBundle: opts.bundle,
     activities,
-    ...(opts.registry ? { interceptors: { activity: [opts.registry.interceptor()] } } : {}),
+    interceptors: { activity: [...(telemetry?.activityInterceptors ?? []), ...(opts.registry ? [opts.registry.interceptor()] : [])] },
+    ...(telemetry ? { sinks: telemetry.sinks } : {}),
     // Each model step holds a slot while it streams; bounded so 2 cores are not oversubscribed.
     maxConcurrentActivityTaskExecutions: 50,
     // Heartbeats reach Temporal every 0.5 s (the default throttle is 80 % of the heartbeat timeout): a

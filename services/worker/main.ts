@@ -1,16 +1,21 @@
 import fs from 'node:fs';
 import { DefaultLogger, NativeConnection, Runtime, type LogLevel } from '@temporalio/worker';
 import { taskQueueFromEnv } from '../../contracts/task-queues';
-import { runtimeEnv } from '../common/env';
+import { portFromEnv, runtimeEnv } from '../common/env';
 import { createLogger } from '../common/logger';
+import { createMetricsRegistry, metricsText } from '../common/metrics';
+import { startMetricsServer } from '../common/metrics-server';
+import { startTracing } from '../common/tracing';
 import { connect } from 'nats';
 import { JetStreamOutbox } from '../../activities/events/jetstream-outbox';
 import { ensureAgentEventsStream } from '../../contracts/agent-event-stream';
 import { connectNats } from '../common/nats';
 import { onShutdown } from '../common/shutdown';
 import { createStrandWorker } from './create-worker';
+import { coreMetrics } from './core-metrics';
 import { createCrashWatch } from './crash-watch';
-import { loadWorkflowBundle } from './workflow-bundle';
+import { createWorkerMetrics } from './worker-metrics';
+import { loadWorkflowBundle, workerInterceptorModules } from './workflow-bundle';
 
 /** Connects to Temporal, retrying while the server is still starting. */
 async function connectTemporal(address: string, log: (m: string) => void): Promise<NativeConnection> {
@@ -28,11 +33,17 @@ async function main(): Promise<void> {
   const env = runtimeEnv();
   const log = createLogger('worker', env.logLevel);
   const sdkLevels: Record<string, LogLevel> = { trace: 'TRACE', debug: 'DEBUG', info: 'INFO', warn: 'WARN', error: 'ERROR' };
-  Runtime.install({ logger: new DefaultLogger(sdkLevels[env.logLevel] ?? 'INFO') });
+  // Metrics always (docs/observability.md); traces only when an OTLP endpoint is configured.
+  const tracing = startTracing('worker');
+  const registry = createMetricsRegistry('worker');
+  const metrics = createWorkerMetrics(registry);
+  const core = await coreMetrics();
+  Runtime.install({ logger: new DefaultLogger(sdkLevels[env.logLevel] ?? 'INFO'), telemetryOptions: core.telemetry });
+  const metricsServer = await startMetricsServer('127.0.0.1', portFromEnv('STRAND_WORKER_METRICS_PORT', 0), () => metricsText(registry, core.scrape));
   const taskQueue = taskQueueFromEnv();
   const delay = Number(process.env.STRAND_SCRIPTED_DELTA_DELAY_MS ?? '25');
   const [bundle, nc, connection] = await Promise.all([
-    loadWorkflowBundle((m) => log.warn(m)),
+    loadWorkflowBundle((m) => log.warn(m), workerInterceptorModules(tracing.enabled)),
     connectNats(env.natsUrl, 'strand-worker'),
     connectTemporal(env.temporalAddress, (m) => log.info(m)),
   ]);
@@ -54,6 +65,7 @@ async function main(): Promise<void> {
     events,
     bundle,
     scriptedDeltaDelayMs: Number.isFinite(delay) && delay >= 0 ? delay : 25,
+    telemetry: { metrics, tracing },
   });
   // Containers' health checks look for this file: present while the worker polls Temporal.
   const readyFile = process.env.STRAND_READY_FILE?.trim();
@@ -66,12 +78,14 @@ async function main(): Promise<void> {
     await events.close();
     await nc.drain();
     await connection.close();
+    await metricsServer.close();
+    await tracing.shutdown();
   }, (m) => log.info(m));
   const running = worker.run();
   await crashWatch.watcher.start();
   // Printed whatever the log level: `strand up` and the tests wait for this line.
   if (readyFile) fs.writeFileSync(readyFile, `${process.pid}\n`);
-  console.log(`[worker] ready task_queue=${taskQueue} temporal=${env.temporalAddress} nats=${env.natsUrl}`);
+  console.log(`[worker] ready task_queue=${taskQueue} temporal=${env.temporalAddress} nats=${env.natsUrl} metrics=http://127.0.0.1:${metricsServer.port}/metrics${tracing.enabled ? ' tracing=on' : ''}`);
   await running;
 }
 

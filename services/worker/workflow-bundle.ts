@@ -14,20 +14,39 @@ export const WORKFLOWS_ENTRY = path.resolve(__dirname, '../../workflows/index.ts
 export const PRELOADED_WORKFLOW_MODULES = [path.resolve(__dirname, '../../workflows/preload/shared-zod.ts')];
 
 /**
+ * Workflow interceptors of the worker's own (services/worker/workflow-interceptors/), bundled with the
+ * workflows, never part of them: the turn metrics always (they need the worker's `turnMetrics` sink),
+ * the OpenTelemetry ones while tracing is on (they need its `exporter` sink). Tests that build a bundle
+ * for workers of their own leave them out.
+ */
+export const TURN_METRICS_INTERCEPTORS = path.resolve(__dirname, 'workflow-interceptors/turn-metrics.ts');
+export const TRACING_INTERCEPTORS = path.resolve(__dirname, 'workflow-interceptors/tracing.ts');
+
+/** The interceptor modules of a worker process's bundle. */
+export function workerInterceptorModules(tracing: boolean): string[] {
+  return tracing ? [TURN_METRICS_INTERCEPTORS, TRACING_INTERCEPTORS] : [TURN_METRICS_INTERCEPTORS];
+}
+
+/**
  * Bundles the workflow code once, before Worker.create, so a worker start pays webpack once and tests
  * can share one bundle across many workers.
  */
-export function buildWorkflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflowCode({ workflowsPath: WORKFLOWS_ENTRY, preloadModules: PRELOADED_WORKFLOW_MODULES, logger: quietBundlerLogger });
+export function buildWorkflowBundle(interceptorModules: string[] = []): Promise<WorkflowBundleWithSourceMap> {
+  return bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_ENTRY,
+    preloadModules: PRELOADED_WORKFLOW_MODULES,
+    ...(interceptorModules.length > 0 ? { workflowInterceptorModules: interceptorModules } : {}),
+    logger: quietBundlerLogger,
+  });
 }
 
 /**
  * The bundle a worker process starts with: from the on-disk cache while no source file of it changed
  * (bundle-cache.ts), so a worker restarted after a crash is polling again within a second or two.
  */
-export function loadWorkflowBundle(log?: (message: string) => void): Promise<WorkflowBundleWithSourceMap & { fromCache: boolean }> {
-  const recipe = JSON.stringify({ entry: WORKFLOWS_ENTRY, preload: PRELOADED_WORKFLOW_MODULES });
-  return cachedBundle(recipe, buildWorkflowBundle, log ? { log } : {});
+export function loadWorkflowBundle(log?: (message: string) => void, interceptorModules: string[] = []): Promise<WorkflowBundleWithSourceMap & { fromCache: boolean }> {
+  const recipe = JSON.stringify({ entry: WORKFLOWS_ENTRY, preload: PRELOADED_WORKFLOW_MODULES, ...(interceptorModules.length > 0 ? { interceptors: interceptorModules } : {}) });
+  return cachedBundle(recipe, () => buildWorkflowBundle(interceptorModules), log ? { log } : {});
 }
 
 const noop = () => undefined;

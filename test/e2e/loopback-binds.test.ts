@@ -11,7 +11,8 @@ import { killAll, runProcesses, waitAllGone } from '../harness/stack-runner-proc
  * with its UI, nats-server, store, two workers, gateway), then every listening TCP socket of every
  * process of that run, read from /proc. Each must be bound to loopback, and each server the README
  * names must be among them, on its configured port, so a server that moved to 0.0.0.0 (or stopped
- * being checked) fails the test.
+ * being checked) fails the test. Each worker's two metrics listeners (its own and the Temporal SDK's)
+ * are named too.
  */
 const START_TIMEOUT_MS = 120_000;
 const READY = /^\[strand\] ready\b/;
@@ -80,6 +81,15 @@ test('npm start: every listening socket of every process of the stack is bound t
     expect({ name, port, held: commands.length > 0 }).toEqual({ name, port, held: true });
     expect({ name, port, heldBy: commands.filter((c) => !command.test(c)) }).toEqual({ name, port, heldBy: [] });
   }
+  // Each worker serves /metrics on a port it picks (STRAND_WORKER_METRICS_PORT unset) and announces in its
+  // ready line; the Temporal SDK in it serves its own metrics on another, read through that one.
+  const workerMetrics = [...run.output().matchAll(/\[worker(?:#\d+)?\].* ready .*metrics=http:\/\/127\.0\.0\.1:(\d+)\/metrics/g)].map((m) => Number(m[1]));
+  expect(workerMetrics.length).toBe(2);
+  for (const port of workerMetrics) {
+    const [pid, ...others] = sockets.filter((s) => s.port === port).map((s) => s.pid);
+    expect({ port, others, command: procs.find((p) => p.pid === pid)?.command }).toEqual({ port, others: [], command: expect.stringMatching(/services\/worker\/main\.ts/) });
+    expect({ port, listeners: sockets.filter((s) => s.pid === pid).length }).toEqual({ port, listeners: 2 });
+  }
   // The Temporal dev server's own HTTP API, metrics and internal services listen too: they are in the list above.
-  expect(sockets.length).toBeGreaterThan(expected.length);
+  expect(sockets.length).toBeGreaterThan(expected.length + workerMetrics.length);
 }, 180_000);

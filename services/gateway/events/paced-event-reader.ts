@@ -61,6 +61,17 @@ export class PacedEventReader extends AgentEventReader {
     return feedSubscription(feed, start, joinable, (after) => this.openOwn(sessionId, after));
   }
 
+  /** Events stored but not yet read by the live read (the gateway's consumer lag, for metrics); undefined before it started. */
+  async liveLag(): Promise<number | undefined> {
+    const dispatch = await this.dispatch?.catch(() => undefined);
+    return dispatch ? Math.max(0, (await this.lastSeq()) - dispatch.position()) : undefined;
+  }
+
+  /** Sessions the live read feeds (for metrics). */
+  get liveSessions(): number {
+    return this.feeds.size;
+  }
+
   /** Stops the dispatch and every feed (their readers go on with reads of their own until stopped). */
   close(): void {
     this.closed = true;

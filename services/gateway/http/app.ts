@@ -20,6 +20,7 @@ import { settingsRoutes } from './settings-routes';
 import { sessionsRoutes, type SessionsDeps } from './sessions-routes';
 import { agentRoutes } from './agent-routes';
 import { rpcHttpRoutes } from '../ws/http-routes';
+import { telemetryRoutes, type HttpTelemetry } from './metrics-route';
 import { webRoutes } from './web-route';
 
 export type HttpDeps = SessionsDeps &
@@ -32,6 +33,8 @@ export type HttpDeps = SessionsDeps &
     rateLimit: { perSecond: number; burst: number };
     /** The gateway's address as clients know it behind a proxy (STRAND_GATEWAY_PUBLIC_URL); the API document names it. */
     publicUrl?: string;
+    /** Request ids, metrics and spans, and GET /metrics (metrics-route.ts). */
+    telemetry?: HttpTelemetry;
   };
 
 /**
@@ -42,6 +45,8 @@ export type HttpDeps = SessionsDeps &
 export function createHttpApp(deps: HttpDeps): OpenAPIHono {
   const app = openApiApp();
   const built: { document?: OpenApiDocument } = {};
+  // First, so that its middleware sees every request of the routes mounted after it.
+  if (deps.telemetry) app.route('/', telemetryRoutes(deps.telemetry, deps.auth, deps.rateLimit));
   // The API document and its viewer: public and static, so mounted before auth and rate limiting.
   app.route('/', openapiRoutes({ ...(deps.publicUrl !== undefined ? { publicUrl: deps.publicUrl } : {}), document: () => built.document! }));
   app.route('/', webRoutes()); // the chat page (docs/web.md): public and static too

@@ -175,7 +175,7 @@ export function eventsRoute(deps: EventsDeps): OpenAPIHono {
     if (!res) throw new StrandError(ErrorCode.INTERNAL, 'event streams are served by the Node HTTP server only');
     const sessionId = c.req.valid('param').id;
     const after = resumeAfter(c.req.header('Last-Event-ID'), c.req.query('after'));
-    const release = connections.tryAcquire();
+    const release = connections.tryAcquire('sse');
     if (!release) throw new StrandError(ErrorCode.UNAVAILABLE, `too many event streams open (at most ${connections.max}): try again later`);
     let subscription: EventSubscription;
     try {

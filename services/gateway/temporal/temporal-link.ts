@@ -1,4 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
+import { tracingClientInterceptors } from '../../common/tracing-temporal';
 
 /**
  * A Temporal client that connects in the background and keeps trying, so the gateway can start (and
@@ -23,7 +24,8 @@ export class TemporalLink {
       try {
         this.connection = await Connection.connect({ address: this.address, connectTimeout: 2_000 });
         // A query of a closed run is rejected at once instead of replaying its history: closed means idle.
-        this.client = new Client({ connection: this.connection, namespace: this.namespace, workflow: { queryRejectCondition: 'NOT_OPEN' } });
+        // With tracing on, each command's span context travels to the workflow in Temporal's headers.
+        this.client = new Client({ connection: this.connection, namespace: this.namespace, workflow: { queryRejectCondition: 'NOT_OPEN' }, interceptors: tracingClientInterceptors() });
       } catch (err) {
         this.lastError = (err as Error).message;
         await new Promise((r) => setTimeout(r, 500));

@@ -101,7 +101,7 @@ export function rpcHttpRoutes(deps: RpcHttpDeps): OpenAPIHono {
     const principal = principalOf(c);
     // A session id the client chose is scoped per principal with auth on (SessionService.clientSessionId).
     const sessionId = request.sessionId === undefined ? newSessionId() : await deps.sessions.clientSessionId(request.sessionId, principal);
-    const release = connections.tryAcquire();
+    const release = connections.tryAcquire('chat_stream');
     if (!release) throw new StrandError(ErrorCode.UNAVAILABLE, `too many event streams open (at most ${connections.max}): try again later`);
     const requestKey = newRequestKey();
     const taskId = encodeTaskId(sessionId, requestKey);
