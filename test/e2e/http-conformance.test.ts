@@ -480,6 +480,8 @@ test('every documented operation answered a documented success, and every reacha
     INVALID_TOOL_CALL: 404,
     JOB_NOT_FOUND: 404,
     LLM_API_ERROR: 502,
+    // A web asset the build did not make (GET /web/{asset}).
+    NOT_FOUND: 404,
     PAYLOAD_TOO_LARGE: 413,
     ...(permissionSkipped ? {} : { PERMISSION_DENIED: 403 }),
     RATE_LIMITED: 429,
