@@ -29,12 +29,20 @@ export const sessionWorkflowInputSchema = z.object({
   /** Completes the run after this long without a command; the store keeps the session. */
   idle_timeout_ms: z.number().int().positive().default(DEFAULT_IDLE_TIMEOUT_MS),
   carried: z.object({ record: sessionRecordSchema, queue: z.array(queuedPromptSchema) }).optional(),
+  /**
+   * Turns of this run publish their own `session.state` (contracts/session-state-event.ts). A
+   * capability flag in the input, set by whoever starts a run (and by continue-as-new), rather than
+   * a `patched()` call at each turn's start: such a marker, recorded inside the turn-start workflow
+   * task, failed the replay of sessions that had continued as new (a nondeterminism error seen on the
+   * dev server). Runs started without it (older code) decide with the patch, as they did.
+   */
+  turns_publish_state: z.boolean().default(false),
 });
 export type SessionWorkflowInput = z.input<typeof sessionWorkflowInputSchema>;
 
 /** The input the gateway (or anyone) starts a session's workflow with: the id, nothing else to build. */
 export function freshSessionInput(sessionId: string, idleTimeoutMs?: number): SessionWorkflowInput {
-  return { session_id: sessionId, ...(idleTimeoutMs ? { idle_timeout_ms: idleTimeoutMs } : {}) };
+  return { session_id: sessionId, turns_publish_state: true, ...(idleTimeoutMs ? { idle_timeout_ms: idleTimeoutMs } : {}) };
 }
 
 /** Why a session workflow run ended (it never fails on purpose). */

@@ -27,7 +27,8 @@ test('every recorded session and turn history replays on the current workflow co
   const files = fs.readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
   // Older sets: `pre-22.*` recorded on the code before issue 22 (6e39041), `acks.*` on turns that waited
   // for the session to publish their state (cd426a9), `marker.*` on turns that asked patched() for the
-  // thinking report (aacac4e): what was running when each change shipped.
+  // thinking report (aacac4e), `patch.*` on sessions that asked patched() whether turns publish their
+  // state (0681e48): what was running when each change shipped.
   expect(files).toEqual([
     'acks.manual-compaction.session.json',
     'acks.turn-with-tool.session.json',
@@ -40,6 +41,12 @@ test('every recorded session and turn history replays on the current workflow co
     'marker.turn-with-tool.session.json',
     'marker.turn-with-tool.turn-1.json',
     'marker.two-turns.session.json',
+    'patch.manual-compaction.session.json',
+    'patch.settings-during-approval.session.json',
+    'patch.settings-during-approval.turn-1.json',
+    'patch.turn-with-tool.session.json',
+    'patch.turn-with-tool.turn-1.json',
+    'patch.two-turns.session.json',
     'pre-22.turn-with-tool.session.json',
     'pre-22.turn-with-tool.turn-1.json',
     'settings-during-approval.session.json',

@@ -63,6 +63,8 @@ export class SessionManager {
   constructor(
     readonly state: SessionState,
     readonly events: EventQueue,
+    /** The run's input says its turns publish their own state (else the `turn-publishes-state` patch decides). */
+    readonly turnsPublishState = false,
   ) {}
 
   register(): void {

@@ -44,8 +44,8 @@ function startTurn(manager: SessionManager, next: QueuedPrompt): Promise<wf.Chil
   const { state } = manager;
   const record = state.record!;
   const attributes = inheritedSearchAttributes('thinking');
-  // Turns started before this change report with acknowledgements (docs/workflow-versioning.md).
-  const publishesState = wf.patched(TURN_PUBLISHES_STATE);
+  // Runs started with the flag need no patch; older runs ask it (docs/workflow-versioning.md).
+  const publishesState = manager.turnsPublishState || wf.patched(TURN_PUBLISHES_STATE);
   manager.childPublishesState = publishesState;
   return wf.startChild(turnWorkflow, {
     workflowId: turnWorkflowId(state.sessionId, next.turn_number),

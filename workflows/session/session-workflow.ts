@@ -18,7 +18,7 @@ import { runNextTurn } from './session-turns';
 export async function sessionWorkflow(raw: SessionWorkflowInput): Promise<SessionWorkflowResult> {
   const input = sessionWorkflowInputSchema.parse(raw);
   const state = new SessionState(input.session_id, input.carried);
-  const manager = new SessionManager(state, new EventQueue(input.session_id, 's'));
+  const manager = new SessionManager(state, new EventQueue(input.session_id, 's'), input.turns_publish_state);
   manager.register();
 
   if (!state.record) state.record = sessionRecordSchema.parse(await local.loadSessionRecord(input.session_id));
@@ -29,7 +29,7 @@ export async function sessionWorkflow(raw: SessionWorkflowInput): Promise<Sessio
     if (woke && continueAsNewSuggested()) {
       // Between turns: whatever else runs (a compaction, a command, a handler) finishes first.
       await wf.condition(() => !state.holdsRun && wf.allHandlersFinished());
-      return wf.continueAsNew<typeof sessionWorkflow>({ ...input, carried: { record: state.record, queue: state.queue } });
+      return wf.continueAsNew<typeof sessionWorkflow>({ ...input, turns_publish_state: true, carried: { record: state.record, queue: state.queue } });
     }
     if (woke) {
       await runNextTurn(manager);
