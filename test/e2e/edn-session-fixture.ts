@@ -51,7 +51,8 @@ export function useEdnStack(name: string): EdnStack {
     const script = (n: string, steps: unknown[]) => fs.writeFileSync(path.join(scripts, `${n}.json`), JSON.stringify({ steps }));
     script('edn-write', [[{ type: 'text', text: 'I will write the note.' }, { type: 'tool_call', name: 'write_file', args: { path: 'note.txt', content: 'hello from edn' } }], [{ type: 'text', text: 'Done: {{tool_result_first_line}}' }]]);
     script('edn-slow', [SLOW_WORDS.flatMap((w) => [{ type: 'text', text: [w] }, { type: 'delay', ms: 60 }]).concat([{ type: 'text', text: ['the end.'] }])]);
-    script('edn-read-slow', [[{ type: 'text', text: 'Reading first. ' }, { type: 'tool_call', name: 'read_file', args: { path: 'seed.txt' } }], SLOW_WORDS.slice(0, 25).flatMap((w) => [{ type: 'text', text: [w] }, { type: 'delay', ms: 60 }])]);
+    // 200 ms a word in the second step: a second client connects, shakes hands and joins while it runs.
+    script('edn-read-slow', [[{ type: 'text', text: 'Reading first. ' }, { type: 'tool_call', name: 'read_file', args: { path: 'seed.txt' } }], SLOW_WORDS.slice(0, 25).flatMap((w) => [{ type: 'text', text: [w] }, { type: 'delay', ms: 200 }])]);
     script('edn-interrupt', [
       [...SLOW_WORDS.slice(0, 20).flatMap((w): unknown[] => [{ type: 'text', text: [w] }, { type: 'delay', ms: 60 }]), { type: 'tool_call', name: 'read_file', args: { path: 'seed.txt' } }],
       [{ type: 'text', text: 'the second step must not run' }],

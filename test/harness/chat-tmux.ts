@@ -27,7 +27,8 @@ export interface ChatTerminal {
 export function startChatTerminal(args: string[], options: { cwd: string; gateway: string; env?: Record<string, string> }): ChatTerminal {
   const socket = `strand-chat-${process.pid}-${randomBytes(4).toString('hex')}`;
   const tmux = (...a: string[]) => execFileSync(TMUX, ['-L', socket, ...a], { encoding: 'utf8' });
-  const env = { STRAND_URL: options.gateway, ...options.env };
+  // CI=true as CI machines set it: Ink would then draw only the last frame, and the chat must not.
+  const env = { STRAND_URL: options.gateway, CI: 'true', ...options.env };
   const quoted = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
   const command = `env ${Object.entries(env).map(([k, v]) => `${k}=${quoted(v)}`).join(' ')} ${quoted(process.execPath)} ${quoted(path.join(REPO, 'bin/strand.cjs'))} chat ${args.map(quoted).join(' ')}; echo "[chat exited $?]"; sleep 600`;
   // -f /dev/null: no user configuration; the history limit is set before the window exists (it applies

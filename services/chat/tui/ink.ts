@@ -16,8 +16,24 @@ let loaded: Ink | undefined;
 /** A specifier TypeScript does not resolve (see above); tsx and Node load it as any other. */
 const INK = 'ink';
 
+/**
+ * Ink decides once, when its module is evaluated, whether it runs "in CI" (the `CI` or
+ * `CONTINUOUS_INTEGRATION` variable set): then it renders only the last frame, at exit. `strand chat`
+ * is only ever rendered into a terminal, and shells inside dev containers and CI jobs (a person's
+ * tmux there, our own tests) often carry `CI=true`; the chat would sit blank until it quits. So the
+ * two variables are hidden while Ink loads and put back at once.
+ */
+const CI_VARIABLES = ['CI', 'CONTINUOUS_INTEGRATION'];
+
 export async function loadInk(): Promise<Ink> {
-  loaded ??= (await import(INK)) as Ink;
+  if (loaded) return loaded;
+  const hidden = CI_VARIABLES.filter((name) => name in process.env).map((name) => [name, process.env[name]] as const);
+  for (const [name] of hidden) delete process.env[name];
+  try {
+    loaded = (await import(INK)) as Ink;
+  } finally {
+    for (const [name, value] of hidden) process.env[name] = value;
+  }
   return loaded;
 }
 
