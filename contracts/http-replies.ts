@@ -133,6 +133,10 @@ export const jobSchema = z.object({
   owner: z.string().optional(),
   steps: count,
   cost_usd: z.number().nonnegative(),
+  model: z.string().describe("The session's model (`provider/model`)."),
+  tokens: z.object({ input: count, output: count }).describe('Tokens of the turn so far (its stored model steps).'),
+  retry_attempt: count.describe('The provider retry under way for the running turn (0 = none).'),
+  workflow_url: z.string().nullable().describe("The turn's workflow in the Temporal Web UI (STRAND_TEMPORAL_UI_URL), or null when none is configured."),
 });
 
 /** `GET /api/jobs`: the caller's running turns, newest first. */

@@ -4,10 +4,12 @@ import { StoreClient } from '../../contracts/session-store/client';
 import { taskQueueFromEnv } from '../../contracts/task-queues';
 import type { RuntimeEnv } from '../common/env';
 import type { Logger } from '../common/logger';
+import { temporalUiUrl } from '../common/telemetry-config';
 import { withoutLogFields } from '../common/tracing-log-context';
 import type { GatewayConfig } from './config';
 import { PacedEventReader } from './events/paced-event-reader';
 import { SessionService } from './sessions/session-service';
+import { workflowUrl } from './temporal/jobs';
 import { SessionCommands } from './temporal/session-commands';
 import { TemporalLink } from './temporal/temporal-link';
 
@@ -40,6 +42,7 @@ export async function openSessionRuntime(nc: NatsConnection, deps: { env: Runtim
     throw err;
   }
   const store = new StoreClient(nc);
+  const uiBase = temporalUiUrl();
   // The live read is started by some client's request but serves them all: its lines name no request.
   const reader = new PacedEventReader(nc, (seq, reason) => withoutLogFields(() => log.warn({ seq, reason }, 'skipped an invalid agent event')));
   const sessions = new SessionService({
@@ -49,6 +52,7 @@ export async function openSessionRuntime(nc: NatsConnection, deps: { env: Runtim
     defaultModel: config.defaultModel,
     catalog: config.catalog,
     configuredProviders: config.configuredProviders,
+    workflowUrl: (jobId) => workflowUrl(uiBase, env.temporalNamespace, jobId),
   });
   return {
     nc,

@@ -25,6 +25,10 @@ export type { SessionView } from './session-view';
 export interface JobView extends TurnJob {
   steps: number;
   cost_usd: number;
+  model: string;
+  tokens: { input: number; output: number };
+  retry_attempt: number;
+  workflow_url: string | null;
 }
 
 export interface CreateSessionInput {
@@ -53,6 +57,8 @@ export interface SessionServiceDeps {
   configuredProviders?: string[];
   /** Throws PERMISSION_DENIED when the gateway's user may not use a new session's project directory (default: project-access.ts). */
   checkProject?: (projectPath: string) => Promise<void>;
+  /** A turn's workflow in the Temporal Web UI, or null when none is configured (temporal/jobs.ts workflowUrl). */
+  workflowUrl?: (jobId: string) => string | null;
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
@@ -89,6 +95,12 @@ export class SessionService {
     next.thinking_level = this.models.clamp(model, level);
     const settings = await this.deps.commands.setSettings(this.startInfo(meta), next);
     return { ...settings, ...(notice ? { notice } : {}) };
+  }
+
+  /** Every setting of a session: its running workflow's, else the stored ones it loads when it comes back. */
+  async settings(sessionId: string, principal?: string): Promise<SessionSettings> {
+    const meta = await this.require(sessionId, principal);
+    return (await this.deps.commands.state(sessionId))?.settings ?? this.storedSettings(meta);
   }
 
   /** The settings a session's workflow has, or loads when it comes back (the one decoder of stored metadata). */
@@ -350,7 +362,7 @@ export class SessionService {
     const meta = job ? await this.deps.store.get({ session_id: job.session_id }) : null;
     const owner = str(meta?.meta.metadata?.[KEYS.owner]);
     if (!job || (principal !== undefined && owner !== undefined && owner !== principal)) throw new StrandError(ErrorCode.JOB_NOT_FOUND, `no job ${jobId}`);
-    return this.jobView(job);
+    return this.jobView(job, meta);
   }
 
   /** Stops a running job as an interrupt does: the turn ends within a second, its partial answer kept. */
@@ -363,17 +375,25 @@ export class SessionService {
     return { status: result.aborted ? 'cancelled' : 'not_running' };
   }
 
-  private async jobView(job: TurnJob): Promise<JobView> {
+  private async jobView(job: TurnJob, known?: { meta: SessionMeta } | null): Promise<JobView> {
     const [state, cost] = await Promise.all([
       job.status === 'running' ? this.deps.commands.state(job.session_id) : Promise.resolve(undefined),
+      // The model only sizes the context window, which a job does not show.
       sessionStats(this.deps.store, job.session_id, { model: this.deps.defaultModel, catalog: this.catalog, turn: job.turn_id }),
     ]);
+    // The session's model: its workflow's settings while it runs, else what the store holds.
+    const stored = state?.settings ? undefined : (known ?? (await this.deps.store.get({ session_id: job.session_id })));
+    const model = state?.settings?.model ?? (stored ? this.storedSettings(stored.meta).model : this.deps.defaultModel);
     const current = state?.active_turn === job.turn_id;
     return {
       ...job,
       phase: current ? state.phase : job.phase,
       steps: cost.steps + (current && state.step !== null && state.streaming ? 1 : 0),
       cost_usd: cost.usage.cost_usd,
+      model,
+      tokens: { input: cost.usage.input, output: cost.usage.output },
+      retry_attempt: current ? state.retry_attempt : 0,
+      workflow_url: this.deps.workflowUrl?.(job.job_id) ?? null,
     };
   }
 

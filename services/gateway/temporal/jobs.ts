@@ -16,6 +16,11 @@ export interface TurnJob {
   owner?: string;
 }
 
+/** A turn's workflow page in the Temporal Web UI at `uiBase` (STRAND_TEMPORAL_UI_URL), or null without one. */
+export function workflowUrl(uiBase: string | null, namespace: string, jobId: string): string | null {
+  return uiBase === null ? null : `${uiBase}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(jobId)}`;
+}
+
 /** `session:<id>:turn:<n>` → its parts, or undefined for any other id. */
 export function parseJobId(jobId: string): { session_id: string; turn_number: number } | undefined {
   const m = /^session:(.+):turn:(\d+)$/.exec(jobId);
