@@ -4,24 +4,36 @@ import zlib from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
 
 /**
- * Builds the chat page (web/src) into dist/web with esbuild: one script and one stylesheet, named by
- * their content hash, and manifest.json naming them. The gateway serves that folder at `/`
- * (services/gateway/http/web-route.ts). `npm start` and `npm test` run this through their install
- * step (infra/ensure-deps.sh); it does nothing when no input changed since the last build.
+ * Builds strand's web pages (web/src) into dist/web with esbuild: for each page one script and one
+ * stylesheet, named by their content hash, and manifest.json naming them. The gateway serves the chat
+ * page at `/` and the operator view at `/operator` (services/gateway/http/web-route.ts). Each page is
+ * its own entry, so the chat page does not carry the operator view's chart library. `npm start` and
+ * `npm test` run this through their install step (infra/ensure-deps.sh); it does nothing when no
+ * input changed since the last build.
  *
  * usage: npx tsx web/build.ts [--force]
  */
 const root = path.resolve(__dirname, '..');
-export const WEB_SOURCE = path.join(root, 'web', 'src', 'main.tsx');
+/** Each page's entry module, by the name its output files start with. */
+export const WEB_ENTRIES = {
+  app: path.join(root, 'web', 'src', 'main.tsx'),
+  operator: path.join(root, 'web', 'src', 'operator', 'main.tsx'),
+} as const;
+export type WebEntry = keyof typeof WEB_ENTRIES;
 export const WEB_OUT_DIR = path.join(root, 'dist', 'web');
 
-/** What a build wrote: file names (relative to the output folder) and their sizes. */
-export interface WebManifest {
+/** One page's files (relative to the output folder). */
+export interface WebEntryFiles {
   script: string;
   style: string;
-  /** Bytes of each output file, and of the two gzipped: what docs/web.md quotes. */
+}
+
+/** What a build wrote: each page's files, and their sizes. */
+export interface WebManifest {
+  entries: Record<WebEntry, WebEntryFiles>;
+  /** Bytes of each output file, and gzipped: what docs/web.md and docs/operator.md quote. */
   sizes: Record<string, number>;
-  gzip: { script: number; style: number };
+  gzip: Record<string, number>;
   /** Every input file with its modification time: a build with the same inputs is skipped. */
   inputs: Record<string, number>;
 }
@@ -38,7 +50,10 @@ function readManifest(outDir: string): WebManifest | undefined {
 
 /** Whether the last build's inputs are all unchanged (and its outputs still there). */
 function upToDate(outDir: string, manifest: WebManifest | undefined): boolean {
-  if (!manifest || !fs.existsSync(path.join(outDir, manifest.script)) || !fs.existsSync(path.join(outDir, manifest.style))) return false;
+  // A manifest of an older layout (no `entries`) is rebuilt.
+  if (!manifest?.entries || Object.keys(WEB_ENTRIES).some((e) => !manifest.entries[e as WebEntry])) return false;
+  const files = Object.values(manifest.entries).flatMap((e) => [e.script, e.style]);
+  if (!files.every((f) => fs.existsSync(path.join(outDir, f)))) return false;
   // A new file under web/src is an input the last build did not know of.
   const newest = newestIn(path.join(root, 'web', 'src'));
   if (newest > Math.max(0, ...Object.values(manifest.inputs))) return false;
@@ -75,7 +90,7 @@ export async function buildWeb(opts: { outDir?: string; force?: boolean } = {}):
   try {
     const result = await build({
       absWorkingDir: root,
-      entryPoints: { app: WEB_SOURCE },
+      entryPoints: WEB_ENTRIES,
       bundle: true,
       minify: true,
       sourcemap: false,
@@ -105,13 +120,18 @@ export async function buildWeb(opts: { outDir?: string; force?: boolean } = {}):
 
 function manifestOf(metafile: Metafile, dir: string): WebManifest {
   const outputs = Object.keys(metafile.outputs).map((o) => path.basename(o));
-  const script = outputs.find((o) => o.endsWith('.js'));
-  const style = outputs.find((o) => o.endsWith('.css'));
-  if (!script || !style) throw new Error(`the web build wrote ${outputs.join(', ')}: expected one .js and one .css`);
+  const entries = {} as Record<WebEntry, WebEntryFiles>;
+  for (const [name, source] of Object.entries(WEB_ENTRIES) as Array<[WebEntry, string]>) {
+    // The script is the output whose entry point is this page's; its stylesheet is the CSS bundled beside it.
+    const [out, meta] = Object.entries(metafile.outputs).find(([, o]) => o.entryPoint && path.resolve(root, o.entryPoint) === source) ?? [];
+    if (!out || !meta?.cssBundle) throw new Error(`the web build wrote ${outputs.join(', ')}: expected a .js and a .css for ${name}`);
+    entries[name] = { script: path.basename(out), style: path.basename(meta.cssBundle) };
+  }
   const inputs: Record<string, number> = {};
   for (const input of Object.keys(metafile.inputs)) inputs[input] = fs.statSync(path.join(root, input)).mtimeMs;
   const sizes = Object.fromEntries(outputs.map((o) => [o, fs.statSync(path.join(dir, o)).size]));
-  return { script, style, sizes, gzip: { script: gzipSize(path.join(dir, script)), style: gzipSize(path.join(dir, style)) }, inputs };
+  const gzip = Object.fromEntries(outputs.map((o) => [o, gzipSize(path.join(dir, o))]));
+  return { entries, sizes, gzip, inputs };
 }
 
 if (require.main === module) {
@@ -119,7 +139,8 @@ if (require.main === module) {
   buildWeb({ force: process.argv.includes('--force') }).then(
     (m) => {
       const kb = (n: number) => `${(n / 1024).toFixed(1)} kB`;
-      console.error(`[web] ${m.script} ${kb(m.sizes[m.script]!)} (gzip ${kb(m.gzip.script)}), ${m.style} ${kb(m.sizes[m.style]!)} (gzip ${kb(m.gzip.style)}) in ${Date.now() - started} ms`);
+      const files = Object.values(m.entries).flatMap((e) => [e.script, e.style]);
+      console.error(`[web] ${files.map((f) => `${f} ${kb(m.sizes[f]!)} (gzip ${kb(m.gzip[f]!)})`).join(', ')} in ${Date.now() - started} ms`);
     },
     (err: unknown) => {
       console.error(`[web] build FAILED: ${err instanceof Error ? err.message : String(err)}`);

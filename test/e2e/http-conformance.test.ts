@@ -199,18 +199,20 @@ describe('a stack with tokens', () => {
     expect(String((await call(base, 'GET', '/api/docs/strand-docs.js', { token: null })).body)).toContain('validatorUrl: null');
   });
 
-  test('the chat page at / and its script and stylesheet load without a token, under a CSP that allows this origin only', async () => {
+  test('the chat page at / and the operator view at /operator, and their scripts and stylesheets, load without a token, under a CSP that allows this origin only', async () => {
     await buildWeb();
-    const page = await call(base, 'GET', '/', { token: null });
-    expect(page.status).toBe(200);
-    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
-    expect((await call(base, 'GET', '/', { token: null, headers: { 'If-None-Match': page.headers.get('etag')! } })).status).toBe(304);
-    const assets = [...(page.body as string).matchAll(/(?:src|href)="(\/web\/[^"]+)"/g)].map((m) => m[1]!);
-    expect(assets.map((a) => a.split('.').pop()).sort()).toEqual(['css', 'js']);
-    for (const asset of assets) {
-      const res = await call(base, 'GET', asset, { token: null });
-      expect(res.status).toBe(200);
-      expect((await call(base, 'GET', asset, { token: null, headers: { 'If-None-Match': res.headers.get('etag')! } })).status).toBe(304);
+    for (const route of ['/', '/operator']) {
+      const page = await call(base, 'GET', route, { token: null });
+      expect([route, page.status]).toEqual([route, 200]);
+      expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+      expect((await call(base, 'GET', route, { token: null, headers: { 'If-None-Match': page.headers.get('etag')! } })).status).toBe(304);
+      const assets = [...(page.body as string).matchAll(/(?:src|href)="(\/web\/[^"]+)"/g)].map((m) => m[1]!);
+      expect(assets.map((a) => a.split('.').pop()).sort()).toEqual(['css', 'js']);
+      for (const asset of assets) {
+        const res = await call(base, 'GET', asset, { token: null });
+        expect(res.status).toBe(200);
+        expect((await call(base, 'GET', asset, { token: null, headers: { 'If-None-Match': res.headers.get('etag')! } })).status).toBe(304);
+      }
     }
     expect((await call(base, 'GET', '/web/manifest.json', { token: null })).status).toBe(404);
   });

@@ -8,11 +8,12 @@ import { ErrorCode, StrandError } from '../../../contracts/errors';
 import { errors, openApiApp, PUBLIC } from './openapi/route-kit';
 
 /**
- * strand's chat page at `/` (docs/web.md): one HTML page, one script and one stylesheet that
- * web/build.ts bundles into dist/web at install time (`npm start`, `npm test`). Public and static
- * like the API docs (the page asks for a token itself when the API answers 401), and served with a
- * Content-Security-Policy that lets the page reach its own origin only: no inline script, no CDN,
- * no request anywhere else.
+ * strand's web pages: the chat page at `/` (docs/web.md) and the operator view at `/operator`
+ * (docs/operator.md). Each is one HTML page, one script and one stylesheet that web/build.ts bundles
+ * into dist/web at install time (`npm start`, `npm test`). Public and static like the API docs (the
+ * pages ask for a token themselves when the API answers 401), and served with a
+ * Content-Security-Policy that lets a page reach its own origin only: no inline script, no CDN, no
+ * request anywhere else.
  */
 
 export const WEB_PAGE_CSP = [
@@ -29,44 +30,53 @@ export const WEB_PAGE_CSP = [
 /** Where web/build.ts writes the bundle. */
 export const DEFAULT_WEB_DIR = path.resolve(__dirname, '..', '..', '..', 'dist', 'web');
 
+/** The pages, by the name of their build entry (web/build.ts WEB_ENTRIES). */
+export const WEB_PAGES = {
+  app: { title: 'strand', what: 'chat page' },
+  operator: { title: 'strand — operator', what: 'operator view' },
+} as const;
+export type WebPageName = keyof typeof WEB_PAGES;
+
+/** What the gateway reads of web/build.ts's manifest.json. */
 interface Manifest {
-  script: string;
-  style: string;
+  entries: Partial<Record<WebPageName, { script: string; style: string }>>;
 }
 
 interface Built {
   manifest: Manifest;
   /** The manifest's modification time: a rebuild while the gateway runs is picked up. */
   mtimeMs: number;
-  html: string;
-  etag: string;
+  /** Each page the build made, as served; a page the build did not make is absent. */
+  pages: Partial<Record<WebPageName, { html: string; etag: string }>>;
+  /** Every file the pages name: nothing else of the folder is served. */
+  assets: Set<string>;
 }
 
 const etagOf = (body: Uint8Array | string) => `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
 
-function page(manifest: Manifest): string {
+function page(name: WebPageName, files: { script: string; style: string }): string {
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-<title>strand</title>
+<title>${WEB_PAGES[name].title}</title>
 <link rel="icon" href="data:,">
-<link rel="stylesheet" href="/web/${manifest.style}">
-<script defer src="/web/${manifest.script}"></script>
+<link rel="stylesheet" href="/web/${files.style}">
+<script defer src="/web/${files.script}"></script>
 </head>
 <body>
 <div id="app"></div>
-<noscript>strand's chat page needs JavaScript.</noscript>
+<noscript>strand's ${WEB_PAGES[name].what} needs JavaScript.</noscript>
 </body>
 </html>
 `;
 }
 
-const NOT_BUILT = `<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>strand</title></head>
-<body><h1>The chat page is not built</h1>
+const notBuilt = (name: WebPageName) => `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>${WEB_PAGES[name].title}</title></head>
+<body><h1>The ${WEB_PAGES[name].what} is not built</h1>
 <p>Build it with <code>npm run build:web</code> (<code>npm start</code> and <code>npm test</code> do it for you), then reload.</p>
 </body></html>
 `;
@@ -93,15 +103,28 @@ export class WebSite {
     } catch {
       return this.built;
     }
-    const html = page(manifest);
-    this.built = { manifest, mtimeMs, html, etag: etagOf(html) };
+    const pages: Built['pages'] = {};
+    const assets = new Set<string>();
+    for (const name of Object.keys(WEB_PAGES) as WebPageName[]) {
+      const files = manifest.entries?.[name];
+      if (!files) continue;
+      const html = page(name, files);
+      pages[name] = { html, etag: etagOf(html) };
+      assets.add(files.script).add(files.style);
+    }
+    this.built = { manifest, mtimeMs, pages, assets };
     return this.built;
+  }
+
+  /** One page as served, or undefined while the build has not made it. */
+  page(name: WebPageName): { html: string; etag: string } | undefined {
+    return this.current()?.pages[name];
   }
 
   /** An asset the page names, or undefined (nothing else of the folder is readable). */
   asset(name: string): Promise<{ body: Buffer; etag: string; contentType: string }> | undefined {
     const built = this.current();
-    if (!built || (name !== built.manifest.script && name !== built.manifest.style)) return undefined;
+    if (!built?.assets.has(name)) return undefined;
     const contentType = name.endsWith('.js') ? 'text/javascript; charset=utf-8' : 'text/css; charset=utf-8';
     let got = this.assets.get(name);
     if (!got) {
@@ -133,11 +156,21 @@ const pageRoute = createRoute({
   },
 });
 
+const operatorRoute = createRoute({
+  method: 'get',
+  path: '/operator',
+  operationId: 'webOperatorPage',
+  summary: "strand's operator view",
+  description: 'Running turns, recent failures and live charts (docs/operator.md). Same Content-Security-Policy as the chat page.',
+  ...common,
+  responses: pageRoute.responses,
+});
+
 const assetRoute = createRoute({
   method: 'get',
   path: '/web/{asset}',
   operationId: 'webAsset',
-  summary: "The chat page's script and stylesheet",
+  summary: "The web pages' scripts and stylesheets",
   ...common,
   request: { params: z.object({ asset: z.string().describe('A file the page loads (its name carries its content hash).') }) },
   responses: {
@@ -152,22 +185,29 @@ function fresh(c: Context, etag: string): boolean {
   return held !== undefined && held.split(',').some((t) => t.trim() === etag || t.trim() === '*');
 }
 
-/** `GET /` and `GET /web/{asset}`: mounted before authentication (a browser loading a script sends no token). */
+/** A page's answer: the HTML naming the build's files, under the CSP. */
+function servePage(c: Context, site: WebSite, name: WebPageName) {
+  c.header('X-Content-Type-Options', 'nosniff');
+  c.header('Content-Security-Policy', WEB_PAGE_CSP);
+  c.header('Referrer-Policy', 'no-referrer');
+  const built = site.page(name);
+  if (!built) return c.html(notBuilt(name), 503);
+  // Revalidated on every load: a rebuilt page names new assets.
+  c.header('Cache-Control', 'no-cache');
+  c.header('ETag', built.etag);
+  if (fresh(c, built.etag)) return c.body(null, 304);
+  return c.html(built.html, 200);
+}
+
+/**
+ * `GET /`, `GET /operator` and `GET /web/{asset}`: mounted before authentication (a browser loading a
+ * script sends no token; the data the pages show is read by their scripts, with the token).
+ */
 export function webRoutes(site: WebSite = new WebSite()): OpenAPIHono {
   const app = openApiApp();
 
-  app.openapi(pageRoute, (c) => {
-    c.header('X-Content-Type-Options', 'nosniff');
-    c.header('Content-Security-Policy', WEB_PAGE_CSP);
-    c.header('Referrer-Policy', 'no-referrer');
-    const built = site.current();
-    if (!built) return c.html(NOT_BUILT, 503);
-    // Revalidated on every load: a rebuilt page names new assets.
-    c.header('Cache-Control', 'no-cache');
-    c.header('ETag', built.etag);
-    if (fresh(c, built.etag)) return c.body(null, 304);
-    return c.html(built.html, 200);
-  });
+  app.openapi(pageRoute, (c) => servePage(c, site, 'app'));
+  app.openapi(operatorRoute, (c) => servePage(c, site, 'operator'));
 
   app.openapi(assetRoute, async (c) => {
     const name = c.req.valid('param').asset;

@@ -67,6 +67,7 @@ export function App() {
 
   return (
     <div class="app">
+      <a class="to-operator" href="/operator">Operator</a>
       <SessionList sessions={sessions} problem={listProblem} currentId={currentId} reload={reload} />
       <main class="main">{chat ? <ChatPane key={chat.id} chat={chat} onSessionsChanged={reload} /> : <Welcome hasSessions={(sessions?.length ?? 0) > 0} />}</main>
       {needToken && <TokenPrompt refused={tokenStore.get() !== undefined} onToken={tokenGiven} />}

@@ -1,0 +1,21 @@
+import type { ComponentChildren } from 'preact';
+
+/** The chat page opened on a session (its address form, web/src/address.ts). */
+export const chatHref = (sessionId: string) => `/#session=${encodeURIComponent(sessionId)}`;
+
+export function SessionLink({ id }: { id: string }) {
+  return (
+    <a class="session-link" href={chatHref(id)} title={`Open session ${id} on the chat page`}>
+      {id}
+    </a>
+  );
+}
+
+/** A link out of the page (the Temporal Web UI): a new tab, no referrer, nothing of this page passed on. */
+export function OutLink({ href, children, label }: { href: string; children: ComponentChildren; label?: string }) {
+  return (
+    <a href={href} target="_blank" rel="noopener noreferrer" {...(label ? { 'aria-label': label } : {})}>
+      {children}
+    </a>
+  );
+}
