@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ErrorCode } from './errors';
 import { modelIdSchema } from './models';
-import { approvalPolicySchema, thinkingLevelSchema } from './session-settings';
+import { approvalPolicyChangeSchema, thinkingLevelSchema } from './session-settings';
 
 /**
  * Request shapes of the HTTP REST API (specs/http-sse.md). The gateway validates every body and
@@ -117,7 +117,7 @@ export const thinkingBodySchema = z.union([z.object({ level: thinkingLevelSchema
 export const settingsBodySchema = z.strictObject({
   auto_retry: z.boolean().optional(),
   auto_compaction: z.boolean().optional(),
-  approval: approvalPolicySchema.partial().optional(),
+  approval: approvalPolicyChangeSchema.optional(),
   name: z.string().max(200).optional(),
 });
 

@@ -22,6 +22,18 @@ export const approvalPolicySchema = z.object({
 });
 export type ApprovalPolicy = z.infer<typeof approvalPolicySchema>;
 
+/**
+ * A change of the approval policy: the given fields only. Not `approvalPolicySchema.partial()`, which
+ * fills a missing field with its default (zod 4 applies defaults inside optional), so a change of one
+ * field put the others back to their defaults.
+ */
+export const approvalPolicyChangeSchema = z.object({
+  auto_approve_readonly: z.boolean().optional(),
+  always_allow: z.array(z.string()).optional(),
+  timeout_s: z.number().int().positive().optional(),
+  default_decision: z.enum(['reject', 'approve']).optional(),
+});
+
 export const sessionSettingsSchema = z.object({
   model: modelIdSchema,
   thinking_level: thinkingLevelSchema.default('off'),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import { agentPhaseSchema } from './agent-phase';
 import { modelIdSchema } from './models';
-import { approvalPolicySchema, sessionRecordSchema, sessionSettingsSchema, thinkingLevelSchema, type SessionSettings } from './session-settings';
+import { approvalPolicyChangeSchema, sessionRecordSchema, sessionSettingsSchema, thinkingLevelSchema, type SessionSettings } from './session-settings';
 
 /**
  * The session workflow's contract: how it starts, the commands it takes (updates with validators, so
@@ -144,7 +144,7 @@ export const settingsChangeSchema = z.strictObject({
   thinking_level: thinkingLevelSchema.optional(),
   auto_retry: z.boolean().optional(),
   auto_compaction: z.boolean().optional(),
-  approval: approvalPolicySchema.partial().optional(),
+  approval: approvalPolicyChangeSchema.optional(),
   name: z.string().max(200).optional(),
 });
 export type SettingsChange = z.infer<typeof settingsChangeSchema>;
