@@ -43,6 +43,10 @@ export const httpEventDataSchema = z.discriminatedUnion('type', [
     code: z.string().describe('LLM_API_ERROR for a provider failure; SLOW_CONSUMER just before a client that does not keep up is cut.'),
   }),
   z.object({ type: z.literal('turn.finished'), turn_id: z.string(), outcome: z.enum(['done', 'error', 'aborted']) }),
+  z.object({ type: z.literal('compaction.started'), reason: z.enum(['manual', 'threshold', 'overflow']) }).describe('The older conversation is being summarised (asked for, past the threshold, or after a context overflow).'),
+  z
+    .object({ type: z.literal('compaction.finished'), summary: z.string().describe('Empty when there was nothing old enough to summarise.'), tokens_before: z.number().int() })
+    .describe('The older conversation was summarised: later steps read the summary instead.'),
 ]);
 export type HttpEventData = z.infer<typeof httpEventDataSchema>;
 

@@ -282,6 +282,7 @@ describe('a stack with tokens', () => {
     expect((await call(base, 'POST', `/api/sessions/${sid}/model`, { body: { provider: 'scripted', model_id: 'echo' } })).body.model).toBe('scripted/echo');
     expect((await call(base, 'POST', `/api/sessions/${sid}/thinking`, { body: { level: 'high' } })).body.thinking_level).toBe('off');
     expect((await call(base, 'PATCH', `/api/sessions/${sid}/settings`, { body: { name: 'renamed' } })).body.name).toBe('renamed');
+    expect((await call(base, 'GET', `/api/sessions/${sid}/settings`)).body).toMatchObject({ model: 'scripted/echo', name: 'renamed', auto_compaction: true });
     expect((await call(base, 'POST', `/api/sessions/${sid}/compact`, { body: {} })).body.compacted).toBe(true);
   }, 60_000);
 

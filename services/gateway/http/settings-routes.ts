@@ -47,6 +47,18 @@ const compact = createRoute({
   ...errors(...SESSION_READ, E.SESSION_BUSY, E.LLM_API_ERROR),
 });
 
+const readSettings = createRoute({
+  method: 'get',
+  path: '/{id}/settings',
+  operationId: 'getSettings',
+  summary: 'Every setting of the session',
+  description: 'strand extension: model, thinking level, auto-retry, auto-compaction, approval policy, name — the shape `PATCH` answers. The running workflow\'s settings, else the stored ones it loads when it comes back.',
+  tags,
+  request: { params },
+  responses: { 200: jsonReply(settingsReplySchema, 'Every setting.') },
+  ...errors(...SESSION_READ),
+});
+
 const settings = createRoute({
   method: 'patch',
   path: '/{id}/settings',
@@ -61,7 +73,7 @@ const settings = createRoute({
 });
 
 /**
- * `/api/sessions/{id}/model|thinking|compact|settings`: each change is checked (model against the
+ * `/api/sessions/{id}/model|thinking|compact|settings` (and `GET …/settings` to read them): each change is checked (model against the
  * catalog and configured providers, thinking level clamped to the model), persisted by the session
  * and published as `agent.state`; it applies from the next turn.
  */
@@ -84,6 +96,8 @@ export function settingsRoutes(deps: { sessions: SessionService }): OpenAPIHono 
 
   // Answers once the summary is recorded (a model call: seconds, not milliseconds).
   app.openapi(compact, async (c) => c.json(await sessions.compact(c.req.valid('param').id, c.req.valid('json').instructions, principalOf(c)), 200));
+
+  app.openapi(readSettings, async (c) => c.json(await sessions.settings(c.req.valid('param').id, principalOf(c)), 200));
 
   app.openapi(settings, async (c) => {
     const { notice: _notice, ...rest } = await sessions.updateSettings(c.req.valid('param').id, c.req.valid('json'), principalOf(c));

@@ -36,6 +36,14 @@ describe('canonical → HTTP SSE events', () => {
     expect(toHttpEvent(env({ type: 'turn.started', turn_id: 't1', prompt: 'x' }))).toBeUndefined();
   });
 
+  test('a compaction is sent as it starts and with its summary as it finishes', () => {
+    expect(toHttpEvent(env({ type: 'compaction.started', reason: 'manual' }))).toEqual({ event: 'compaction.started', data: { type: 'compaction.started', reason: 'manual' } });
+    expect(toHttpEvent(env({ type: 'compaction.finished', summary: 'We fixed the parser.', tokens_before: 4200 }))).toEqual({
+      event: 'compaction.finished',
+      data: { type: 'compaction.finished', summary: 'We fixed the parser.', tokens_before: 4200 },
+    });
+  });
+
   test('turn.finished is sent: it is the last event of every turn', () => {
     expect(toHttpEvent(env({ type: 'turn.finished', turn_id: 't1', outcome: 'aborted', steps: 2 }))).toEqual({
       event: 'turn.finished',

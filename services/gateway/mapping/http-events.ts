@@ -49,6 +49,10 @@ export function toHttpEvent(envelope: AgentEventEnvelope): HttpEvent | undefined
       return { event: 'error', data: { type: 'error', message: e.message, code: e.code } };
     case 'turn.finished':
       return { event: 'turn.finished', data: { type: 'turn.finished', turn_id: e.turn_id, outcome: e.outcome } };
+    case 'compaction.started':
+      return { event: 'compaction.started', data: { type: 'compaction.started', reason: e.reason } };
+    case 'compaction.finished':
+      return { event: 'compaction.finished', data: { type: 'compaction.finished', summary: e.summary, tokens_before: e.tokens_before } };
     default:
       return undefined;
   }
