@@ -7,12 +7,21 @@
 export type ToolOutcome = 'success' | 'error' | 'rejected';
 
 export type ChatBlock =
-  | { kind: 'user'; key: string; turn?: string; text: string }
+  | {
+      kind: 'user';
+      key: string;
+      turn?: string;
+      text: string;
+      /** The stored message's entry id, where a fork can start (a forked session's entries have ids of their own). */
+      entryId?: string;
+    }
   | {
       kind: 'assistant';
       key: string;
       turn: string;
       step: number;
+      /** The stored message's entry id, once it is stored (`message.done`). */
+      entryId?: string;
       text: string;
       thinking: string;
       /** The step's message was stored (`message.done`): its text is final. */

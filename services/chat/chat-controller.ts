@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ChatView } from './chat-view';
 import { followEvents, type FollowedStream, type StreamStatus } from './event-stream';
+import { PromptReader } from './fork-points';
 import { GatewayClient, type SessionStats, type SessionView } from './gateway-client';
 import type { GatewayAddress } from './gateway-address';
 import { PromptHistory } from './input-buffer';
@@ -34,7 +35,7 @@ export class ChatController {
   quitting = false;
   private stream: FollowedStream | undefined;
   private readonly listeners = new Set<() => void>();
-  private readonly fetchingPrompts = new Set<string>();
+  private prompts: PromptReader | undefined;
 
   constructor(
     address: GatewayAddress,
@@ -73,9 +74,11 @@ export class ChatController {
    */
   async open(sessionId: string): Promise<void> {
     this.stream?.close();
+    this.prompts?.close();
     this.picker = undefined;
     this.sessionId = sessionId;
     const view = (this.view = new ChatView());
+    this.prompts = this.promptReader(sessionId, view);
     let buffered: Parameters<ChatView['apply']>[0][] | undefined = [];
     let loaded = false;
     const apply = (data: Parameters<ChatView['apply']>[0]) => {
@@ -140,26 +143,20 @@ export class ChatController {
       const id = this.sessionId!;
       void this.client.approvals(id).then((list) => id === this.sessionId && (this.view.setApprovals(list), this.changed()), () => undefined);
     }
-    for (const turn of this.view.unknownPrompts) this.fetchPrompt(turn);
+    for (const turn of this.view.unknownPrompts) this.prompts?.read(turn);
     this.changed();
   }
 
-  /** The prompt of a turn started elsewhere (another client), read from the store once. */
-  private fetchPrompt(turn: string): void {
-    const id = this.sessionId;
-    if (!id || this.fetchingPrompts.has(`${id}:${turn}`)) return;
-    this.fetchingPrompts.add(`${id}:${turn}`);
-    // The prompts the session's fork points list (`messages?from_entry_id` reads the path from the root).
-    void this.client
-      .call<{ messages: Array<{ entry_id: string; text: string }> }>('GET', `/api/sessions/${encodeURIComponent(id)}/fork-points`)
-      .then((page) => {
-        const text = page.messages.find((m) => m.entry_id === `${turn}:user`)?.text;
-        if (text !== undefined && id === this.sessionId) {
-          this.view.promptText(turn, text);
-          this.changed();
-        }
-      })
-      .catch(() => undefined);
+  /** Reads the prompts of turns another client started in the open session (fork-points.ts). */
+  private promptReader(id: string, view: ChatView): PromptReader {
+    return new PromptReader({
+      forkPoints: () => this.client.forkPoints(id),
+      wanted: (turn) => this.view === view && view.unknownPrompts.has(turn),
+      found: (turn, text) => {
+        view.promptText(turn, text);
+        this.changed();
+      },
+    });
   }
 
   /** A submitted line: a slash command, or a prompt (queued as a follow-up while a turn runs). */
@@ -218,5 +215,6 @@ export class ChatController {
 
   close(): void {
     this.stream?.close();
+    this.prompts?.close();
   }
 }

@@ -114,3 +114,37 @@ test('stored history: turns, tool calls with their results (a rejection told apa
   expect(texts(v)).toEqual(['U:hi', 'A:Look.', 'T:edit_file:rejected', 'A:OK.', 'N:the conversation before this point was compacted', 'U:again', 'A:partial']);
   expect(v.unknownPrompts.size).toBe(0);
 });
+
+test('every prompt and stored answer knows its entry id (where a fork starts); a steering message is its own block, not the prompt', () => {
+  const v = new ChatView();
+  v.prompted('t1', 'go', false);
+  v.apply(delta('t1', 0, 'Working'));
+  expect(v.blocks.map((b) => ('entryId' in b ? b.entryId : undefined))).toEqual(['t1:user', undefined]);
+  v.apply(done('t1:s0:assistant', 'Working.'));
+  expect(v.blocks[1]).toMatchObject({ entryId: 't1:s0:assistant', done: true, stopReason: 'end' });
+
+  const items: any[] = [
+    { entry_id: 't1:user', message: { role: 'user', content: [{ type: 'text', text: 'the prompt' }], timestamp: 1 } },
+    { entry_id: 't1:s0:steer:0', message: { role: 'user', content: [{ type: 'text', text: 'the steer' }], timestamp: 2 } },
+    { entry_id: 't1:s1:assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'OK' }], model: 'm', provider: 'p', stop_reason: 'end', timestamp: 3 } },
+    // A forked session's entries have ids of their own: no turn can be read from them.
+    { entry_id: '0abc', message: { role: 'user', content: [{ type: 'text', text: 'forked prompt' }], timestamp: 4 } },
+    { entry_id: '0abd', message: { role: 'assistant', content: [{ type: 'text', text: 'forked answer' }], model: 'm', provider: 'p', stop_reason: 'end', timestamp: 5 } },
+  ];
+  const h = new ChatView();
+  h.addHistory(blocksOfHistory(items));
+  expect(texts(h)).toEqual(['U:the prompt', 'U:the steer', 'A:OK', 'U:forked prompt', 'A:forked answer']);
+  expect(h.blocks.map((b) => ('entryId' in b ? b.entryId : undefined))).toEqual(['t1:user', 't1:s0:steer:0', 't1:s1:assistant', '0abc', '0abd']);
+});
+
+test('a compaction shows its summary, live and from the store; one that had nothing to summarise shows nothing', () => {
+  const v = new ChatView();
+  v.apply({ type: 'compaction.started', reason: 'manual' });
+  v.apply({ type: 'compaction.finished', summary: '', tokens_before: 10 });
+  expect(texts(v)).toEqual([]);
+  v.apply({ type: 'compaction.started', reason: 'manual' });
+  v.apply({ type: 'compaction.finished', summary: 'We renamed the parser.', tokens_before: 5000 });
+  expect(texts(v)).toEqual(['N:Compacted: We renamed the parser.']);
+  const stored = blocksOfHistory([{ entry_id: 'compact:1', custom: { custom_type: 'compaction', data: { summary: 'We renamed the parser.' } } }] as any[]);
+  expect(stored).toMatchObject([{ kind: 'notice', text: 'Compacted: We renamed the parser.' }]);
+});

@@ -1,7 +1,9 @@
 import type { HttpEventData } from '../../contracts/http-events';
 import { StepTexts } from '../gateway/events/step-text';
+import { entryIds } from '../../contracts/workflow-ids';
 import { resultText, stepOfEntry, type ChatBlock } from './chat-blocks';
 import type { PendingApproval } from './gateway-client';
+import { compactionText } from './stored-history';
 
 type Block<K extends ChatBlock['kind']> = Extract<ChatBlock, { kind: K }>;
 
@@ -90,6 +92,7 @@ export class ChatView {
         if (!at) return;
         const block = this.stepBlock(at.turn, at.step);
         block.text = data.content;
+        block.entryId = data.entry_id;
         block.done = true;
         block.stopReason = data.stop_reason;
         return;
@@ -129,7 +132,12 @@ export class ChatView {
         this.turn = undefined;
         this.settled = this.blocks.length;
         return;
+      case 'compaction.finished':
+        // An empty summary: there was nothing old enough to summarise, and nothing changed.
+        if (data.summary.trim()) this.notice('info', compactionText(data.summary));
+        return;
       case 'file.changed':
+      case 'compaction.started':
         return;
     }
   }
@@ -208,7 +216,7 @@ export class ChatView {
     if (queued >= 0) text = this.queued.splice(queued, 1)[0]!.text;
     this.prompts.delete(turn);
     if (text === undefined) this.unknownPrompts.add(turn);
-    this.add({ kind: 'user', key: `user:${turn}`, turn, text: text ?? '' });
+    this.add({ kind: 'user', key: `user:${turn}`, turn, text: text ?? '', entryId: entryIds.user(turn) });
   }
 
   private stepBlock(turn: string, step: number): Block<'assistant'> {

@@ -8,6 +8,11 @@ const texts = (content: ContentBlock[], type: 'text' | 'thinking') =>
     .map((b) => b.text)
     .join('');
 
+/** The row a compaction leaves in the conversation, live (`compaction.finished`) or read from the store. */
+export function compactionText(summary: unknown): string {
+  return typeof summary === 'string' && summary.trim() ? `Compacted: ${summary.trim()}` : 'the conversation before this point was compacted';
+}
+
 /**
  * A session's stored messages (`GET …/messages`) as chat blocks: what a reopened chat shows of the
  * turns that ran before, including those that ran while no client watched. `liveTurn` is a turn still
@@ -19,21 +24,24 @@ export function blocksOfHistory(items: StoredMessageItem[], liveTurn?: string): 
   const tools = new Map<string, Extract<ChatBlock, { kind: 'tool' }>>();
   const turnsSeen = new Set<string>();
   for (const { entry_id: entryId, message, custom } of items) {
-    if (custom?.custom_type === 'compaction') blocks.push({ kind: 'notice', key: `custom:${entryId}`, level: 'info', text: 'the conversation before this point was compacted' });
+    if (custom?.custom_type === 'compaction') blocks.push({ kind: 'notice', key: `custom:${entryId}`, level: 'info', text: compactionText((custom.data as { summary?: unknown } | undefined)?.summary) });
     if (!message) continue;
     const turn = turnOfEntry(entryId);
     if (turn !== undefined && turn === liveTurn && message.role !== 'user') continue;
     switch (message.role) {
-      case 'user':
-        if (turn) turnsSeen.add(turn);
-        blocks.push({ kind: 'user', key: turn ? `user:${turn}` : `user:${entryId}`, ...(turn ? { turn } : {}), text: texts(message.content, 'text') });
+      case 'user': {
+        // A turn's prompt (`t3:user`) opens it; a steering message (`t3:s1:steer:0`) is a user message of the same turn, shown where it was read.
+        const prompt = turn !== undefined && entryId === `${turn}:user`;
+        if (prompt) turnsSeen.add(turn);
+        blocks.push({ kind: 'user', key: prompt ? `user:${turn}` : `user:${entryId}`, ...(prompt ? { turn } : {}), text: texts(message.content, 'text'), entryId });
         break;
+      }
       case 'assistant': {
         const step = /:s(\d+):assistant$/.exec(entryId);
         const text = texts(message.content, 'text');
         const thinking = texts(message.content, 'thinking');
         if (text || thinking || message.stop_reason !== 'function_call')
-          blocks.push({ kind: 'assistant', key: turn && step ? `${turn}:${step[1]}` : entryId, turn: turn ?? '', step: step ? Number(step[1]) : 0, text, thinking, done: true, stopReason: message.stop_reason });
+          blocks.push({ kind: 'assistant', key: turn && step ? `${turn}:${step[1]}` : entryId, turn: turn ?? '', step: step ? Number(step[1]) : 0, entryId, text, thinking, done: true, stopReason: message.stop_reason });
         if (message.stop_reason === 'error' && message.error_message) blocks.push({ kind: 'notice', key: `error:${entryId}`, level: 'error', text: message.error_message });
         for (const block of message.content) {
           if (block.type !== 'function_call') continue;
