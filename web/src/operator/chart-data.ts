@@ -19,11 +19,11 @@ export interface ChartSpec {
   summary: string;
 }
 
-/** Colours that keep their meaning: outcomes as the chat page colours them, then a fixed palette. */
+/** Colours that keep their meaning (outcomes as the chat page colours them, told apart at a glance), then a fixed palette. */
 const KNOWN_COLORS: Record<string, string> = {
   done: '#067647',
-  error: '#b42318',
-  aborted: '#b54708',
+  error: '#d92d20',
+  aborted: '#f79009',
   p50: '#3357d6',
   p90: '#7a5af8',
   p99: '#c11574',
