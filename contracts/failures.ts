@@ -51,6 +51,11 @@ export interface ProviderFailureDetails {
   provider?: string;
   status?: number;
   retry_after_ms?: number;
+  /**
+   * The step sent nothing: its provider key's shared backoff window is open (another session was
+   * refused). The turn waits `retry_after_ms` without spending a retry attempt on it.
+   */
+  shared_backoff?: boolean;
 }
 
 /** Store failure types never worth a retry (the activities' retry policies list these). */

@@ -14,6 +14,7 @@ export function toProviderFailure(err: unknown): unknown {
     ...(err.provider ? { provider: err.provider } : {}),
     ...(err.status !== undefined ? { status: err.status } : {}),
     ...(err.retryAfterMs !== undefined ? { retry_after_ms: err.retryAfterMs } : {}),
+    ...(err.sharedBackoff ? { shared_backoff: true } : {}),
   };
   return ApplicationFailure.create({
     message: err.message,

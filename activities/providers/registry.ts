@@ -1,9 +1,11 @@
 import { builtinModelCatalog, lookupModel, priceUsage, resolveBareModelId, type CatalogModel, type ModelCatalog } from '../../contracts/model-catalog';
 import { parseModelId } from '../../contracts/models';
 import { createAnthropicProvider } from './anthropic';
-import { providerEndpoints } from './endpoints';
+import { providerEndpoints, type Endpoint } from './endpoints';
 import { createOpenAIProvider, openAIPrefillFromEnv } from './openai';
 import { createScriptedProvider, type ScriptedProviderOptions } from './scripted';
+import type { SharedBackoff } from './shared-backoff-kv';
+import { withSharedBackoff } from './with-shared-backoff';
 import { UnservableModelError, type ModelProvider, type ProviderUsage } from './types';
 
 /** A model reference resolved to the adapter that serves it and what the catalog says about it. */
@@ -78,6 +80,8 @@ export interface CreateProviderRegistryOptions {
   env?: Record<string, string | undefined>;
   catalog?: ModelCatalog;
   scriptedOptions?: ScriptedProviderOptions;
+  /** One backoff per provider key, shared by every session and worker (absent: each session backs off alone). */
+  sharedBackoff?: SharedBackoff;
 }
 
 /** The registry a worker uses: `scripted` always, `anthropic` and `openai` when the environment configures them. */
@@ -86,10 +90,13 @@ export function createProviderRegistry(options: CreateProviderRegistryOptions = 
   const catalog = options.catalog ?? builtinModelCatalog;
   const registry = new ProviderRegistry([createScriptedProvider({ env, ...options.scriptedOptions })], catalog);
   const endpoints = providerEndpoints(env);
-  if (endpoints.anthropic) registry.register(createAnthropicProvider({ ...endpoints.anthropic, catalog }));
+  // The real adapters only: the scripted provider has no limits to share.
+  const shared = (provider: ModelProvider, endpoint: Endpoint) =>
+    options.sharedBackoff ? withSharedBackoff(provider, options.sharedBackoff, { provider: provider.id, apiKey: endpoint.apiKey, ...(endpoint.baseURL ? { baseURL: endpoint.baseURL } : {}) }) : provider;
+  if (endpoints.anthropic) registry.register(shared(createAnthropicProvider({ ...endpoints.anthropic, catalog }), endpoints.anthropic));
   if (endpoints.openai) {
     const prefill = openAIPrefillFromEnv(env);
-    registry.register(createOpenAIProvider({ ...endpoints.openai, catalog, ...(prefill ? { prefill } : {}) }));
+    registry.register(shared(createOpenAIProvider({ ...endpoints.openai, catalog, ...(prefill ? { prefill } : {}) }), endpoints.openai));
   }
   return registry;
 }

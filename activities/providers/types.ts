@@ -98,6 +98,8 @@ export interface ProviderErrorDetails {
   status?: number;
   /** How long the provider asked us to wait (`retry-after-ms`, `retry-after`). */
   retryAfterMs?: number;
+  /** Not sent at all: the key's shared backoff window is open (with-shared-backoff.ts); the wait is `retryAfterMs`. */
+  sharedBackoff?: boolean;
   cause?: unknown;
 }
 
@@ -107,6 +109,7 @@ export class ProviderError extends Error {
   readonly provider: string | undefined;
   readonly status: number | undefined;
   readonly retryAfterMs: number | undefined;
+  readonly sharedBackoff: boolean;
   constructor(
     readonly kind: ProviderErrorKind,
     message: string,
@@ -116,6 +119,7 @@ export class ProviderError extends Error {
     this.provider = details.provider;
     this.status = details.status;
     this.retryAfterMs = details.retryAfterMs;
+    this.sharedBackoff = details.sharedBackoff ?? false;
   }
 }
 

@@ -7,6 +7,8 @@ import { createToolWiring } from './tool-wiring';
 import { createNatsTurnCancelChannel } from '../../activities/events/turn-cancel';
 import { createJetStreamPublishedText } from '../../activities/events/jetstream-published-text';
 import { createProviderRegistry } from '../../activities/providers/registry';
+import { createKvSharedBackoff, sharedBackoffEnabled } from '../../activities/providers/shared-backoff-kv';
+import { createLogger } from '../common/logger';
 import { lookupModel, type ModelCatalog } from '../../contracts/model-catalog';
 import { loadModelCatalog } from '../common/model-catalog-file';
 import { ensureAgentEventsStream } from '../../contracts/agent-event-stream';
@@ -46,7 +48,10 @@ export async function createStrandWorker(opts: WorkerOptions): Promise<Worker> {
   await ensureAgentEventsStream(await opts.nc.jetstreamManager());
   // The same catalog and provider variables as the gateway (STRAND_MODELS_FILE, ANTHROPIC_*, OPENAI_*).
   const catalog = loadModelCatalog();
-  const providers = createProviderRegistry({ env: process.env, catalog, scriptedOptions: { deltaDelayMs: opts.scriptedDeltaDelayMs } });
+  // One backoff per provider key across sessions and workers (docs/provider-backoff.md); STRAND_PROVIDER_BACKOFF=off disables it.
+  const backoffLog = createLogger('worker');
+  const sharedBackoff = sharedBackoffEnabled(process.env) ? createKvSharedBackoff(opts.nc, { log: (level, m) => backoffLog[level](m) }) : undefined;
+  const providers = createProviderRegistry({ env: process.env, catalog, scriptedOptions: { deltaDelayMs: opts.scriptedDeltaDelayMs }, ...(sharedBackoff ? { sharedBackoff } : {}) });
   const telemetry = opts.telemetry ? workerTelemetry(opts.telemetry) : undefined;
   const activities = createActivities({
     store: new StoreClient(opts.nc),

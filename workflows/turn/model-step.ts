@@ -3,7 +3,7 @@ import type { Activities } from '../../activities';
 import { entryIds } from '../../contracts/workflow-ids';
 import { COMPACTION_OPTIONS, compaction } from '../session/session-events';
 import { WORKER_ACTIVITY_HEARTBEAT_TIMEOUT, noRetry } from '../retry-policies';
-import { DEFAULT_RETRY_OPTIONS, INFRA_RETRY, decideRetry } from './retry-decision';
+import { DEFAULT_RETRY_OPTIONS, decideRetry, maxAttemptsOf } from './retry-decision';
 import { stepFailureOf, type StepFailure } from './step-failure';
 import type { TurnState } from './turn-state';
 
@@ -45,8 +45,10 @@ export async function compactInTurn(turn: TurnState, step: number, reason: 'thre
 export async function modelStepWithRetries(turn: TurnState, step: number) {
   const { input } = turn;
   let compactedForOverflow = false;
-  // Provider and infrastructure failures are counted apart: each has its own budget.
-  const failures = { provider: 0, infrastructure: 0 };
+  // Provider and infrastructure failures, and waits the key's shared backoff imposed (nothing was sent),
+  // are counted apart: each has its own budget. Only new activities mark shared waits, so a history
+  // recorded before them replays with the same counts.
+  const failures = { provider: 0, infrastructure: 0, shared: 0 };
   for (let attempt = 1; ; attempt++) {
     try {
       wf.setCurrentDetails(`step ${step} · model ${input.settings.model}${attempt > 1 ? ` · attempt ${attempt}` : ''}`);
@@ -66,7 +68,7 @@ export async function modelStepWithRetries(turn: TurnState, step: number) {
     } catch (err) {
       if (wf.isCancellation(err) || turn.scope.consideredCancelled) throw err;
       const failure = stepFailureOf(err);
-      const counted = failure.kind === 'infrastructure' ? ++failures.infrastructure : ++failures.provider;
+      const counted = failure.kind === 'infrastructure' ? ++failures.infrastructure : failure.sharedBackoff ? ++failures.shared : ++failures.provider;
       const decision = decideRetry(failure, counted, { ...DEFAULT_RETRY_OPTIONS, autoRetry: input.settings.auto_retry });
       // Too long for the model: compact, then try the step once more.
       if (decision.action === 'compact' && !compactedForOverflow && input.settings.auto_compaction) {
@@ -83,7 +85,7 @@ export async function modelStepWithRetries(turn: TurnState, step: number) {
             : decision.reason;
         throw new TurnFailure({ ...failure, message: `${failure.message} (${why})` });
       }
-      const maxAttempts = (failure.kind === 'infrastructure' ? INFRA_RETRY.maxRetries : DEFAULT_RETRY_OPTIONS.maxRetries) + 1;
+      const maxAttempts = maxAttemptsOf(failure);
       await turn.report({ phase: 'retrying', step, retry_attempt: attempt, details: failure.message });
       await turn.publish([
         { type: 'retry.scheduled', turn_id: turn.turnId, step, attempt: counted, max_attempts: maxAttempts, delay_ms: decision.delayMs, kind: failure.kind, reason: failure.message },

@@ -1,4 +1,4 @@
-import { DEFAULT_RETRY_OPTIONS, decideRetry } from './retry-decision';
+import { DEFAULT_RETRY_OPTIONS, SHARED_BACKOFF_MAX_WAITS, decideRetry, maxAttemptsOf } from './retry-decision';
 
 const opts = { ...DEFAULT_RETRY_OPTIONS, autoRetry: true };
 
@@ -30,5 +30,22 @@ describe('decideRetry', () => {
     const off = { ...opts, autoRetry: false };
     expect([1, 2, 3, 10].map((a) => decideRetry({ kind: 'infrastructure' }, a, off))).toEqual([0, 500, 1_000, 10_000].map((delayMs) => ({ action: 'retry', delayMs })));
     expect(decideRetry({ kind: 'infrastructure' }, 61, opts)).toMatchObject({ action: 'fail' });
+  });
+
+  test('a shared-backoff wait lasts exactly the window and spends none of the attempts, on a budget of its own', () => {
+    // Far beyond the attempts a refused request has: the wait is still taken, to the millisecond.
+    expect(decideRetry({ kind: 'rate_limited', retryAfterMs: 42_345, sharedBackoff: true }, 7, opts)).toEqual({ action: 'retry', delayMs: 42_345 });
+    expect(decideRetry({ kind: 'overloaded', retryAfterMs: 250, sharedBackoff: true }, 1, opts)).toEqual({ action: 'retry', delayMs: 250 });
+    // A real refusal at the same count is given up on.
+    expect(decideRetry({ kind: 'rate_limited', retryAfterMs: 42_345 }, 7, opts)).toMatchObject({ action: 'fail' });
+    expect(decideRetry({ kind: 'rate_limited', retryAfterMs: 1_000, sharedBackoff: true }, SHARED_BACKOFF_MAX_WAITS + 1, opts)).toMatchObject({ action: 'fail' });
+    expect(decideRetry({ kind: 'rate_limited', retryAfterMs: 90_000, sharedBackoff: true }, 1, opts)).toEqual({ action: 'fail', reason: 'the provider asked to wait 90 s, more than the 60 s this session waits' });
+    expect(decideRetry({ kind: 'rate_limited', retryAfterMs: 1_000, sharedBackoff: true }, 1, { ...opts, autoRetry: false })).toMatchObject({ action: 'fail' });
+  });
+
+  test('retry.scheduled names the budget each kind of failure is counted against', () => {
+    expect(maxAttemptsOf({ kind: 'rate_limited' })).toBe(DEFAULT_RETRY_OPTIONS.maxRetries + 1);
+    expect(maxAttemptsOf({ kind: 'rate_limited', sharedBackoff: true })).toBe(SHARED_BACKOFF_MAX_WAITS);
+    expect(maxAttemptsOf({ kind: 'infrastructure' })).toBe(61);
   });
 });

@@ -23,4 +23,9 @@ describe('stepFailureOf', () => {
     expect(failure).toEqual({ kind: 'rate_limited', message: 'slow down', provider: 'openai', status: 429, retryAfterMs: 2000 });
     expect(errorCodeOf(failure)).toBe('LLM_API_ERROR');
   });
+
+  test('a wait the shared backoff imposed is read as such (not one of the attempts)', () => {
+    const failure = stepFailureOf(viaActivity(ApplicationFailure.create({ message: 'shared backoff', type: 'provider.rate_limited', details: [{ provider: 'openai', retry_after_ms: 5000, shared_backoff: true }] })));
+    expect(failure).toEqual({ kind: 'rate_limited', message: 'shared backoff', provider: 'openai', retryAfterMs: 5000, sharedBackoff: true });
+  });
 });

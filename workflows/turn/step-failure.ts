@@ -15,6 +15,8 @@ export interface StepFailure {
   retryAfterMs?: number;
   provider?: string;
   status?: number;
+  /** A wait the provider key's shared backoff imposed (nothing was sent): not one of the turn's attempts. */
+  sharedBackoff?: boolean;
 }
 
 /**
@@ -35,6 +37,7 @@ export function stepFailureOf(err: unknown): StepFailure {
       ...(details.retry_after_ms !== undefined ? { retryAfterMs: details.retry_after_ms } : {}),
       ...(details.provider ? { provider: details.provider } : {}),
       ...(details.status !== undefined ? { status: details.status } : {}),
+      ...(details.shared_backoff ? { sharedBackoff: true } : {}),
     };
   }
   if (cause instanceof wf.TimeoutFailure) {
