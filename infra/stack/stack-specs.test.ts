@@ -28,3 +28,17 @@ test('the compose file\'s Temporal server gets the same latency settings', () =>
   const config = parse(fs.readFileSync(path.join(REPO_ROOT, 'infra/docker/temporal/dynamicconfig.yaml'), 'utf8')) as Record<string, Array<{ value: unknown }>>;
   for (const [key, value] of Object.entries(LATENCY_SETTINGS)) expect(config[key]?.[0]?.value).toBe(value);
 });
+
+test('the gateway is told the Temporal UI address when the stack runs the UI, and nothing when it does not', async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-specs-'));
+  const saved = process.env.STRAND_TEMPORAL_UI_URL;
+  delete process.env.STRAND_TEMPORAL_UI_URL;
+  try {
+    const config = { dataDir, host: '127.0.0.1', ports: { temporal: 7233, temporalUi: 18233, nats: 4222, gateway: 9420 }, serviceEnv: {} };
+    expect((await serviceSpecs({ ...config, ui: true })).gateway.env?.STRAND_TEMPORAL_UI_URL).toBe('http://127.0.0.1:18233');
+    expect((await serviceSpecs({ ...config, ui: false })).gateway.env?.STRAND_TEMPORAL_UI_URL).toBeUndefined();
+  } finally {
+    if (saved !== undefined) process.env.STRAND_TEMPORAL_UI_URL = saved;
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});

@@ -70,6 +70,9 @@ export async function serviceSpecs(config: StackConfig): Promise<Record<ServiceN
     STRAND_EDN_PORT: String(ports.edn ?? 0),
     STRAND_STORE_DATA_DIR: path.join(dataDir, 'store'),
     STRAND_TOOL_OUTPUT_DIR: path.join(dataDir, 'tool-output'),
+    // The gateway links jobs to their workflows in the UI this stack runs; an address set by the
+    // caller (a proxy in front of the UI) wins.
+    ...(config.ui && !process.env.STRAND_TEMPORAL_UI_URL ? { STRAND_TEMPORAL_UI_URL: `http://${host}:${ports.temporalUi}` } : {}),
     ...config.serviceEnv,
     ...sharedStoreEnv(config.instances, config.serviceEnv.STRAND_STORE_ADAPTER ?? process.env.STRAND_STORE_ADAPTER),
     ...marker,

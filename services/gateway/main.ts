@@ -3,6 +3,7 @@ import { serve } from '@hono/node-server';
 import { runtimeEnv } from '../common/env';
 import { createLogger } from '../common/logger';
 import { startTracing } from '../common/tracing';
+import { telemetryIntervalMs, temporalUiUrl } from '../common/telemetry-config';
 import { connectNats } from '../common/nats';
 import { onShutdown } from '../common/shutdown';
 import { createGatewayAuth, loadTokens } from './auth/tokens';
@@ -16,6 +17,8 @@ import { rateLimitFromEnv } from './http/rate-limit';
 import { answerClientErrors, httpServerOptions, unreadBodyLimits } from './http/server-limits';
 import { drainUnreadBody } from './http/unread-body';
 import { ConnectionLimiter } from './limits/connection-limiter';
+import { startOperatorTelemetry } from './operator/operator-telemetry';
+import { SessionOwners } from './operator/session-owners';
 import { openSessionRuntime } from './session-runtime';
 import { Transcripts, transcriptsDir } from './transcripts/transcripts';
 import { attachRpcServer } from './ws/rpc-server';
@@ -43,6 +46,9 @@ async function main(): Promise<void> {
   const sseConnections = new ConnectionLimiter(config.limits.maxSseConnections);
   const wsConnections = new ConnectionLimiter(config.limits.maxWsConnections);
   const started: { edn?: Awaited<ReturnType<typeof startEdnTcpServer>> } = {};
+  const telemetry = gatewayTelemetry({ runtime, sse: sseConnections, websocket: wsConnections, edn: () => started.edn, tracing });
+  // The operator view's data: this gateway's snapshot out, everyone's in (docs/observability.md).
+  const operator = startOperatorTelemetry({ nc, registry: telemetry.registry, intervalMs: telemetryIntervalMs(), log: { debug: (m) => log.debug(m), warn: (o, m) => log.warn(o, m) } });
   const app = createHttpApp({
     store,
     nc,
@@ -58,7 +64,8 @@ async function main(): Promise<void> {
     maxSendBufferBytes: config.limits.maxSendBufferBytes,
     slowConsumerMs: config.limits.slowConsumerMs,
     ...(config.publicUrl !== undefined ? { publicUrl: config.publicUrl } : {}),
-    telemetry: gatewayTelemetry({ runtime, sse: sseConnections, websocket: wsConnections, edn: () => started.edn, tracing }),
+    telemetry,
+    operator: { aggregator: operator.aggregator, owners: new SessionOwners(store), temporalUi: temporalUiUrl() },
   });
   // Listening before the HTTP server starts: once /healthz answers (the stack's readiness), EDN is up too.
   const edn = (started.edn = await startEdnTcpServer(config.host, ednConfig.port, { factory: ednSessionHandlerFactory({ sessions, log }), auth, log, config: ednConfig, cwd: process.cwd() }));
@@ -81,6 +88,7 @@ async function main(): Promise<void> {
     },
   });
   onShutdown(async () => {
+    operator.close();
     rpc.close();
     await edn.close();
     await new Promise<void>((resolve) => {

@@ -5,6 +5,9 @@ import { portFromEnv, runtimeEnv } from '../common/env';
 import { createLogger } from '../common/logger';
 import { createMetricsRegistry, metricsText } from '../common/metrics';
 import { startMetricsServer } from '../common/metrics-server';
+import { telemetryIntervalMs } from '../common/telemetry-config';
+import { registryFamilies, startTelemetryPublisher } from '../common/telemetry-publisher';
+import { WORKER_SNAPSHOT_METRICS } from '../../contracts/telemetry-snapshot';
 import { startTracing } from '../common/tracing';
 import { connect } from 'nats';
 import { JetStreamOutbox } from '../../activities/events/jetstream-outbox';
@@ -14,6 +17,7 @@ import { onShutdown } from '../common/shutdown';
 import { createStrandWorker } from './create-worker';
 import { coreMetrics } from './core-metrics';
 import { createCrashWatch } from './crash-watch';
+import { RecentFailures } from './recent-failures';
 import { createWorkerMetrics } from './worker-metrics';
 import { loadWorkflowBundle, workerInterceptorModules } from './workflow-bundle';
 
@@ -37,6 +41,7 @@ async function main(): Promise<void> {
   const tracing = startTracing('worker');
   const registry = createMetricsRegistry('worker');
   const metrics = createWorkerMetrics(registry);
+  const failures = new RecentFailures();
   const core = await coreMetrics();
   Runtime.install({ logger: new DefaultLogger(sdkLevels[env.logLevel] ?? 'INFO'), telemetryOptions: core.telemetry });
   const metricsServer = await startMetricsServer('127.0.0.1', portFromEnv('STRAND_WORKER_METRICS_PORT', 0), () => metricsText(registry, core.scrape));
@@ -65,7 +70,17 @@ async function main(): Promise<void> {
     events,
     bundle,
     scriptedDeltaDelayMs: Number.isFinite(delay) && delay >= 0 ? delay : 25,
-    telemetry: { metrics, tracing },
+    telemetry: { metrics, tracing, failures },
+  });
+  // The operator view's data (docs/observability.md): a snapshot on core NATS every interval, named
+  // like the crash watch names this worker.
+  const telemetry = startTelemetryPublisher({
+    nc,
+    service: 'worker',
+    instance: crashWatch.registry.workerId,
+    intervalMs: telemetryIntervalMs(),
+    collect: async () => ({ metrics: await registryFamilies(registry, WORKER_SNAPSHOT_METRICS), failures: failures.list() }),
+    debug: (m) => log.debug(m),
   });
   // Containers' health checks look for this file: present while the worker polls Temporal.
   const readyFile = process.env.STRAND_READY_FILE?.trim();
@@ -74,6 +89,7 @@ async function main(): Promise<void> {
     // The SDK's runtime may already have begun shutting the worker down on the same signal.
     if (worker.getState() === 'RUNNING') worker.shutdown();
     await running;
+    telemetry.stop();
     await crashWatch.close();
     await events.close();
     await nc.drain();
@@ -83,6 +99,7 @@ async function main(): Promise<void> {
   }, (m) => log.info(m));
   const running = worker.run();
   await crashWatch.watcher.start();
+  void telemetry.publishNow(); // gateways list this worker at once, not an interval later
   // Printed whatever the log level: `strand up` and the tests wait for this line.
   if (readyFile) fs.writeFileSync(readyFile, `${process.pid}\n`);
   console.log(`[worker] ready task_queue=${taskQueue} temporal=${env.temporalAddress} nats=${env.natsUrl} metrics=http://127.0.0.1:${metricsServer.port}/metrics${tracing.enabled ? ' tracing=on' : ''}`);

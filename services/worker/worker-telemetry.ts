@@ -4,11 +4,14 @@ import type { AgentEventPublisher } from '../../activities/events/publisher';
 import type { Tracing } from '../common/tracing';
 import { activityTelemetry } from './activity-telemetry';
 import { observedPublisher } from './observed-publisher';
+import type { RecentFailures } from './recent-failures';
 import { turnMetricsSinks, type WorkerMetrics } from './worker-metrics';
 
 export interface WorkerTelemetry {
   metrics: WorkerMetrics;
   tracing?: Tracing;
+  /** Where the event publisher records the `error` events it stores (the telemetry snapshots carry them). */
+  failures?: RecentFailures;
 }
 
 /**
@@ -16,7 +19,7 @@ export interface WorkerTelemetry {
  * interceptors (OpenTelemetry's span first, so what is measured and logged inside runs in it), the
  * sinks the bundled workflow interceptors report to, and the event publisher the activities use.
  */
-export function workerTelemetry({ metrics, tracing }: WorkerTelemetry): {
+export function workerTelemetry({ metrics, tracing, failures }: WorkerTelemetry): {
   activityInterceptors: ActivityInterceptorsFactory[];
   sinks: NonNullable<WorkerOptions['sinks']>;
   publisher(events: AgentEventPublisher): AgentEventPublisher;
@@ -35,6 +38,6 @@ export function workerTelemetry({ metrics, tracing }: WorkerTelemetry): {
       // Workflow spans are made inside the workflow sandbox and leave it through this sink.
       ...(traced ? { exporter: makeWorkflowExporter(traced.processor, traced.resource) } : {}),
     },
-    publisher: (events) => observedPublisher(events, metrics),
+    publisher: (events) => observedPublisher(events, metrics, Date.now, failures),
   };
 }

@@ -267,6 +267,7 @@ describe('a stack with tokens', () => {
     await until(async () => (await call(base, 'GET', '/api/jobs')).body.jobs.some((j: any) => j.job_id === jobId));
     expect((await call(base, 'GET', `/api/jobs/${encodeURIComponent(jobId)}`)).body).toMatchObject({ job_id: jobId, status: 'running' });
     expect((await call(base, 'POST', `/api/jobs/${encodeURIComponent(jobId)}/cancel`)).body).toEqual({ status: 'cancelled' });
+    expect((await call(base, 'GET', '/api/operator')).body).toMatchObject({ window_s: 3600, temporal_ui: null });
     await events(base, sid, finished);
     expect((await call(base, 'POST', `/api/sessions/${sid}/interrupt`)).body).toMatchObject({ status: 'not_running', turn_id: null });
     expect((await call(base, 'POST', `/api/sessions/${sid}/abort-retry`)).body).toEqual({ cancelled: false, turn_id: null });

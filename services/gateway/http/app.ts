@@ -11,6 +11,7 @@ import { approvalsRoutes } from './approvals-routes';
 import { authMiddleware } from './auth-middleware';
 import { rateLimit } from './rate-limit';
 import { jobsRoutes } from './jobs-routes';
+import { operatorRoutes, type OperatorDeps } from './operator-routes';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi/build-document';
 import { openapiRoutes } from './openapi/openapi-routes';
 import { openApiApp } from './openapi/route-kit';
@@ -35,6 +36,8 @@ export type HttpDeps = SessionsDeps &
     publicUrl?: string;
     /** Request ids, metrics and spans, and GET /metrics (metrics-route.ts). */
     telemetry?: HttpTelemetry;
+    /** The operator view's gathered telemetry (GET /api/operator); without it that route answers UNAVAILABLE. */
+    operator?: OperatorDeps;
   };
 
 /**
@@ -67,6 +70,7 @@ export function createHttpApp(deps: HttpDeps): OpenAPIHono {
   app.route('/api/sessions', approvalsRoutes(deps));
   app.route('/api/sessions', settingsRoutes(deps));
   app.route('/api/jobs', jobsRoutes(deps));
+  app.route('/api/operator', operatorRoutes(deps));
   app.route('/api', transcriptsRoutes(deps));
   app.notFound((c) => errorResponse(c, new StrandError(ErrorCode.NOT_FOUND, `no route ${c.req.method} ${c.req.path}`)));
   app.onError(httpErrorHandler(deps.log));

@@ -1,5 +1,5 @@
 import { agentPhaseSchema } from '../../../contracts/agent-phase';
-import { createMetricsRegistry, metricsText } from '../../common/metrics';
+import { createMetricsRegistry, metricsText, type MetricsRegistry } from '../../common/metrics';
 import { createGatewayMetrics } from '../../common/metrics-gateway';
 import type { Tracing } from '../../common/tracing';
 import type { EdnTcpServer } from '../edn/tcp-server';
@@ -22,7 +22,7 @@ export function gatewayTelemetry(deps: {
   websocket: ConnectionLimiter;
   edn: () => EdnTcpServer | undefined;
   tracing: Tracing;
-}): HttpTelemetry {
+}): HttpTelemetry & { registry: MetricsRegistry } {
   const registry = createMetricsRegistry('gateway');
   const { reader, temporal } = deps.runtime;
   const metrics = createGatewayMetrics(registry, {
@@ -46,6 +46,7 @@ export function gatewayTelemetry(deps: {
   });
   return {
     metrics,
+    registry, // the telemetry snapshots read it too (services/gateway/operator/)
     render: () => metricsText(registry),
     ...(deps.tracing.enabled ? { tracer: deps.tracing.tracer } : {}),
   };

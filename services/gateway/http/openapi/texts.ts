@@ -45,6 +45,7 @@ export const TAGS = [
   { name: 'settings', description: 'Model, thinking level, compaction and the other settings of a session.' },
   { name: 'events', description: "A session's events as server-sent events." },
   { name: 'jobs', description: 'Turns running without (or with) a client, across sessions.' },
+  { name: 'operator', description: "The operator view's history, recent failures and instances." },
   { name: 'transcripts', description: 'Conversations as documents.' },
   { name: 'ws-rpc', description: 'The HTTP side of the WebSocket RPC protocol (specs/ws-rpc.md).' },
   { name: 'service', description: 'Health, this document and its viewer.' },

@@ -1,0 +1,175 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { operatorOverviewSchema, type OperatorOverview } from '../../contracts/operator';
+import { jobListSchema } from '../../contracts/http-replies';
+import { openSse, readUntil, type SseConnection } from '../harness/sse-client';
+import { startTestStack, type TestStack } from '../harness/stack-fixture';
+
+/**
+ * The operator view's data on a real stack with tokens: every process publishes its telemetry
+ * snapshot on core NATS every 500 ms, the gateway gathers them, and GET /api/operator answers the
+ * history (turns by outcome, first-delta percentiles, provider errors by class, connections), the
+ * failures (only the caller's) and the instances; GET /api/jobs shows a running turn's model, tokens
+ * and its workflow in the Temporal UI (docs/observability.md, "The operator view's data").
+ */
+const ALICE = 'tok-alice';
+const BOB = 'tok-bob';
+const UI = 'http://127.0.0.1:18233/ui-base';
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-operator-'));
+const scripts = path.join(tmp, 'scripts');
+const project = path.join(tmp, 'project');
+let stack: TestStack;
+let base: string;
+
+function writeScript(name: string, steps: unknown[][]): void {
+  fs.writeFileSync(path.join(scripts, `${name}.json`), JSON.stringify({ steps }));
+}
+
+beforeAll(async () => {
+  fs.mkdirSync(scripts, { recursive: true });
+  fs.mkdirSync(project, { recursive: true });
+  writeScript('op-answer', [[{ type: 'text', text: 'A short answer.' }, { type: 'usage', input: 12, output: 3 }]]);
+  writeScript('op-refused', [[{ type: 'error', kind: 'auth', status: 401, message: 'scripted: the key was refused' }]]);
+  // The first step's tokens are stored while the second waits: a job caught mid-turn has tokens.
+  writeScript('op-slow', [
+    [{ type: 'text', text: 'Looking.' }, { type: 'tool_call', name: 'read_file', args: { path: 'README.md' } }, { type: 'usage', input: 40, output: 7 }],
+    [{ type: 'text', text: 'Still thinking.' }, { type: 'delay', ms: 30_000 }, { type: 'text', text: 'Done.' }],
+  ]);
+  fs.writeFileSync(path.join(project, 'README.md'), 'hello\n');
+  stack = await startTestStack({
+    STRAND_TOKENS: `${ALICE}:alice,${BOB}:bob`,
+    STRAND_SCRIPTS_DIR: scripts,
+    STRAND_SCRIPTED_DELTA_DELAY_MS: '2',
+    STRAND_TELEMETRY_INTERVAL_MS: '500',
+    STRAND_TEMPORAL_UI_URL: `${UI}/`,
+  });
+  base = stack.urls.gateway;
+}, 180_000);
+
+afterAll(async () => {
+  await stack?.teardown();
+  fs.rmSync(tmp, { recursive: true, force: true });
+}, 60_000);
+
+async function as(token: string, method: string, route: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${base}${route}`, {
+    method,
+    headers: { Authorization: `Bearer ${token}`, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+async function overview(token = ALICE): Promise<OperatorOverview> {
+  const res = await as(token, 'GET', '/api/operator');
+  expect(res.status).toBe(200);
+  return operatorOverviewSchema.parse(res.body);
+}
+
+/** Polls GET /api/operator (as the page does) until `done` holds; the last answer either way. */
+async function overviewUntil(done: (o: OperatorOverview) => boolean, token = ALICE, timeoutMs = 20_000): Promise<OperatorOverview> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const o = await overview(token);
+    if (done(o) || Date.now() > deadline) return o;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+const sum = (o: OperatorOverview, pick: (p: OperatorOverview['series'][number]) => number) => o.series.reduce((n, p) => n + pick(p), 0);
+
+async function newSession(model: string, token = ALICE): Promise<string> {
+  const res = await as(token, 'POST', '/api/sessions', { project_path: project, model });
+  expect(res.status).toBe(201);
+  return res.body.session_id;
+}
+
+async function runTurn(session: string, text: string): Promise<string> {
+  const sse: SseConnection = await openSse(`${base}/api/sessions/${session}/events`, { headers: { Authorization: `Bearer ${ALICE}` } });
+  try {
+    expect((await as(ALICE, 'POST', `/api/sessions/${session}/prompt`, { text })).status).toBe(202);
+    const events = await readUntil(sse, (e) => e.event === 'turn.finished');
+    return JSON.parse(events.at(-1)!.data).outcome;
+  } finally {
+    sse.close();
+  }
+}
+
+test('the instances: the gateway and the worker, heard within an interval or two; the Temporal UI base', async () => {
+  const o = await overviewUntil((x) => ['gateway', 'worker'].every((s) => x.instances.some((i) => i.service === s)));
+  expect(o.instances.map((i) => i.service).sort()).toEqual(['gateway', 'worker']);
+  expect(o.temporal_ui).toBe(UI);
+  expect([o.interval_s, o.window_s]).toEqual([0.5, 3600]);
+  expect(o.series.length).toBeGreaterThan(0);
+}, 60_000);
+
+test('a finished turn and a refused one: counted by outcome, first delta measured, the provider error by class, the failure listed for its owner only', async () => {
+  const before = await overview();
+  const ok = await newSession('scripted/op-answer');
+  expect(await runTurn(ok, 'hello')).toBe('done');
+  const refused = await newSession('scripted/op-refused');
+  expect(await runTurn(refused, 'hello again')).toBe('error');
+
+  const after = await overviewUntil((o) => o.failures.some((f) => f.session_id === refused) && sum(o, (p) => p.turns_finished.error ?? 0) >= 1 && sum(o, (p) => p.turns_finished.done ?? 0) >= 1);
+  const newPoints = after.series.filter((p) => p.at > (before.series.at(-1)?.at ?? 0));
+  expect({
+    done: newPoints.reduce((n, p) => n + (p.turns_finished.done ?? 0), 0),
+    error: newPoints.reduce((n, p) => n + (p.turns_finished.error ?? 0), 0),
+    started: newPoints.reduce((n, p) => n + p.turns_started, 0),
+    auth: newPoints.reduce((n, p) => n + (p.provider_errors.auth ?? 0), 0),
+  }).toEqual({ done: 1, error: 1, started: 2, auth: 1 });
+  // Only the finished turn produced output: one interval holds one first-delta observation.
+  const measured = newPoints.filter((p) => p.first_delta_ms !== null);
+  expect(measured).toHaveLength(1);
+  expect(measured[0]!.first_delta_ms!.p50).toBeGreaterThan(0);
+  expect(measured[0]!.first_delta_ms!.p50).toBeLessThanOrEqual(measured[0]!.first_delta_ms!.p99);
+  expect(newPoints.find((p) => (p.turns_finished.done ?? 0) > 0)!.turns_per_minute).toBeGreaterThan(0);
+
+  expect(after.failures.filter((f) => f.session_id === refused)).toEqual([
+    { at: expect.any(Number), session_id: refused, turn_id: 't1', job_id: `session:${refused}:turn:1`, code: 'LLM_API_ERROR', kind: 'auth', provider: 'scripted', status: 401, message: expect.stringContaining('scripted: the key was refused') },
+  ]);
+  expect(after.failures.some((f) => f.session_id === ok)).toBe(false);
+  // Another principal sees the same history but not alice's failure.
+  const bobs = await overview(BOB);
+  expect(bobs.failures.some((f) => f.session_id === refused)).toBe(false);
+  expect(bobs.series.length).toBeGreaterThan(0);
+}, 90_000);
+
+test('an open event stream shows as an sse connection while it is open, and leaves when it closes', async () => {
+  const session = await newSession('scripted/op-answer');
+  const openSse0 = (o: OperatorOverview) => o.series.at(-1)?.connections.sse ?? 0;
+  const baseline = openSse0(await overviewUntil((o) => openSse0(o) === 0));
+  expect(baseline).toBe(0);
+  const sse = await openSse(`${base}/api/sessions/${session}/events`, { headers: { Authorization: `Bearer ${ALICE}` } });
+  try {
+    expect(openSse0(await overviewUntil((o) => openSse0(o) === 1))).toBe(1);
+  } finally {
+    sse.close();
+  }
+  expect(openSse0(await overviewUntil((o) => openSse0(o) === 0))).toBe(0);
+}, 60_000);
+
+test('GET /api/jobs during a slow turn: the model, the tokens so far, no retry, the workflow in the Temporal UI', async () => {
+  const session = await newSession('scripted/op-slow');
+  expect((await as(ALICE, 'POST', `/api/sessions/${session}/prompt`, { text: 'read it slowly' })).status).toBe(202);
+  const jobId = `session:${session}:turn:1`;
+  let job: any;
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    const list = jobListSchema.parse((await as(ALICE, 'GET', '/api/jobs')).body);
+    job = list.jobs.find((j) => j.job_id === jobId);
+    if (job && job.tokens.output > 0) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  expect(job).toMatchObject({
+    job_id: jobId,
+    status: 'running',
+    model: 'scripted/op-slow',
+    tokens: { input: 40, output: 7 },
+    retry_attempt: 0,
+    workflow_url: `${UI}/namespaces/default/workflows/${encodeURIComponent(jobId)}`,
+  });
+  expect((await as(BOB, 'GET', '/api/jobs')).body.jobs.some((j: any) => j.job_id === jobId)).toBe(false);
+  expect((await as(ALICE, 'POST', `/api/jobs/${encodeURIComponent(jobId)}/cancel`)).body).toEqual({ status: 'cancelled' });
+}, 60_000);
