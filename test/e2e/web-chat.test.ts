@@ -182,7 +182,7 @@ test('a rejection with a reason: the tool is not run and the model reads the rea
   const tool = page.getByRole('article', { name: 'Tool delete_file' });
   expect(await tool.getByLabel('Tool status').textContent()).toBe('rejected');
   expect(await tool.textContent()).toContain('that file stays');
-  expect((await answers(page).last().textContent())!.trim()).toBe('Understood, I left it.');
+  expect((await answers(page).last().locator('.markdown').textContent())!.trim()).toBe('Understood, I left it.');
   const result = (await stored(sid)).find((m) => m.role === 'function_result');
   expect(JSON.stringify(result.content)).toContain('that file stays');
 });
@@ -280,8 +280,9 @@ test('a follow-up sent while a turn runs is queued and then answered; the model 
   // Delete the original from the list: asked once more in place, then gone.
   const title = (await http(stack.urls.gateway, 'GET', `/api/sessions/${sid}`)).body.title || sid;
   await page.getByRole('link', { name: new RegExp(`^${title}`) }).first().waitFor();
-  const remove = page.getByRole('button', { name: `Delete ${title}` });
-  await remove.first().click();
+  // The fork has the same title: the original's row is the one linking to its id.
+  const remove = page.getByRole('listitem').filter({ has: page.locator(`a[href="#session=${encodeURIComponent(sid)}"]`) }).getByRole('button', { name: `Delete ${title}` });
+  await remove.click();
   await page.getByRole('button', { name: 'Confirm delete' }).click();
   await eventually(async () => (await http(stack.urls.gateway, 'GET', `/api/sessions/${sid}`)).status, (s) => s === 404, 'the session deleted');
   expect((await http(stack.urls.gateway, 'GET', `/api/sessions/${forked}`)).status).toBe(200);

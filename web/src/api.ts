@@ -1,3 +1,5 @@
+import type { SessionSettings } from '../../contracts/session-settings';
+import type { ForkPoint } from '../../services/chat/fork-points';
 import type { SessionStats, SessionView, PendingApproval, StoredMessageItem } from '../../services/chat/gateway-client';
 import { tokenStore } from './token';
 
@@ -19,7 +21,15 @@ export class ApiError extends Error {
   }
 }
 
-export type { SessionStats, SessionView, PendingApproval, StoredMessageItem };
+export type { SessionSettings, SessionStats, SessionView, PendingApproval, StoredMessageItem };
+
+/** What `PATCH …/settings` takes: given fields replace, the rest stay (the approval policy field by field). */
+export interface SettingsPatch {
+  auto_retry?: boolean;
+  auto_compaction?: boolean;
+  approval?: Partial<SessionSettings['approval']>;
+  name?: string;
+}
 
 /** Called on every 401: the token is missing or refused. */
 let onUnauthorized: () => void = () => undefined;
@@ -79,13 +89,8 @@ export const api = {
     } while (cursor);
     return all;
   },
-  /**
-   * The prompt of one turn (a turn another client started), or undefined while it is not stored yet.
-   * Read from the fork points (the active branch's prompts): `messages?from_entry_id=` would give the
-   * whole path from the root to that entry.
-   */
-  promptOf: (id: string, turn: string) =>
-    call<{ messages: Array<{ entry_id: string; text: string }> }>('GET', `${sid(id)}/fork-points`).then((r) => r.messages.find((m) => m.entry_id === `${turn}:user`)?.text),
+  /** The prompts of the active branch, oldest first (what a turn started elsewhere is read from: fork-points.ts). */
+  forkPoints: (id: string) => call<{ messages: ForkPoint[] }>('GET', `${sid(id)}/fork-points`).then((r) => r.messages),
   /** Queued as a follow-up while a turn runs (never 409). */
   prompt: (id: string, text: string, requestId: string) =>
     call<{ turn_id: string; queued: boolean; queue_position?: number }>('POST', `${sid(id)}/prompt?queue=1`, { text, request_id: requestId }),
@@ -96,8 +101,10 @@ export const api = {
   reject: (id: string, toolCallId: string, reason: string) => call('POST', `${sid(id)}/reject`, { tool_call_id: toolCallId, ...(reason ? { reason } : {}) }),
   setModel: (id: string, provider: string, modelId: string) => call<{ model: string; notice?: string }>('POST', `${sid(id)}/model`, { provider, model_id: modelId }),
   setThinking: (id: string, level: string) => call<{ thinking_level: string }>('POST', `${sid(id)}/thinking`, { level }),
-  settings: (id: string, patch: { auto_compaction?: boolean; approval?: { auto_approve_readonly?: boolean } }) => call('PATCH', `${sid(id)}/settings`, patch),
-  compact: (id: string) => call<{ compacted: boolean }>('POST', `${sid(id)}/compact`, {}),
+  settings: (id: string) => call<SessionSettings>('GET', `${sid(id)}/settings`),
+  changeSettings: (id: string, patch: SettingsPatch) => call<SessionSettings>('PATCH', `${sid(id)}/settings`, patch),
+  /** Answers once the summary is recorded (a model call); `compacted: false` when nothing was old enough. */
+  compact: (id: string) => call<{ compacted: boolean; summary: string }>('POST', `${sid(id)}/compact`, {}),
   status: () => call<{ provider_auth?: string[]; model?: string }>('GET', '/v1/status'),
   /** The transcript as the gateway renders it. */
   async transcript(id: string, format: 'markdown' | 'org'): Promise<string> {

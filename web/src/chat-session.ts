@@ -1,7 +1,8 @@
 import type { HttpEventData } from '../../contracts/http-events';
 import { ChatView } from '../../services/chat/chat-view';
 import { blocksOfHistory } from '../../services/chat/stored-history';
-import { api, type SessionStats, type SessionView } from './api';
+import { PromptReader } from '../../services/chat/fork-points';
+import { api, type SessionSettings, type SessionStats, type SessionView, type SettingsPatch } from './api';
 import { followEvents, type ConnectionState } from './event-follower';
 
 /** A file a turn wrote, edited or deleted (`file.changed`). */
@@ -24,6 +25,10 @@ export class ChatSession {
   readonly view = new ChatView();
   session: SessionView | undefined;
   stats: SessionStats | undefined;
+  /** Every setting (`GET …/settings`): read with the rest, and again whenever the session announces a change. */
+  settings: SessionSettings | undefined;
+  /** A compaction asked for from this page is running. */
+  compacting = false;
   connection: ConnectionState = { kind: 'connecting' };
   /** Set when the stream cannot be followed at all. */
   fatal: string | undefined;
@@ -32,7 +37,15 @@ export class ChatSession {
   /** Last problem of an action (a refused prompt, an approval that did not go through). */
   problem: string | undefined;
   private readonly listeners = new Set<() => void>();
-  private readonly fetchingPrompts = new Set<string>();
+  /** The prompts of turns started elsewhere (another tab, Emacs, the terminal), read once they are stored. */
+  private readonly prompts = new PromptReader({
+    forkPoints: () => api.forkPoints(this.id),
+    wanted: (turn) => this.view.unknownPrompts.has(turn),
+    found: (turn, text) => {
+      this.view.promptText(turn, text);
+      this.changed();
+    },
+  });
   private readonly stream: { close(): void };
   private buffered: HttpEventData[] | undefined = [];
   private loaded = false;
@@ -75,6 +88,7 @@ export class ChatSession {
 
   close(): void {
     this.stream.close();
+    this.prompts.close();
     clearTimeout(this.notifyTimer);
     this.listeners.clear();
   }
@@ -97,8 +111,10 @@ export class ChatSession {
     this.view.apply(data);
     if (data.type === 'turn.finished') void this.refresh();
     if (data.type === 'agent.state' && data.state === 'waiting_approval') void this.readApprovals();
+    // Between turns `agent.state` also announces a settings change (another tab, curl); during a turn the refresh at its end reads them.
+    if (data.type === 'agent.state' && data.state === 'idle' && !this.view.turn) void this.readSettings();
     if (data.type === 'tool.call' && data.requires_approval) void this.readApprovals();
-    for (const turn of this.view.unknownPrompts) this.fetchPrompt(turn);
+    for (const turn of this.view.unknownPrompts) this.prompts.read(turn);
     this.changed();
   }
 
@@ -118,12 +134,13 @@ export class ChatSession {
     await this.refresh();
   }
 
-  /** Re-reads what events do not carry: the session's model and thinking level, totals, approvals. */
+  /** Re-reads what events do not carry: the session's model and thinking level, settings, totals, approvals. */
   async refresh(): Promise<void> {
     try {
-      const [session, stats, approvals] = await Promise.all([api.session(this.id), api.stats(this.id), api.approvals(this.id)]);
+      const [session, stats, approvals, settings] = await Promise.all([api.session(this.id), api.stats(this.id), api.approvals(this.id), api.settings(this.id)]);
       this.session = session;
       this.stats = stats;
+      this.settings = settings;
       this.view.statsRead();
       this.view.setApprovals(approvals);
     } catch {
@@ -141,22 +158,14 @@ export class ChatSession {
     }
   }
 
-  /** The prompt of a turn started elsewhere (another tab, Emacs, the terminal), read once it is stored. */
-  private fetchPrompt(turn: string, attempt = 1): void {
-    if (this.fetchingPrompts.has(turn)) return;
-    this.fetchingPrompts.add(turn);
-    const retry = () => {
-      if (attempt >= 10) return;
-      setTimeout(() => {
-        this.fetchingPrompts.delete(turn);
-        if (this.view.unknownPrompts.has(turn)) this.fetchPrompt(turn, attempt + 1);
-      }, 500 * attempt);
-    };
-    void api.promptOf(this.id, turn).then((text) => {
-      if (text === undefined) return retry();
-      this.view.promptText(turn, text);
+  /** Re-reads the settings: a change made elsewhere (another tab, curl) is announced as `agent.state`. */
+  private async readSettings(): Promise<void> {
+    try {
+      this.settings = await api.settings(this.id);
       this.changed();
-    }, retry);
+    } catch {
+      // The next state change or turn end reads them again.
+    }
   }
 
   /** Runs an action; a failure is shown, not thrown (a click handler has nowhere to throw to). */
@@ -184,7 +193,11 @@ export class ChatSession {
 
   /** Text the running turn's next model step reads (calls still waiting for approval are skipped). */
   steer(text: string): Promise<boolean> {
-    return this.attempt('the steering message was not sent', () => api.steer(this.id, text));
+    return this.attempt('the steering message was not sent', async () => {
+      await api.steer(this.id, text);
+      this.view.notice('info', `steering: ${text}`);
+      this.changed();
+    });
   }
 
   stop(): Promise<boolean> {
@@ -210,6 +223,33 @@ export class ChatSession {
       const changed = await api.setModel(this.id, model.slice(0, slash), model.slice(slash + 1));
       if (changed.notice) this.view.notice('info', changed.notice);
       await this.refresh();
+    });
+  }
+
+  /** Changes some settings (`PATCH …/settings`); the answer is every setting after the change. */
+  changeSettings(patch: SettingsPatch): Promise<boolean> {
+    return this.attempt('the settings were not changed', async () => {
+      this.settings = await api.changeSettings(this.id, patch);
+      this.changed();
+    });
+  }
+
+  /**
+   * Summarises the older conversation now (only between turns). The summary shows as the session's
+   * `compaction.finished` event, in every tab; one with nothing old enough to summarise says so here.
+   */
+  compact(): Promise<boolean> {
+    this.compacting = true;
+    this.changed();
+    return this.attempt('the conversation was not compacted', async () => {
+      try {
+        const result = await api.compact(this.id);
+        if (!result.compacted) this.view.notice('info', 'nothing to compact yet: the conversation is still short');
+        await this.refresh();
+      } finally {
+        this.compacting = false;
+        this.changed();
+      }
     });
   }
 

@@ -1,4 +1,4 @@
-import { useEffect } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { ChatSession } from '../chat-session';
 import { useChat } from '../use-chat';
 import { ApprovalControls } from './approval';
@@ -6,17 +6,19 @@ import { Diff } from './diff';
 import { Composer } from './composer';
 import { Conversation } from './conversation';
 import { SessionBar } from './session-bar';
+import { SettingsPanel } from './settings-panel';
 import { StatusBar } from './status-bar';
 import { toolTitle } from '../../../services/chat/tool-display';
 
 /**
- * One open session: its header (title, connection, transcript), the conversation, approvals the
- * conversation has no row for, queued follow-ups, the message box, and the footer (model, thinking,
- * totals). Esc anywhere on the page stops the running turn.
+ * One open session: its header (name, connection, transcript, Compact, Settings), the settings when
+ * asked for, the conversation, approvals the conversation has no row for, queued follow-ups, the
+ * message box, and the footer (model, thinking, totals). Esc anywhere on the page stops the running turn.
  */
 export function ChatPane({ chat, onSessionsChanged }: { chat: ChatSession; onSessionsChanged: () => Promise<void> }) {
   useChat(chat);
   const view = chat.view;
+  const [settingsOpen, setSettingsOpen] = useState(false);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -40,7 +42,8 @@ export function ChatPane({ chat, onSessionsChanged }: { chat: ChatSession; onSes
 
   return (
     <div class="chat">
-      <SessionBar chat={chat} />
+      <SessionBar chat={chat} settingsOpen={settingsOpen} toggleSettings={() => setSettingsOpen((open) => !open)} />
+      {settingsOpen && <SettingsPanel chat={chat} onClose={() => setSettingsOpen(false)} />}
       {chat.fatal ? (
         <p class="problem" role="alert">
           {chat.fatal}

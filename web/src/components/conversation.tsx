@@ -1,5 +1,6 @@
 import { useLayoutEffect, useMemo, useRef } from 'preact/hooks';
 import type { ChatBlock } from '../../../services/chat/chat-blocks';
+import { forkEntryOf } from '../../../services/chat/fork-points';
 import type { ChatSession } from '../chat-session';
 import { renderMarkdown } from '../markdown';
 import { ForkButton } from './fork-button';
@@ -13,7 +14,8 @@ function Markdown({ text }: { text: string }) {
   return <div class="markdown" dangerouslySetInnerHTML={{ __html: html }} />;
 }
 
-function Assistant({ block, streaming }: { block: Block<'assistant'>; streaming: boolean }) {
+function Assistant({ block, streaming, chat }: { block: Block<'assistant'>; streaming: boolean; chat: ChatSession }) {
+  const forkAt = forkEntryOf(block);
   return (
     <article class={`msg assistant${streaming ? ' streaming' : ''}`} aria-label="Answer">
       {block.thinking && (
@@ -25,6 +27,7 @@ function Assistant({ block, streaming }: { block: Block<'assistant'>; streaming:
       {block.text && <Markdown text={block.text} />}
       {block.stopReason === 'aborted' && <p class="stopped">stopped</p>}
       {block.stopReason === 'length' && <p class="stopped">cut at the model's output limit</p>}
+      {forkAt && !chat.running && <ForkButton chat={chat} entryId={forkAt} />}
     </article>
   );
 }
@@ -74,15 +77,17 @@ export function Conversation({ chat }: { chat: ChatSession }) {
       {view.blocks.length === 0 && <p class="hint">Nothing here yet: ask something below.</p>}
       {view.blocks.map((block) => {
         switch (block.kind) {
-          case 'user':
+          case 'user': {
+            const forkAt = forkEntryOf(block);
             return (
               <article key={block.key} class="msg user" aria-label="Prompt">
                 <div class="user-text">{block.text}</div>
-                {block.turn && !chat.running && <ForkButton chat={chat} entryId={`${block.turn}:user`} />}
+                {forkAt && !chat.running && <ForkButton chat={chat} entryId={forkAt} />}
               </article>
             );
+          }
           case 'assistant':
-            return <Assistant key={block.key} block={block} streaming={!block.done} />;
+            return <Assistant key={block.key} block={block} streaming={!block.done} chat={chat} />;
           case 'tool':
             return <ToolRow key={block.key} block={block} chat={chat} waiting={pending.has(block.callId)} />;
           case 'notice':

@@ -3,7 +3,10 @@ import { api } from '../api';
 import { openSession } from '../address';
 import type { ChatSession } from '../chat-session';
 
-/** A new session holding the conversation up to this prompt (the store's fork); it opens at once. */
+/**
+ * A new session holding the conversation up to this message, prompt or answer (the store's fork of
+ * `POST …/fork`, at the message's entry); it opens at once.
+ */
 export function ForkButton({ chat, entryId }: { chat: ChatSession; entryId: string }) {
   const [problem, setProblem] = useState<string | undefined>(undefined);
   const fork = async () => {
@@ -16,7 +19,7 @@ export function ForkButton({ chat, entryId }: { chat: ChatSession; entryId: stri
   };
   return (
     <span class="fork">
-      <button type="button" class="link" title="A new session holding the conversation up to this prompt" onClick={() => void fork()}>
+      <button type="button" class="link" title="A new session holding the conversation up to this message" onClick={() => void fork()}>
         Fork from here
       </button>
       {problem && <span class="problem">{problem}</span>}

@@ -19,8 +19,11 @@ function saveAs(name: string, text: string, type: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
-/** The open session's title and project, whether its event stream is live, and its transcript. */
-export function SessionBar({ chat }: { chat: ChatSession }) {
+/**
+ * The open session's name and project, whether its event stream is live, its transcript, Compact
+ * (between turns only) and the button that shows its settings.
+ */
+export function SessionBar({ chat, settingsOpen, toggleSettings }: { chat: ChatSession; settingsOpen: boolean; toggleSettings: () => void }) {
   const [problem, setProblem] = useState<string | undefined>(undefined);
   const s = chat.session;
   const download = async (format: 'markdown' | 'org') => {
@@ -35,7 +38,7 @@ export function SessionBar({ chat }: { chat: ChatSession }) {
   return (
     <header class="session-bar">
       <div class="session-name">
-        <h1>{s?.title || chat.id}</h1>
+        <h1>{chat.settings?.name || s?.title || chat.id}</h1>
         <span class="project" title="Project folder">
           {s?.project_path ?? ''}
         </span>
@@ -52,6 +55,12 @@ export function SessionBar({ chat }: { chat: ChatSession }) {
           Org
         </button>
       </span>
+      <button type="button" disabled={chat.running || chat.compacting} onClick={() => void chat.compact()} title="Summarise the older conversation now, to free context (between turns only)">
+        Compact
+      </button>
+      <button type="button" aria-expanded={settingsOpen} aria-controls="session-settings" onClick={toggleSettings}>
+        Settings
+      </button>
       {problem && <span class="problem">{problem}</span>}
     </header>
   );

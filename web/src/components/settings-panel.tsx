@@ -1,0 +1,122 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { ChatSession } from '../chat-session';
+
+/**
+ * The session's other settings (`GET`/`PATCH …/settings`): its name, the approval policy (read-only
+ * tools approved without asking, the tools a person answered "Always" for, how long a call waits for a
+ * person and what happens then), auto-compaction and auto-retry. Each control changes one setting at
+ * once; what shows is what the gateway answered, and a change made elsewhere shows after the session
+ * announces it (chat-session.ts reads the settings again).
+ */
+export function SettingsPanel({ chat, onClose }: { chat: ChatSession; onClose: () => void }) {
+  const s = chat.settings;
+  const [name, setName] = useState(s?.name ?? '');
+  const [timeout, setTimeoutText] = useState(String(s?.approval.timeout_s ?? ''));
+  useEffect(() => setName(s?.name ?? ''), [s?.name]);
+  useEffect(() => setTimeoutText(String(s?.approval.timeout_s ?? '')), [s?.approval.timeout_s]);
+
+  const saveTimeout = () => {
+    const seconds = Number(timeout);
+    if (!s || seconds === s.approval.timeout_s) return;
+    if (!Number.isInteger(seconds) || seconds <= 0) return setTimeoutText(String(s.approval.timeout_s));
+    void chat.changeSettings({ approval: { timeout_s: seconds } });
+  };
+
+  return (
+    <aside class="settings" id="session-settings" aria-label="Settings">
+      <header>
+        <h2>Settings</h2>
+        <button type="button" class="icon" aria-label="Close settings" onClick={onClose}>
+          ✕
+        </button>
+      </header>
+      {!s ? (
+        <p class="hint">Reading the settings…</p>
+      ) : (
+        <>
+          <form
+            class="setting-row"
+            onSubmit={(e) => {
+              e.preventDefault();
+              if (name.trim() !== (s.name ?? '')) void chat.changeSettings({ name: name.trim() });
+            }}
+          >
+            <label for="session-name">Session name</label>
+            <input id="session-name" type="text" value={name} placeholder={chat.session?.title ?? ''} onInput={(e) => setName(e.currentTarget.value)} />
+            <button type="submit" disabled={name.trim() === (s.name ?? '')}>
+              Rename
+            </button>
+          </form>
+
+          <fieldset>
+            <legend>Approvals</legend>
+            <label class="check">
+              <input type="checkbox" checked={s.approval.auto_approve_readonly} onChange={(e) => void chat.changeSettings({ approval: { auto_approve_readonly: e.currentTarget.checked } })} />
+              Auto-approve read-only tools
+            </label>
+            <p class="setting-note">read_file, list_files, search_files, git_status and git_diff run without asking.</p>
+            <h3 id="always-allowed">Always allowed</h3>
+            {s.approval.always_allow.length === 0 ? (
+              <p class="setting-note">No tool yet: “Always” on an approval adds one.</p>
+            ) : (
+              <ul class="always-allowed" aria-labelledby="always-allowed">
+                {s.approval.always_allow.map((tool) => (
+                  <li key={tool}>
+                    <code>{tool}</code>
+                    <button
+                      type="button"
+                      class="link"
+                      aria-label={`Remove ${tool}`}
+                      onClick={() => void chat.changeSettings({ approval: { always_allow: s.approval.always_allow.filter((t) => t !== tool) } })}
+                    >
+                      remove
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            )}
+            <div class="setting-row">
+              <label for="approval-timeout">Wait for a person (seconds)</label>
+              <input
+                id="approval-timeout"
+                type="number"
+                min={1}
+                step={1}
+                value={timeout}
+                onInput={(e) => setTimeoutText(e.currentTarget.value)}
+                onBlur={saveTimeout}
+                onKeyDown={(e) => {
+                  if (e.key === 'Enter') {
+                    e.preventDefault();
+                    saveTimeout();
+                  }
+                }}
+              />
+            </div>
+            <div class="setting-row">
+              <label for="timeout-decision">Then</label>
+              <select id="timeout-decision" value={s.approval.default_decision} onChange={(e) => void chat.changeSettings({ approval: { default_decision: e.currentTarget.value as 'reject' | 'approve' } })}>
+                <option value="reject">reject the call</option>
+                <option value="approve">approve the call</option>
+              </select>
+            </div>
+          </fieldset>
+
+          <fieldset>
+            <legend>The model</legend>
+            <label class="check">
+              <input type="checkbox" checked={s.auto_compaction} onChange={(e) => void chat.changeSettings({ auto_compaction: e.currentTarget.checked })} />
+              Auto-compaction
+            </label>
+            <p class="setting-note">Summarise the older conversation when the context window is 80 % full.</p>
+            <label class="check">
+              <input type="checkbox" checked={s.auto_retry} onChange={(e) => void chat.changeSettings({ auto_retry: e.currentTarget.checked })} />
+              Auto-retry
+            </label>
+            <p class="setting-note">Try a model step again after a rate limit or an overloaded or dropped provider.</p>
+          </fieldset>
+        </>
+      )}
+    </aside>
+  );
+}
