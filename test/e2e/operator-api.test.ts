@@ -43,7 +43,7 @@ beforeAll(async () => {
     STRAND_SCRIPTED_DELTA_DELAY_MS: '2',
     STRAND_TELEMETRY_INTERVAL_MS: '500',
     STRAND_TEMPORAL_UI_URL: `${UI}/`,
-  });
+  }, { instances: { gateway: 2 } });
   base = stack.urls.gateway;
 }, 180_000);
 
@@ -61,17 +61,17 @@ async function as(token: string, method: string, route: string, body?: unknown):
   return { status: res.status, body: await res.json() };
 }
 
-async function overview(token = ALICE): Promise<OperatorOverview> {
-  const res = await as(token, 'GET', '/api/operator');
+async function overview(token = ALICE, gateway = base): Promise<OperatorOverview> {
+  const res = await fetch(`${gateway}/api/operator`, { headers: { Authorization: `Bearer ${token}` } });
   expect(res.status).toBe(200);
-  return operatorOverviewSchema.parse(res.body);
+  return operatorOverviewSchema.parse(await res.json());
 }
 
 /** Polls GET /api/operator (as the page does) until `done` holds; the last answer either way. */
-async function overviewUntil(done: (o: OperatorOverview) => boolean, token = ALICE, timeoutMs = 20_000): Promise<OperatorOverview> {
+async function overviewUntil(done: (o: OperatorOverview) => boolean, token = ALICE, timeoutMs = 20_000, gateway = base): Promise<OperatorOverview> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const o = await overview(token);
+    const o = await overview(token, gateway);
     if (done(o) || Date.now() > deadline) return o;
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -96,12 +96,15 @@ async function runTurn(session: string, text: string): Promise<string> {
   }
 }
 
-test('the instances: the gateway and the worker, heard within an interval or two; the Temporal UI base', async () => {
-  const o = await overviewUntil((x) => ['gateway', 'worker'].every((s) => x.instances.some((i) => i.service === s)));
-  expect(o.instances.map((i) => i.service).sort()).toEqual(['gateway', 'worker']);
-  expect(o.temporal_ui).toBe(UI);
-  expect([o.interval_s, o.window_s]).toEqual([0.5, 3600]);
-  expect(o.series.length).toBeGreaterThan(0);
+test('the instances: both gateways and the worker, heard within an interval or two, by each gateway; the Temporal UI base', async () => {
+  const services = (o: OperatorOverview) => o.instances.map((i) => i.service).sort();
+  for (const gateway of stack.urls.gateways) {
+    const o = await overviewUntil((x) => services(x).join() === 'gateway,gateway,worker', ALICE, 20_000, gateway);
+    expect(services(o)).toEqual(['gateway', 'gateway', 'worker']);
+    expect(o.temporal_ui).toBe(UI);
+    expect([o.interval_s, o.window_s]).toEqual([0.5, 3600]);
+    expect(o.series.length).toBeGreaterThan(0);
+  }
 }, 60_000);
 
 test('a finished turn and a refused one: counted by outcome, first delta measured, the provider error by class, the failure listed for its owner only', async () => {
@@ -136,18 +139,17 @@ test('a finished turn and a refused one: counted by outcome, first delta measure
   expect(bobs.series.length).toBeGreaterThan(0);
 }, 90_000);
 
-test('an open event stream shows as an sse connection while it is open, and leaves when it closes', async () => {
+test('an event stream open on the second gateway shows as an sse connection in the first one’s overview while it is open', async () => {
   const session = await newSession('scripted/op-answer');
-  const openSse0 = (o: OperatorOverview) => o.series.at(-1)?.connections.sse ?? 0;
-  const baseline = openSse0(await overviewUntil((o) => openSse0(o) === 0));
-  expect(baseline).toBe(0);
-  const sse = await openSse(`${base}/api/sessions/${session}/events`, { headers: { Authorization: `Bearer ${ALICE}` } });
+  const openStreams = (o: OperatorOverview) => o.series.at(-1)?.connections.sse ?? 0;
+  expect(openStreams(await overviewUntil((o) => openStreams(o) === 0))).toBe(0);
+  const sse = await openSse(`${stack.urls.gateways[1]}/api/sessions/${session}/events`, { headers: { Authorization: `Bearer ${ALICE}` } });
   try {
-    expect(openSse0(await overviewUntil((o) => openSse0(o) === 1))).toBe(1);
+    expect(openStreams(await overviewUntil((o) => openStreams(o) === 1))).toBe(1);
   } finally {
     sse.close();
   }
-  expect(openSse0(await overviewUntil((o) => openSse0(o) === 0))).toBe(0);
+  expect(openStreams(await overviewUntil((o) => openStreams(o) === 0))).toBe(0);
 }, 60_000);
 
 test('GET /api/jobs during a slow turn: the model, the tokens so far, no retry, the workflow in the Temporal UI', async () => {
@@ -173,3 +175,24 @@ test('GET /api/jobs during a slow turn: the model, the tokens so far, no retry, 
   expect((await as(BOB, 'GET', '/api/jobs')).body.jobs.some((j: any) => j.job_id === jobId)).toBe(false);
   expect((await as(ALICE, 'POST', `/api/jobs/${encodeURIComponent(jobId)}/cancel`)).body).toEqual({ status: 'cancelled' });
 }, 60_000);
+
+test('a worker killed and started again: the failures it reported stay listed, its new process replaces it in the instances, and counts its turns once', async () => {
+  const before = await overview();
+  const failed = before.failures.map((f) => f.session_id);
+  expect(failed.length).toBeGreaterThan(0);
+  const workers = (o: OperatorOverview) => o.instances.filter((i) => i.service === 'worker').map((i) => i.instance);
+  const [old] = workers(before);
+  await stack.process('worker').kill();
+  await stack.restart('worker');
+  // Silent for three intervals, the killed process leaves; the new one is there.
+  const after = await overviewUntil((o) => workers(o).length === 1 && workers(o)[0] !== old);
+  expect(workers(after)).toEqual([expect.not.stringMatching(old!)]);
+  expect(after.failures.map((f) => f.session_id)).toEqual(failed);
+
+  const since = after.series.at(-1)!.at;
+  expect(await runTurn(await newSession('scripted/op-answer'), 'once more')).toBe('done');
+  const done = (o: OperatorOverview) => o.series.filter((p) => p.at > since).reduce((n, p) => n + (p.turns_finished.done ?? 0), 0);
+  const counted = await overviewUntil((o) => done(o) >= 1);
+  await new Promise((r) => setTimeout(r, 1_500)); // three more intervals: nothing counted twice
+  expect([done(counted), done(await overview())]).toEqual([1, 1]);
+}, 90_000);
