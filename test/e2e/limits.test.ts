@@ -253,7 +253,7 @@ test('a WebSocket client that stops reading is closed as a slow consumer; it re-
 
   const all = await readUntil(watcher, (e) => e.event === 'turn.finished', 60_000);
   expect(floodText(all)).toHaveLength(FLOOD_BYTES);
-  await waitForLog(/WebSocket client cut: slow consumer/);
+  await waitForLog(/WebSocket client cut: slow consumer/, 60_000);
   ws.resume();
   // The close frame waits behind the unsent data: a client that did not read in time sees the connection drop.
   expect([1013, 1006]).toContain(await closed);

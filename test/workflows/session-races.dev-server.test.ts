@@ -151,6 +151,10 @@ test('the state that announces a step reaches the stream before the step answers
   await worker.runUntil(async () => {
     await dev.env.client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'read it' }], startWorkflowOperation: s.start });
     await waitFor(() => s.handle.query(sessionStateQuery), (st) => st.phase === 'idle' && st.last_turn === 1);
+    // The session is idle before it announces so (whoever hears idle can prompt at once): the last
+    // publish, slowed down here, may still be on its way.
+    const idleAnnounced = () => fakes.published.some((p) => p.event.event.type === 'session.state' && p.event.event.phase === 'idle');
+    await waitFor(async () => idleAnnounced(), (announced) => announced);
     const stream = fakes.published.map((p) => p.event.event).flatMap((e) => {
       if (e.type === 'session.state') return [`state ${e.phase}`];
       if (e.type === 'assistant.message') return [`message ${e.step}`];
