@@ -203,6 +203,12 @@ test('the settings panel: each change is the session’s; a change made with cur
   await eventually(() => settingsOf(sid), (s) => JSON.stringify(s.approval.always_allow) === '["shell"]', 'write_file removed');
   await eventually(() => panel.getByRole('button', { name: 'Remove write_file' }).count(), (n) => n === 0, 'the list redrawn');
   expect(await panel.getByRole('button', { name: 'Remove shell' }).count()).toBe(1);
+
+  // Esc closes the panel; the button opens it again.
+  await panel.getByRole('checkbox', { name: 'Auto-retry' }).focus();
+  await page.keyboard.press('Escape');
+  await eventually(() => panel.count(), (n) => n === 0, 'the panel closed');
+  expect(await page.getByRole('button', { name: 'Settings' }).getAttribute('aria-expanded')).toBe('false');
 });
 
 test('Compact summarises the older conversation: the summary shows in every tab', async () => {

@@ -137,7 +137,7 @@ export class ChatSession {
   /** Re-reads what events do not carry: the session's model and thinking level, settings, totals, approvals. */
   async refresh(): Promise<void> {
     try {
-      const [session, stats, approvals, settings] = await Promise.all([api.session(this.id), api.stats(this.id), api.approvals(this.id), api.settings(this.id)]);
+      const [session, stats, approvals, settings] = await Promise.all([api.session(this.id), api.stats(this.id), api.approvals(this.id), api.settings(this.id).catch(() => this.settings)]);
       this.session = session;
       this.stats = stats;
       this.settings = settings;

@@ -6,7 +6,7 @@ import type { ChatSession } from '../chat-session';
  * tools approved without asking, the tools a person answered "Always" for, how long a call waits for a
  * person and what happens then), auto-compaction and auto-retry. Each control changes one setting at
  * once; what shows is what the gateway answered, and a change made elsewhere shows after the session
- * announces it (chat-session.ts reads the settings again).
+ * announces it (chat-session.ts reads the settings again). Esc inside it closes it.
  */
 export function SettingsPanel({ chat, onClose }: { chat: ChatSession; onClose: () => void }) {
   const s = chat.settings;
@@ -23,7 +23,18 @@ export function SettingsPanel({ chat, onClose }: { chat: ChatSession; onClose: (
   };
 
   return (
-    <aside class="settings" id="session-settings" aria-label="Settings">
+    <aside
+      class="settings"
+      id="session-settings"
+      aria-label="Settings"
+      onKeyDown={(e) => {
+        // Esc closes the panel (and does not stop the running turn, as it does elsewhere on the page).
+        if (e.key === 'Escape') {
+          e.preventDefault();
+          onClose();
+        }
+      }}
+    >
       <header>
         <h2>Settings</h2>
         <button type="button" class="icon" aria-label="Close settings" onClick={onClose}>
