@@ -10,6 +10,8 @@ interface Job {
   started_at: number;
   steps: number;
   cost_usd: number;
+  /** Absent from gateways older than the field. */
+  model?: string;
 }
 
 /** The gateway the CLI talks to: STRAND_GATEWAY_URL, else the local stack's address. */
@@ -40,7 +42,7 @@ const ago = (ms: number) => {
 };
 
 function row(j: Job): string {
-  return [j.job_id.padEnd(44), j.phase.padEnd(16), `${j.steps}`.padStart(5), `$${j.cost_usd.toFixed(4)}`.padStart(10), ago(j.started_at).padStart(6)].join('  ');
+  return [j.job_id.padEnd(44), j.phase.padEnd(16), (j.model ?? '').padEnd(28), `${j.steps}`.padStart(5), `$${j.cost_usd.toFixed(4)}`.padStart(10), ago(j.started_at).padStart(6)].join('  ');
 }
 
 /** `strand jobs list|show <id>|cancel <id>` (parsed by cli-args.ts): turns running across sessions, through the gateway. */
@@ -49,7 +51,7 @@ export async function jobs(cmd: { action: 'list' } | { action: 'show' | 'cancel'
     case 'list': {
       const { jobs: list } = (await call('GET', '/api/jobs')) as { jobs: Job[] };
       if (list.length === 0) return say('no running jobs');
-      say(['job'.padEnd(44), 'phase'.padEnd(16), 'steps', '      cost', ' since'].join('  '));
+      say(['job'.padEnd(44), 'phase'.padEnd(16), 'model'.padEnd(28), 'steps', '      cost', ' since'].join('  '));
       for (const j of list) say(row(j));
       return;
     }

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -173,6 +174,9 @@ test('GET /api/jobs during a slow turn: the model, the tokens so far, no retry, 
     workflow_url: `${UI}/namespaces/default/workflows/${encodeURIComponent(jobId)}`,
   });
   expect((await as(BOB, 'GET', '/api/jobs')).body.jobs.some((j: any) => j.job_id === jobId)).toBe(false);
+  // `strand jobs list` names the model too.
+  const cli = spawnSync(process.execPath, ['--import', 'tsx', 'services/cli/main.ts', 'jobs', 'list'], { encoding: 'utf8', env: { ...process.env, STRAND_GATEWAY_URL: base, STRAND_TOKEN: ALICE } });
+  expect(cli.stdout.split('\n').find((line) => line.startsWith(jobId))).toMatch(/ scripted\/op-slow /);
   expect((await as(ALICE, 'POST', `/api/jobs/${encodeURIComponent(jobId)}/cancel`)).body).toEqual({ status: 'cancelled' });
 }, 60_000);
 
