@@ -1,4 +1,4 @@
-import { RecentFailures } from './recent-failures';
+import { MESSAGE_CHARS, RecentFailures } from './recent-failures';
 
 const error = (id: string, extra: Record<string, unknown> = {}) => ({ id, turn_id: 't2', event: { type: 'error' as const, code: 'LLM_API_ERROR', message: 'no', turn_id: 't2', ...extra } });
 
@@ -25,4 +25,14 @@ test('a turn ended by strand’s own parts failing is kind infrastructure, wheth
     ['UNAVAILABLE', 'infrastructure', 't2', null, null],
     ['UNAVAILABLE', 'infrastructure', 't2', null, null],
   ]);
+});
+
+test('a long message is cut, so fifty of them always fit one NATS message', () => {
+  const ring = new RecentFailures();
+  for (let n = 0; n < 60; n++) ring.observe('s1', error(`e${n}`, { message: 'x'.repeat(200_000) }), n);
+  const list = ring.list();
+  expect(list).toHaveLength(50);
+  expect(list[0]!.message).toHaveLength(MESSAGE_CHARS);
+  expect(list[0]!.message.endsWith('…')).toBe(true);
+  expect(Buffer.byteLength(JSON.stringify(list))).toBeLessThan(1024 * 1024);
 });

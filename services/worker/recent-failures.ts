@@ -3,6 +3,11 @@ import type { TelemetryFailure } from '../../contracts/telemetry-snapshot';
 
 /** How many failures a worker keeps for its telemetry snapshots. */
 export const RECENT_FAILURES = 50;
+/**
+ * A failure's message is cut to this many characters: a provider's error body can be long, and 50 of
+ * them must fit a NATS message (1 MB by default) or no snapshot would be sent at all.
+ */
+export const MESSAGE_CHARS = 1_000;
 
 /**
  * The turns this worker saw fail lately: every `error` event its activities stored, newest first, at
@@ -29,7 +34,7 @@ export class RecentFailures {
       kind: event.kind ?? (event.code === 'UNAVAILABLE' ? 'infrastructure' : null),
       provider: event.provider ?? null,
       status: event.status ?? null,
-      message: event.message,
+      message: event.message.length > MESSAGE_CHARS ? `${event.message.slice(0, MESSAGE_CHARS - 1)}…` : event.message,
       event_id: item.id,
     });
     if (this.items.length > this.capacity) this.items.length = this.capacity;
