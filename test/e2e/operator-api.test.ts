@@ -37,6 +37,12 @@ beforeAll(async () => {
     [{ type: 'text', text: 'Looking.' }, { type: 'tool_call', name: 'read_file', args: { path: 'README.md' } }, { type: 'usage', input: 40, output: 7 }],
     [{ type: 'text', text: 'Still thinking.' }, { type: 'delay', ms: 30_000 }, { type: 'text', text: 'Done.' }],
   ]);
+  writeScript('op-rate-limited', [
+    [
+      { type: 'error', kind: 'rate_limited', status: 429, retry_after_ms: 4_000, message: 'scripted: slow down', times: 1 },
+      { type: 'text', text: 'Answered after the wait.' },
+    ],
+  ]);
   fs.writeFileSync(path.join(project, 'README.md'), 'hello\n');
   stack = await startTestStack({
     STRAND_TOKENS: `${ALICE}:alice,${BOB}:bob`,
@@ -178,6 +184,30 @@ test('GET /api/jobs during a slow turn: the model, the tokens so far, no retry, 
   const cli = spawnSync(process.execPath, ['--import', 'tsx', 'services/cli/main.ts', 'jobs', 'list'], { encoding: 'utf8', env: { ...process.env, STRAND_GATEWAY_URL: base, STRAND_TOKEN: ALICE } });
   expect(cli.stdout.split('\n').find((line) => line.startsWith(jobId))).toMatch(/ scripted\/op-slow /);
   expect((await as(ALICE, 'POST', `/api/jobs/${encodeURIComponent(jobId)}/cancel`)).body).toEqual({ status: 'cancelled' });
+}, 60_000);
+
+test('a turn waiting out a rate limit: its job shows the retry attempt, the overview counts the retry and the provider error by class', async () => {
+  const since = (await overview()).series.at(-1)!.at;
+  const session = await newSession('scripted/op-rate-limited');
+  const sse = await openSse(`${base}/api/sessions/${session}/events`, { headers: { Authorization: `Bearer ${ALICE}` } });
+  try {
+    expect((await as(ALICE, 'POST', `/api/sessions/${session}/prompt`, { text: 'hurry' })).status).toBe(202);
+    const jobId = `session:${session}:turn:1`;
+    let job: any;
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline && !(job?.retry_attempt > 0)) {
+      job = jobListSchema.parse((await as(ALICE, 'GET', '/api/jobs')).body).jobs.find((j) => j.job_id === jobId);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(job).toMatchObject({ phase: 'retrying', retry_attempt: 1 });
+    const total = (o: OperatorOverview, pick: (p: OperatorOverview['series'][number]) => number) => o.series.filter((p) => p.at > since).reduce((n, p) => n + pick(p), 0);
+    const o = await overviewUntil((x) => total(x, (p) => p.retries.rate_limited ?? 0) >= 1);
+    expect([total(o, (p) => p.retries.rate_limited ?? 0), total(o, (p) => p.provider_errors.rate_limited ?? 0)]).toEqual([1, 1]);
+    const events = await readUntil(sse, (e) => e.event === 'turn.finished');
+    expect(JSON.parse(events.at(-1)!.data).outcome).toBe('done');
+  } finally {
+    sse.close();
+  }
 }, 60_000);
 
 test('a worker killed and started again: the failures it reported stay listed, its new process replaces it in the instances, and counts its turns once', async () => {
