@@ -10,6 +10,7 @@ import {
   type TelemetrySnapshot,
 } from '../../contracts/telemetry-snapshot';
 import type { MetricsRegistry } from './metrics';
+import { everyAlignedInterval } from './telemetry-clock';
 
 /** A process's telemetry id: host and pid for people reading it, random bytes so a reused pid is never mistaken. */
 export function processInstanceId(): string {
@@ -84,7 +85,7 @@ export function startTelemetryPublisher(opts: {
     }
   }
 
-  const timer = setInterval(() => void publishNow(), opts.intervalMs);
-  timer.unref();
-  return { publishNow, stop: () => clearInterval(timer) };
+  // At the start of each interval (telemetry-clock.ts): gateways close their points in its middle.
+  const stop = everyAlignedInterval(opts.intervalMs, 0, () => void publishNow());
+  return { publishNow, stop };
 }

@@ -1,6 +1,7 @@
 import type { NatsConnection, Subscription } from 'nats';
 import { GATEWAY_SNAPSHOT_METRICS, TELEMETRY_SUBJECT_ALL, telemetrySnapshotSchema } from '../../../contracts/telemetry-snapshot';
 import type { MetricsRegistry } from '../../common/metrics';
+import { everyAlignedInterval } from '../../common/telemetry-clock';
 import { processInstanceId, registryFamilies, startTelemetryPublisher } from '../../common/telemetry-publisher';
 import { OperatorAggregator } from './operator-aggregator';
 
@@ -54,13 +55,13 @@ export function startOperatorTelemetry(opts: {
     now,
   });
   void publisher.publishNow();
-  const ticker = setInterval(() => aggregator.tick(now()), opts.intervalMs);
-  ticker.unref();
+  // Half an interval after every process published (telemetry-clock.ts): one snapshot of each per point.
+  const stopTicking = everyAlignedInterval(opts.intervalMs, opts.intervalMs / 2, () => aggregator.tick(now()));
   return {
     aggregator,
     instance,
     close() {
-      clearInterval(ticker);
+      stopTicking();
       publisher.stop();
       subscription.unsubscribe();
     },
