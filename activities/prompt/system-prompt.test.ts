@@ -7,10 +7,9 @@ describe('system prompt', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-prompt-'));
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  test('names the tools, workspace, date and OS, and includes AGENTS.md and CLAUDE.md', async () => {
+  test('names the tools, workspace, date and OS, and includes the project instructions', async () => {
     fs.writeFileSync(path.join(dir, 'AGENTS.md'), 'Use tabs.');
-    fs.writeFileSync(path.join(dir, 'CLAUDE.md'), 'Run make check.');
-    const text = await buildSystemPrompt({
+    const { text, notices } = await buildSystemPrompt({
       project_path: dir,
       model: 'anthropic/claude-sonnet-4-5',
       tools: [{ name: 'read_file', description: 'Read a file.\nMore.' }],
@@ -20,16 +19,21 @@ describe('system prompt', () => {
     expect(text).toContain(`Workspace: ${dir}`);
     expect(text).toContain('Date: 2026-11-23');
     expect(text).toContain(`OS: ${os.type()}`);
-    expect(text.indexOf('Project instructions from AGENTS.md:\nUse tabs.')).toBeLessThan(text.indexOf('Project instructions from CLAUDE.md:\nRun make check.'));
+    expect(text.endsWith('Project instructions from AGENTS.md:\nUse tabs.')).toBe(true);
+    expect(notices).toEqual([]);
   });
 
-  test('a project without instruction files, and a huge one, are handled', async () => {
+  test('a project without instruction files has no instructions section; a cut one brings its notice', async () => {
     const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-prompt-empty-'));
-    expect(await buildSystemPrompt({ project_path: empty, model: 'm/x', tools: [] })).not.toContain('Project instructions');
-    fs.writeFileSync(path.join(empty, 'AGENTS.md'), 'x'.repeat(100_000));
-    const text = await buildSystemPrompt({ project_path: empty, model: 'm/x', tools: [] });
-    expect(text).toContain('[… AGENTS.md cut at 32768 bytes]');
-    expect(text.length).toBeLessThan(40_000);
-    fs.rmSync(empty, { recursive: true, force: true });
+    try {
+      expect((await buildSystemPrompt({ project_path: empty, model: 'm/x', tools: [] })).text).not.toContain('Project instructions');
+      fs.writeFileSync(path.join(empty, 'AGENTS.md'), 'x'.repeat(100_000));
+      const { text, notices } = await buildSystemPrompt({ project_path: empty, model: 'm/x', tools: [], instructionsMaxBytes: 1000 });
+      expect(text).toContain(`Project instructions from AGENTS.md:\n${'x'.repeat(1000)}\n[… AGENTS.md cut here: 1000 of 100000 bytes kept`);
+      expect(text).not.toContain('x'.repeat(1001));
+      expect(notices).toEqual(['project instructions are capped at 1000 bytes: AGENTS.md cut to 1000 of 100000 bytes']);
+    } finally {
+      fs.rmSync(empty, { recursive: true, force: true });
+    }
   });
 });

@@ -1,25 +1,27 @@
-import fs from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
-
-/** Project instruction files read into the prompt, in this order, when present. */
-export const PROJECT_INSTRUCTION_FILES = ['AGENTS.md', 'CLAUDE.md'];
-/** Past this size an instruction file is cut (a prompt is not the place for a whole manual). */
-const MAX_INSTRUCTIONS_BYTES = 32 * 1024;
+import { DEFAULT_INSTRUCTIONS_MAX_BYTES, readProjectInstructions } from './project-instructions';
 
 export interface SystemPromptInput {
   project_path: string;
   model: string;
   tools: ReadonlyArray<{ name: string; description: string }>;
   now?: Date;
+  /** The cap on project instruction text (STRAND_INSTRUCTIONS_MAX_BYTES). */
+  instructionsMaxBytes?: number;
+}
+
+export interface SystemPrompt {
+  text: string;
+  /** Warnings for the turn's event stream: instruction files skipped or cut. */
+  notices: string[];
 }
 
 /**
  * The coding agent's system prompt: who it is and how it works, the tools it has, where it works
- * (workspace path, date, OS), plus the project's own AGENTS.md / CLAUDE.md when present. Read on
+ * (workspace path, date, OS), plus the project's instruction files (project-instructions.ts). Read on
  * every step, so an edited instruction file applies from the next step on.
  */
-export async function buildSystemPrompt(input: SystemPromptInput): Promise<string> {
+export async function buildSystemPrompt(input: SystemPromptInput): Promise<SystemPrompt> {
   const date = (input.now ?? new Date()).toISOString().slice(0, 10);
   const toolLines = input.tools.map((t) => `- ${t.name}: ${t.description.split('\n')[0]}`).join('\n');
   const sections = [
@@ -39,20 +41,7 @@ export async function buildSystemPrompt(input: SystemPromptInput): Promise<strin
     toolLines ? `Tools:\n${toolLines}` : 'You have no tools in this session: answer from the conversation alone.',
     [`Workspace: ${input.project_path || '(none)'}`, `Date: ${date}`, `OS: ${os.type()} ${os.release()} (${process.platform})`, `Model: ${input.model}`].join('\n'),
   ];
-  for (const name of PROJECT_INSTRUCTION_FILES) {
-    const text = await readInstructions(input.project_path, name);
-    if (text !== undefined) sections.push(`Project instructions from ${name}:\n${text}`);
-  }
-  return sections.join('\n\n');
-}
-
-async function readInstructions(projectPath: string, name: string): Promise<string | undefined> {
-  if (!projectPath) return undefined;
-  try {
-    const buf = await fs.readFile(path.join(projectPath, name));
-    const text = buf.subarray(0, MAX_INSTRUCTIONS_BYTES).toString('utf8');
-    return buf.length > MAX_INSTRUCTIONS_BYTES ? `${text}\n[… ${name} cut at ${MAX_INSTRUCTIONS_BYTES} bytes]` : text;
-  } catch {
-    return undefined;
-  }
+  const instructions = await readProjectInstructions(input.project_path, input.instructionsMaxBytes ?? DEFAULT_INSTRUCTIONS_MAX_BYTES);
+  if (instructions.text) sections.push(instructions.text);
+  return { text: sections.join('\n\n'), notices: instructions.notices };
 }

@@ -47,6 +47,11 @@ export interface StreamModelStepResult {
   context_window: number;
 }
 
+export interface SystemPromptWithNotices {
+  text: string;
+  notices: string[];
+}
+
 export interface StreamModelStepDeps {
   store: StorePort;
   events: AgentEventPublisher;
@@ -54,7 +59,8 @@ export interface StreamModelStepDeps {
   now?: () => number;
   /** Price of a step's usage in USD, from the model catalog (unknown → 0). */
   price?: (model: string, usage: ProviderUsage) => number;
-  systemPrompt?: (input: { project_path: string; model: string }) => Promise<string> | string;
+  /** The system prompt, with warnings about it (project instruction files skipped or cut) for step 0 to publish. */
+  systemPrompt?: (input: { project_path: string; model: string }) => Promise<string | SystemPromptWithNotices> | string | SystemPromptWithNotices;
   tools?: ProviderTool[];
   /** Whether a tool only reads (for the approval policy); unknown tools count as writing. */
   isReadOnly?: (tool: string) => boolean;
@@ -149,10 +155,15 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
       let done: { stop_reason: StopReason; usage: ProviderUsage; native?: string } | undefined;
       try {
         const { provider: adapter, model, entry } = deps.providers.resolve(input.model);
-        const [path, system] = await Promise.all([readActivePath(deps.store, input.session_id), systemPrompt]);
+        const [path, built] = await Promise.all([readActivePath(deps.store, input.session_id), systemPrompt]);
+        const system = typeof built === 'string' ? built : built.text;
         const prefill = await continueOrReset(path, adapter.canContinue?.(entry) ?? false);
         // The stored message is the whole answer: what clients have, then what follows.
         if (prefill) assembler.add({ type: 'text_delta', text: prefill });
+        // Once per turn (the prompt is rebuilt every step); ids per turn, so a retried step 0 does not repeat them.
+        if (input.step === 0 && typeof built !== 'string') {
+          for (const [i, message] of built.notices.entries()) await stream.push({ id: `${input.turn_id}:instructions:${i}`, ...base, event: { type: 'notice', level: 'warning', message } });
+        }
         if (!info.known && input.step === 0) {
           await stream.push({ id: `${input.turn_id}:unknown-model`, ...base, event: { type: 'notice', level: 'warning', message: `${input.model} is not in the model catalog: default limits (${info.context_window} tokens context, ${info.max_output_tokens} output) and no price (cost shows as 0)` } });
         }

@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import { instructionsMaxBytesFromEnv } from '../../activities/prompt/project-instructions';
 import { buildSystemPrompt } from '../../activities/prompt/system-prompt';
 import { createToolExecutor } from '../../activities/tools';
 import { TOOL_DEFINITIONS, toolDefinition, toolsForModel } from '../../contracts/tools';
@@ -20,10 +21,11 @@ export function scrubbedShellEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.P
 export function createToolWiring(env: NodeJS.ProcessEnv = process.env) {
   const spillDir = env.STRAND_TOOL_OUTPUT_DIR?.trim() || path.join(os.tmpdir(), 'strand-tool-output');
   const toolExecutor = createToolExecutor({ spillDir, shellEnv: scrubbedShellEnv(env) });
+  const instructionsMaxBytes = instructionsMaxBytesFromEnv(env);
   return {
     toolExecutor,
     tools: toolsForModel(),
     isReadOnly: (name: string) => toolDefinition(name)?.readOnly ?? false,
-    systemPrompt: (input: { project_path: string; model: string }) => buildSystemPrompt({ ...input, tools: TOOL_DEFINITIONS }),
+    systemPrompt: (input: { project_path: string; model: string }) => buildSystemPrompt({ ...input, tools: TOOL_DEFINITIONS, instructionsMaxBytes }),
   };
 }

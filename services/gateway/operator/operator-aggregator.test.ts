@@ -87,20 +87,29 @@ describe('OperatorAggregator', () => {
 
   test('first-delta percentiles come from the interval’s own observations, interpolated in their buckets', () => {
     const agg = new OperatorAggregator({ intervalMs: INTERVAL, startedAt: T0 });
-    agg.ingest(snapshot('worker', 'w1', T0, T0 - 1, workerMetrics({ firstDelta: [50, 50, 50, 50] })), T0);
-    agg.tick(T0 + INTERVAL);
+    agg.ingest(snapshot('worker', 'w1', T0, T0 - 60_000, workerMetrics({ firstDelta: [50, 50, 50, 50] })), T0);
+    expect(agg.tick(T0 + INTERVAL).first_delta_ms).toBeNull();
     // Four new observations in (0.1, 0.5]: the 50 older fast ones must not pull the percentiles down.
-    agg.ingest(snapshot('worker', 'w1', T0 + 6_000, T0 - 1, workerMetrics({ firstDelta: [50, 54, 54, 54] })), T0 + 6_000);
+    agg.ingest(snapshot('worker', 'w1', T0 + 6_000, T0 - 60_000, workerMetrics({ firstDelta: [50, 54, 54, 54] })), T0 + 6_000);
     expect(agg.tick(T0 + 2 * INTERVAL).first_delta_ms).toEqual({ p50: 300, p90: 460, p99: 496 });
   });
 
   test('a worker that restarted (a new process start, lower totals) counts its new totals; one that started after the gateway counts from zero', () => {
     const agg = new OperatorAggregator({ intervalMs: INTERVAL, startedAt: T0 });
-    agg.ingest(snapshot('worker', 'w1', T0, T0 - 1, workerMetrics({ finished: { done: 100 } })), T0);
-    agg.tick(T0 + INTERVAL);
+    agg.ingest(snapshot('worker', 'w1', T0, T0 - 60_000, workerMetrics({ finished: { done: 100 } })), T0);
+    expect(agg.tick(T0 + INTERVAL).turns_finished).toEqual({ done: 0 });
     agg.ingest(snapshot('worker', 'w1', T0 + 6_000, T0 + 5_500, workerMetrics({ finished: { done: 2 } })), T0 + 6_000);
     agg.ingest(snapshot('worker', 'w-new', T0 + 6_000, T0 + 5_000, workerMetrics({ finished: { done: 1, aborted: 1 } })), T0 + 6_000);
     expect(agg.tick(T0 + 2 * INTERVAL).turns_finished).toEqual({ done: 3, aborted: 1 });
+  });
+
+  test('a process whose first snapshot comes right after its start counts from zero, even when its clock is behind the gateway’s', () => {
+    const agg = new OperatorAggregator({ intervalMs: INTERVAL, startedAt: T0 });
+    // Its clock is a minute behind: by the timestamps it started before the gateway, but 1 s before this snapshot.
+    agg.ingest(snapshot('worker', 'w-skewed', T0 - 59_000, T0 - 60_000, workerMetrics({ finished: { done: 1 } })), T0 + 1_000);
+    // Running for an hour by its own clock: a baseline only.
+    agg.ingest(snapshot('worker', 'w-old', T0 - 1_000, T0 - 3_600_000, workerMetrics({ finished: { done: 7 } })), T0 + 1_000);
+    expect(agg.tick(T0 + INTERVAL).turns_finished).toEqual({ done: 1 });
   });
 
   test('an instance silent for three intervals leaves the instances and the connections; it comes back when it sends again', () => {

@@ -70,9 +70,7 @@ export class OperatorAggregator {
     const gauges: SampleMap[] = [];
     for (const [key, state] of this.instances) {
       const samples = flatten(state.latest.metrics);
-      // A process that started after this gateway did counted everything since; one that was running
-      // before has counted things this history did not see: its first snapshot is only a baseline.
-      const baseline = state.baseline ?? { samples: state.latest.started_at >= this.startedAt ? new Map() : samples, startedAt: state.latest.started_at };
+      const baseline = state.baseline ?? { samples: this.isFresh(state.latest) ? new Map() : samples, startedAt: state.latest.started_at };
       deltas.push(cumulativeDeltas(baseline.samples, samples, baseline.startedAt !== state.latest.started_at));
       state.baseline = { samples, startedAt: state.latest.started_at };
       if (!this.isSilent(state, now)) gauges.push(samples);
@@ -111,6 +109,17 @@ export class OperatorAggregator {
         .map((s) => ({ service: s.service, instance: s.instance, last_seen: s.lastSeen }))
         .sort((a, b) => a.service.localeCompare(b.service) || a.instance.localeCompare(b.instance)),
     };
+  }
+
+  /**
+   * Whether everything an instance's first snapshot counts belongs to this history: a process that
+   * started after this gateway did, or whose first snapshot came within two intervals of its start
+   * (by its own clock, so a clock that differs from the gateway's cannot hide a new worker's first
+   * turns). A process that was running before has counted things this history did not see: its first
+   * snapshot is only a baseline.
+   */
+  private isFresh(snapshot: TelemetrySnapshot): boolean {
+    return snapshot.started_at >= this.startedAt || snapshot.at - snapshot.started_at <= 2 * snapshot.interval_ms;
   }
 
   private isSilent(state: InstanceState, now: number): boolean {
