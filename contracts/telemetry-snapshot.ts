@@ -66,7 +66,10 @@ export const telemetrySnapshotSchema = z.object({
   instance: z.string().min(1),
   /** When it was taken (the sender's clock). */
   at: z.number().int(),
-  /** When the sending process started: its counters count from then. */
+  /**
+   * When the sender started publishing, before it did any work its counters count (a worker starts
+   * its publisher before it polls Temporal): a new value means a new process, whose totals start at 0.
+   */
   started_at: z.number().int(),
   interval_ms: z.number().int().positive(),
   /** Counters and histograms are totals since `started_at`; gauges are the current value. */
