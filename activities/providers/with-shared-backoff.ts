@@ -43,7 +43,8 @@ export function withSharedBackoff(inner: ModelProvider, backoff: SharedBackoff, 
         });
         const sharedMs = until === undefined ? undefined : until - now();
         if (sharedMs === undefined || sharedMs <= (err.retryAfterMs ?? 0)) throw err;
-        throw new ProviderError(err.kind, `${err.message} (the key's shared backoff: ${Math.ceil(sharedMs / 1000)} s)`, {
+        // Worded apart from a wait ("shared backoff: …"): this request was sent and refused.
+        throw new ProviderError(err.kind, `${err.message} (every session on this key now waits ${Math.ceil(sharedMs / 1000)} s)`, {
           ...(err.provider ? { provider: err.provider } : {}),
           ...(err.status !== undefined ? { status: err.status } : {}),
           retryAfterMs: sharedMs,

@@ -123,6 +123,24 @@ test('the real adapter behind the backoff: after one 429 the next request on the
   }
 }, 20_000);
 
+test('a 429 without retry-after: the refused session waits the shared window the key chose, and so does the next', async () => {
+  const provider = await startRateLimitedOpenAI({ limit: 0, retryAfter: false });
+  try {
+    const backoff = await worker();
+    const adapter = () => withSharedBackoff(createOpenAIProvider({ apiKey: SECRET, baseURL: provider.baseURL }), backoff, { provider: 'openai', baseURL: provider.baseURL, apiKey: SECRET });
+    const refused = await failure(adapter().stream(req()));
+    expect(refused).toMatchObject({ kind: 'rate_limited', status: 429, sharedBackoff: false });
+    expect(refused.message).toMatch(/every session on this key now waits/);
+    expect(refused.retryAfterMs).toBeGreaterThanOrEqual(policy.baseMs * 0.8 - 100);
+    const waited = await failure(adapter().stream(req()));
+    expect(waited).toMatchObject({ sharedBackoff: true });
+    expect(waited.retryAfterMs).toBeLessThanOrEqual(refused.retryAfterMs);
+    expect(provider.counts).toEqual({ requests: 1, ok: 0, refused: 1 });
+  } finally {
+    await provider.close();
+  }
+});
+
 test('NATS down: requests pass and hits are dropped, logged once; back up: the limiter works again', async () => {
   const logs: string[] = [];
   const backoff = await worker({ timeoutMs: 300, cooldownMs: 500, log: (level, m) => logs.push(`${level}: ${m}`) });
