@@ -47,6 +47,9 @@ export const httpEventDataSchema = z.discriminatedUnion('type', [
   z
     .object({ type: z.literal('compaction.finished'), summary: z.string().describe('Empty when there was nothing old enough to summarise.'), tokens_before: z.number().int() })
     .describe('The older conversation was summarised: later steps read the summary instead.'),
+  z
+    .object({ type: z.literal('notice'), level: z.enum(['info', 'warning']), message: z.string() })
+    .describe('Something a person should know that is not an error: e.g. project instructions cut to their size cap, or an instruction file that could not be read.'),
 ]);
 export type HttpEventData = z.infer<typeof httpEventDataSchema>;
 

@@ -132,6 +132,9 @@ export class ChatView {
         this.turn = undefined;
         this.settled = this.blocks.length;
         return;
+      case 'notice':
+        this.notice(data.level, data.message);
+        return;
       case 'compaction.finished':
         // An empty summary: there was nothing old enough to summarise, and nothing changed.
         if (data.summary.trim()) this.notice('info', compactionText(data.summary));

@@ -1,8 +1,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { connect } from 'nats';
-import { AGENT_EVENTS_STREAM, agentEventSubject } from '../../contracts/agent-event-stream';
 import { startFakeAnthropicServer, type FakeAnthropicReply, type FakeProviderServer } from '../harness/fake-anthropic-server';
 import { openSse, readUntil, type SseEvent } from '../harness/sse-client';
 import { http, startTestStack, type TestStack } from '../harness/stack-fixture';
@@ -13,7 +11,7 @@ import { http, startTestStack, type TestStack } from '../harness/stack-fixture';
  * workspace nested in a git repository with AGENTS.md at both levels: the model is sent both, the
  * root's first; an edit between two turns is in the second turn's request; a file over the cap
  * (STRAND_INSTRUCTIONS_MAX_BYTES, set small here, so it also proves the variable reaches the worker)
- * is cut and the turn's event stream carries the notice.
+ * is cut and the turn's event stream (SSE, as a client reads it) carries the notice.
  */
 const CAP = 4096;
 let stack: TestStack;
@@ -50,8 +48,8 @@ afterAll(async () => {
 
 const data = (e: SseEvent) => JSON.parse(e.data);
 
-/** One turn answered by the fake: the system prompt the model was sent. */
-async function turn(sid: string, text: string): Promise<string> {
+/** One turn answered by the fake: the system prompt the model was sent, and the notices the turn's SSE stream carried. */
+async function turn(sid: string, text: string): Promise<{ system: string; notices: unknown[] }> {
   fake.reply({ blocks: [{ type: 'text', text: 'noted' }] });
   const before = fake.requests.length;
   const stream = await openSse(`${base}/api/sessions/${sid}/events`);
@@ -61,31 +59,9 @@ async function turn(sid: string, text: string): Promise<string> {
     expect(data(events.at(-1)!).outcome).toBe('done');
     expect(fake.requests.length).toBe(before + 1);
     const system = fake.requests.at(-1)!.body.system as Array<{ type: string; text: string }>;
-    return system.map((b) => b.text).join('\n');
+    return { system: system.map((b) => b.text).join('\n'), notices: events.filter((e) => e.event === 'notice').map(data) };
   } finally {
     stream.close();
-  }
-}
-
-/**
- * The session's notices on the agent-events stream (JetStream), by turn. The stream itself, not SSE:
- * the HTTP event vocabulary has no notice frame (WebSocket, EDN and ACP clients get them).
- */
-async function noticesByTurn(sid: string): Promise<Array<[string | undefined, unknown]>> {
-  const nc = await connect({ servers: stack.urls.nats });
-  try {
-    const last = await (await nc.jetstreamManager()).streams.getMessage(AGENT_EVENTS_STREAM, { last_by_subj: agentEventSubject(sid) });
-    const messages = await (await nc.jetstream().consumers.get(AGENT_EVENTS_STREAM, { filterSubjects: agentEventSubject(sid) })).consume();
-    const found: Array<[string | undefined, unknown]> = [];
-    for await (const m of messages) {
-      const envelope = m.json<{ turn_id?: string; event: { type: string } }>();
-      if (envelope.event.type === 'notice') found.push([envelope.turn_id, envelope.event]);
-      if (m.seq >= last.seq) break;
-    }
-    messages.stop();
-    return found;
-  } finally {
-    await nc.close();
   }
 }
 
@@ -94,12 +70,14 @@ test('the nested AGENTS.md files reach the model root first, an edit counts from
   expect(created.status).toBe(201);
   const sid = created.body.session_id as string;
 
-  const first = await turn(sid, 'hello');
+  const { system: first, notices: firstNotices } = await turn(sid, 'hello');
+  expect(firstNotices).toEqual([]);
   expect(first).toContain('Project instructions from AGENTS.md:\nOUTER-RULE: tabs, not spaces.\n\nProject instructions from app/AGENTS.md:\nINNER-RULE v1: run make check.');
   expect(first).not.toContain('ABOVE-THE-REPOSITORY');
 
   fs.writeFileSync(path.join(workspace, 'AGENTS.md'), 'INNER-RULE v2: run make test.');
-  const second = await turn(sid, 'again');
+  const { system: second, notices: secondNotices } = await turn(sid, 'again');
+  expect(secondNotices).toEqual([]);
   expect(second).toContain('Project instructions from app/AGENTS.md:\nINNER-RULE v2: run make test.');
   expect(second).not.toContain('INNER-RULE v1');
   expect(second.indexOf('OUTER-RULE')).toBeLessThan(second.indexOf('INNER-RULE v2'));
@@ -108,11 +86,11 @@ test('the nested AGENTS.md files reach the model root first, an edit counts from
   const inner = Buffer.byteLength('INNER-RULE v2: run make test.');
   fs.writeFileSync(path.join(repo, 'AGENTS.md'), `OUTER-RULE: tabs, not spaces.\n${'o'.repeat(6000)}`);
   const outerSize = fs.statSync(path.join(repo, 'AGENTS.md')).size;
-  const third = await turn(sid, 'and now');
+  const { system: third, notices } = await turn(sid, 'and now');
   const kept = CAP - inner;
   expect(third).toContain(`[… AGENTS.md cut here: ${kept} of ${outerSize} bytes kept; project instructions are capped at ${CAP} bytes in all]`);
   expect(third).toContain('Project instructions from app/AGENTS.md:\nINNER-RULE v2: run make test.');
   expect(third).not.toContain('o'.repeat(kept));
   // One notice, from the third turn only (the first two were under the cap).
-  expect(await noticesByTurn(sid)).toEqual([['t3', { type: 'notice', level: 'warning', message: `project instructions are capped at ${CAP} bytes: AGENTS.md cut to ${kept} of ${outerSize} bytes` }]]);
+  expect(notices).toEqual([{ type: 'notice', level: 'warning', message: `project instructions are capped at ${CAP} bytes: AGENTS.md cut to ${kept} of ${outerSize} bytes` }]);
 }, 180_000);

@@ -44,6 +44,13 @@ describe('canonical → HTTP SSE events', () => {
     });
   });
 
+  test('a notice is sent with its level and message', () => {
+    expect(toHttpEvent(env({ type: 'notice', level: 'warning', message: 'project instructions are capped at 4096 bytes' }))).toEqual({
+      event: 'notice',
+      data: { type: 'notice', level: 'warning', message: 'project instructions are capped at 4096 bytes' },
+    });
+  });
+
   test('turn.finished is sent: it is the last event of every turn', () => {
     expect(toHttpEvent(env({ type: 'turn.finished', turn_id: 't1', outcome: 'aborted', steps: 2 }))).toEqual({
       event: 'turn.finished',

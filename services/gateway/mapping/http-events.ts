@@ -53,6 +53,8 @@ export function toHttpEvent(envelope: AgentEventEnvelope): HttpEvent | undefined
       return { event: 'compaction.started', data: { type: 'compaction.started', reason: e.reason } };
     case 'compaction.finished':
       return { event: 'compaction.finished', data: { type: 'compaction.finished', summary: e.summary, tokens_before: e.tokens_before } };
+    case 'notice':
+      return { event: 'notice', data: { type: 'notice', level: e.level, message: e.message } };
     default:
       return undefined;
   }
