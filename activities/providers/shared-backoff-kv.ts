@@ -49,6 +49,8 @@ export interface KvSharedBackoffOptions {
 
 /** Compare-and-set attempts before giving up on a contended entry (and letting the request go). */
 const MAX_CAS_ROUNDS = 8;
+/** A window this close to its end is waited out inside the step. */
+const SHORT_WAIT_MS = 1_000;
 
 export function createKvSharedBackoff(nc: NatsConnection, options: KvSharedBackoffOptions = {}): SharedBackoff {
   const now = options.now ?? Date.now;
@@ -120,7 +122,15 @@ export function createKvSharedBackoff(nc: NatsConnection, options: KvSharedBacko
           const { entry, revision } = await read(key);
           const decision = admission(entry, now(), policy);
           if (decision.action === 'go') return undefined;
-          if (decision.action === 'wait') return { until: decision.until, entry: decision.entry };
+          if (decision.action === 'wait') {
+            // Nearly over (or this worker's clock runs a little behind the timer that woke the turn):
+            // waited here, not with another round trip through the workflow.
+            if (decision.until - now() <= SHORT_WAIT_MS) {
+              await sleep(decision.until - now(), signal);
+              continue;
+            }
+            return { until: decision.until, entry: decision.entry };
+          }
           if (decision.slot - now() > maxSlotWaitMs) return { until: decision.slot, entry: decision.entry };
           if (!(await write(key, decision.next, revision))) continue;
           await sleep(decision.slot - now(), signal);

@@ -42,22 +42,30 @@ test('a hit opens a window that another worker sees; nothing goes until it ends'
   const [a, b] = [await worker(), await worker()];
   const key = freshKey();
   expect(await b.admit(key, signal())).toBeUndefined();
-  const until = await a.recordHit(key, { kind: 'rate_limited', status: 429, retryAfterMs: 1_500, sentAt: Date.now() - 5 });
+  const until = await a.recordHit(key, { kind: 'rate_limited', status: 429, retryAfterMs: 5_000, sentAt: Date.now() - 5 });
   expect(until).toBeGreaterThan(Date.now());
   const wait = await b.admit(key, signal());
   expect(wait).toMatchObject({ until, entry: { kind: 'rate_limited', status: 429, hits: 1 } });
+});
+
+test('a window less than a second from its end is waited out inside the step, then the request goes', async () => {
+  const [a, b] = [await worker(), await worker()];
+  const key = freshKey();
+  const until = (await a.recordHit(key, { kind: 'rate_limited', status: 429, retryAfterMs: 400, sentAt: Date.now() }))!;
+  expect(await b.admit(key, signal())).toBeUndefined();
+  expect(Date.now()).toBeGreaterThanOrEqual(until);
 });
 
 test('concurrent writers on separate connections converge on the latest end; a shorter wait never shortens it', async () => {
   const writers = await Promise.all(Array.from({ length: 8 }, () => worker()));
   const key = freshKey();
   const sentAt = Date.now() - 10;
-  const waits = [900, 1_700, 300, 1_200, 1_900, 600, 1_100, 800];
+  const waits = [2_900, 3_700, 2_300, 3_200, 3_900, 2_600, 3_100, 2_800];
   await Promise.all(writers.map((w, i) => w.recordHit(key, { kind: 'rate_limited', status: 429, retryAfterMs: waits[i]!, sentAt })));
   const first = await writers[0]!.admit(key, signal());
   expect(first).toBeDefined();
   // The longest wait won, whoever wrote last (allow for the writes' own time after sentAt).
-  expect(first!.until).toBeGreaterThanOrEqual(sentAt + 1_900);
+  expect(first!.until).toBeGreaterThanOrEqual(sentAt + 3_900);
   expect(first!.entry.hits).toBe(1);
   const shorter = await writers[3]!.recordHit(key, { kind: 'rate_limited', retryAfterMs: 100, sentAt });
   expect(shorter).toBe(first!.until);
@@ -125,13 +133,14 @@ test('the real adapter behind the backoff: after one 429 the next request on the
 
 test('a 429 without retry-after: the refused session waits the shared window the key chose, and so does the next', async () => {
   const provider = await startRateLimitedOpenAI({ limit: 0, retryAfter: false });
+  const longer = { ...policy, baseMs: 3_000, capMs: 5_000 }; // beyond what is waited out inside the step
   try {
-    const backoff = await worker();
+    const backoff = await worker({ policy: longer });
     const adapter = () => withSharedBackoff(createOpenAIProvider({ apiKey: SECRET, baseURL: provider.baseURL }), backoff, { provider: 'openai', baseURL: provider.baseURL, apiKey: SECRET });
     const refused = await failure(adapter().stream(req()));
     expect(refused).toMatchObject({ kind: 'rate_limited', status: 429, sharedBackoff: false });
     expect(refused.message).toMatch(/every session on this key now waits/);
-    expect(refused.retryAfterMs).toBeGreaterThanOrEqual(policy.baseMs * 0.8 - 100);
+    expect(refused.retryAfterMs).toBeGreaterThanOrEqual(longer.baseMs * 0.8 - 100);
     const waited = await failure(adapter().stream(req()));
     expect(waited).toMatchObject({ sharedBackoff: true });
     expect(waited.retryAfterMs).toBeLessThanOrEqual(refused.retryAfterMs);
