@@ -19,6 +19,14 @@ export const approvalPolicySchema = z.object({
   timeout_s: z.number().int().positive().default(600),
   /** The decision taken when the timeout passes. */
   default_decision: z.enum(['reject', 'approve']).default('reject'),
+  /**
+   * Plan mode (docs/plan-mode.md): the agent may only read, search and plan. Every call of a tool that
+   * is not read-only is refused with a result the model reads, never run and never asked about.
+   * Part of the approval policy rather than a setting of its own because it is one more rule about
+   * which calls run (approval-policy.ts decides all of them in one function), and the policy already
+   * reaches both the workflow and the activity that announces calls; ACP's modes are views of it.
+   */
+  plan_mode: z.boolean().default(false),
 });
 export type ApprovalPolicy = z.infer<typeof approvalPolicySchema>;
 
@@ -32,6 +40,7 @@ export const approvalPolicyChangeSchema = z.object({
   always_allow: z.array(z.string()).optional(),
   timeout_s: z.number().int().positive().optional(),
   default_decision: z.enum(['reject', 'approve']).optional(),
+  plan_mode: z.boolean().optional(),
 });
 
 export const sessionSettingsSchema = z.object({

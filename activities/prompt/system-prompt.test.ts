@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { PLAN_MODE_PROMPT } from '../../contracts/plan-mode';
 import { buildSystemPrompt } from './system-prompt';
 
 describe('system prompt', () => {
@@ -35,5 +36,14 @@ describe('system prompt', () => {
     } finally {
       fs.rmSync(empty, { recursive: true, force: true });
     }
+  });
+
+  test('the plan-mode text is in the prompt only while plan mode is on', async () => {
+    const base = { project_path: dir, model: 'm/x', tools: [{ name: 'read_file', description: 'Read a file.' }] };
+    const on = (await buildSystemPrompt({ ...base, plan_mode: true })).text;
+    expect(on).toContain(PLAN_MODE_PROMPT);
+    expect(on).toMatch(/Do not change files and do not run commands/);
+    expect((await buildSystemPrompt({ ...base, plan_mode: false })).text).not.toContain('Plan mode');
+    expect((await buildSystemPrompt(base)).text).not.toContain('Plan mode');
   });
 });

@@ -1,4 +1,5 @@
 import os from 'node:os';
+import { PLAN_MODE_PROMPT } from '../../contracts/plan-mode';
 import { DEFAULT_INSTRUCTIONS_MAX_BYTES, readProjectInstructions } from './project-instructions';
 
 export interface SystemPromptInput {
@@ -8,6 +9,8 @@ export interface SystemPromptInput {
   now?: Date;
   /** The cap on project instruction text (STRAND_INSTRUCTIONS_MAX_BYTES). */
   instructionsMaxBytes?: number;
+  /** Plan mode (the approval policy's `plan_mode`): the prompt says to read and plan only. */
+  plan_mode?: boolean;
 }
 
 export interface SystemPrompt {
@@ -38,6 +41,7 @@ export async function buildSystemPrompt(input: SystemPromptInput): Promise<Syste
       '- Paths are relative to the workspace root; you cannot reach outside it.',
       '- If something is ambiguous or risky (deleting data, large rewrites), ask first.',
     ].join('\n'),
+    ...(input.plan_mode ? [PLAN_MODE_PROMPT] : []),
     toolLines ? `Tools:\n${toolLines}` : 'You have no tools in this session: answer from the conversation alone.',
     [`Workspace: ${input.project_path || '(none)'}`, `Date: ${date}`, `OS: ${os.type()} ${os.release()} (${process.platform})`, `Model: ${input.model}`].join('\n'),
   ];

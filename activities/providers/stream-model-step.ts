@@ -60,7 +60,7 @@ export interface StreamModelStepDeps {
   /** Price of a step's usage in USD, from the model catalog (unknown → 0). */
   price?: (model: string, usage: ProviderUsage) => number;
   /** The system prompt, with warnings about it (project instruction files skipped or cut) for step 0 to publish. */
-  systemPrompt?: (input: { project_path: string; model: string }) => Promise<string | SystemPromptWithNotices> | string | SystemPromptWithNotices;
+  systemPrompt?: (input: { project_path: string; model: string; plan_mode?: boolean }) => Promise<string | SystemPromptWithNotices> | string | SystemPromptWithNotices;
   tools?: ProviderTool[];
   /** Whether a tool only reads (for the approval policy); unknown tools count as writing. */
   isReadOnly?: (tool: string) => boolean;
@@ -123,7 +123,7 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
 
       // What the first delta waits for, overlapped: the system prompt (files), the turn's start (store
       // writes, `turn.started`) and the check for an earlier attempt's answer are independent.
-      const systemPrompt = Promise.resolve().then(() => deps.systemPrompt?.({ project_path: input.project_path, model: input.model }) ?? '');
+      const systemPrompt = Promise.resolve().then(() => deps.systemPrompt?.({ project_path: input.project_path, model: input.model, plan_mode: input.approval.plan_mode === true }) ?? '');
       systemPrompt.catch(() => undefined); // awaited below, unless an earlier attempt's answer is announced instead
       const [existing] = await Promise.all([
         storeCall('reading an earlier attempt', () => deps.store.getMessage({ session_id: input.session_id, entry_id: entryId })),

@@ -9,8 +9,9 @@ import type { ToolLedger, ToolOutcome } from './ledger';
 export interface ToolCallDisposition {
   id: string;
   name: string;
-  disposition: 'ran' | 'rejected' | 'skipped' | 'aborted';
-  /** The person's reason for a rejection, or why a call timed out. */
+  /** `refused`: plan mode turned the call down (not run, nobody asked); `reason` is the whole result text. */
+  disposition: 'ran' | 'rejected' | 'refused' | 'skipped' | 'aborted';
+  /** The person's reason for a rejection, why a call timed out, or plan mode's refusal. */
   reason?: string;
 }
 
@@ -61,8 +62,8 @@ export function createRecordToolResults(deps: { store: StorePort; events: AgentE
           event: {
             type: 'tool.result',
             tool_call_id: call.id,
-            status: call.disposition === 'skipped' ? 'skipped' : call.disposition === 'rejected' ? 'rejected' : 'error',
-            is_error: true,
+            status: call.disposition === 'skipped' ? 'skipped' : call.disposition === 'rejected' || call.disposition === 'refused' ? 'rejected' : 'error',
+            is_error: outcome.is_error,
             summary: `${call.name}: ${outcome.content}`,
             result: outcome.content,
           },
@@ -78,6 +79,9 @@ function outcomeOf(call: ToolCallDisposition): ToolOutcome {
   switch (call.disposition) {
     case 'rejected':
       return { content: `The user rejected this ${call.name} call${call.reason ? `: ${call.reason}` : '.'}`, is_error: true, details: { rejected: true } };
+    case 'refused':
+      // Not an error: the call did what plan mode promises; the model reads why and plans on.
+      return { content: call.reason ?? `Plan mode is on: this ${call.name} call was not run.`, is_error: false, details: { rejected: true, plan_mode: true } };
     case 'skipped':
       return { content: `Skipped: the user sent a message before this ${call.name} call ran.`, is_error: true, details: { skipped: true } };
     case 'aborted':

@@ -26,6 +26,6 @@ export function createToolWiring(env: NodeJS.ProcessEnv = process.env) {
     toolExecutor,
     tools: toolsForModel(),
     isReadOnly: (name: string) => toolDefinition(name)?.readOnly ?? false,
-    systemPrompt: (input: { project_path: string; model: string }) => buildSystemPrompt({ ...input, tools: TOOL_DEFINITIONS, instructionsMaxBytes }),
+    systemPrompt: (input: { project_path: string; model: string; plan_mode?: boolean }) => buildSystemPrompt({ ...input, tools: TOOL_DEFINITIONS, instructionsMaxBytes }),
   };
 }

@@ -1,7 +1,10 @@
 import * as wf from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import type { AgentEvent } from '../../contracts/agent-events';
+import { toolCallHandling } from '../../contracts/approval-policy';
+import { planModeRefusal } from '../../contracts/plan-mode';
 import type { ApprovalPolicy } from '../../contracts/session-settings';
+import { toolDefinition } from '../../contracts/tools';
 import type { TurnProgress } from '../../contracts/turn-workflow';
 import { WORKER_ACTIVITY_HEARTBEAT_TIMEOUT } from '../retry-policies';
 
@@ -43,6 +46,11 @@ export interface Decision {
  */
 export class ToolBatch {
   readonly decisions = new Map<string, Decision>();
+  /**
+   * Calls plan mode refuses: never run, never asked about. Decided by the same function, with the same
+   * read-only facts (the tool definitions), as the model step's `requires_approval`.
+   */
+  private readonly refused: ReadonlySet<string>;
 
   constructor(
     private readonly ctx: {
@@ -57,14 +65,16 @@ export class ToolBatch {
       steered: () => boolean;
     },
     readonly calls: ToolCall[],
-  ) {}
+  ) {
+    this.refused = new Set(calls.filter((c) => toolCallHandling(ctx.policy, { name: c.name, readOnly: toolDefinition(c.name)?.readOnly ?? false }) === 'refuse').map((c) => c.id));
+  }
 
   get step(): number {
     return this.ctx.step;
   }
 
   get pending(): ToolCall[] {
-    return this.calls.filter((c) => c.requires_approval && !this.decisions.has(c.id));
+    return this.calls.filter((c) => c.requires_approval && !this.refused.has(c.id) && !this.decisions.has(c.id));
   }
 
   /** A person's answer; false when the call is not waiting for one. */
@@ -106,12 +116,14 @@ export class ToolBatch {
   }
 
   approved(call: ToolCall): boolean {
+    if (this.refused.has(call.id)) return false;
     return !call.requires_approval || this.decisions.get(call.id)?.approved === true;
   }
 
   /** What became of each call, for the store; calls never decided or run count as cut off by `cut`. */
   dispositions(cut: 'aborted' | 'skipped' | undefined) {
     return this.calls.map((c) => {
+      if (this.refused.has(c.id)) return { id: c.id, name: c.name, disposition: 'refused' as const, reason: planModeRefusal(c.name) };
       const d = this.decisions.get(c.id);
       if (d?.skipped) return { id: c.id, name: c.name, disposition: 'skipped' as const };
       if (c.requires_approval && d && !d.approved) return { id: c.id, name: c.name, disposition: 'rejected' as const, ...(d.reason ? { reason: d.reason } : {}) };

@@ -7,7 +7,7 @@ import type { AcpClientLink } from './live-session';
 import type { AcpLiveSession } from './live-session';
 import { openSession, sessionConfigOptions } from './open-session';
 import { promptText } from './prompt-text';
-import { isModeId, MODEL_OPTION, policyOf, THINKING_OPTION } from './settings';
+import { isModeId, MODEL_OPTION, MODES, policyOf, THINKING_OPTION } from './settings';
 import { thinkingLevelSchema } from '../../../contracts/session-settings';
 
 /** The one authentication method: the token in the agent's environment (tokens configured only). */
@@ -107,7 +107,7 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; close()
     .onRequest(acp.methods.agent.session.setMode, ({ params }) =>
       serve('session/set_mode', { session: params.sessionId }, async (sessions) => {
         liveOf(params.sessionId);
-        if (!isModeId(params.modeId)) throw acp.RequestError.invalidParams({ modeId: params.modeId }, 'unknown mode: ask, ask-all or auto');
+        if (!isModeId(params.modeId)) throw acp.RequestError.invalidParams({ modeId: params.modeId }, `unknown mode: one of ${MODES.map((m) => m.id).join(', ')}`);
         await sessions.updateSettings(params.sessionId, { approval: policyOf(params.modeId) }, principalOf(auth));
         return {};
       }),

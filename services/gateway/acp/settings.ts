@@ -13,21 +13,27 @@ export const MODES: ReadonlyArray<SessionMode & { id: ModeId }> = [
   { id: 'ask', name: 'Ask before changes', description: 'Reads and searches run at once; edits, deletions and commands wait for your answer.' },
   { id: 'ask-all', name: 'Ask for everything', description: 'Every tool call waits for your answer, reads included.' },
   { id: 'auto', name: 'Run everything', description: 'Every tool call runs without asking.' },
+  { id: 'plan', name: 'Plan only', description: 'Reads and searches run; edits, deletions and commands are refused. The agent ends with a plan.' },
 ];
-export type ModeId = 'ask' | 'ask-all' | 'auto';
+export type ModeId = 'ask' | 'ask-all' | 'auto' | 'plan';
 
 const CHANGING_TOOLS = TOOL_DEFINITIONS.filter((d) => !d.readOnly).map((d) => d.name);
 
-/** The mode a policy amounts to: `auto` once every changing tool is always allowed (by the mode or by "allow always" answers). */
+/** The mode a policy amounts to: `plan` while plan mode is on; `auto` once every changing tool is always allowed (by the mode or by "allow always" answers). */
 export function modeOf(policy: ApprovalPolicy): ModeId {
+  if (policy.plan_mode) return 'plan';
   if (CHANGING_TOOLS.every((t) => policy.always_allow.includes(t)) && policy.auto_approve_readonly) return 'auto';
   return policy.auto_approve_readonly ? 'ask' : 'ask-all';
 }
 
-/** The policy change a mode makes. Choosing an asking mode forgets earlier "allow always" answers. */
+/**
+ * The policy change a mode makes. Choosing an asking mode forgets earlier "allow always" answers;
+ * `plan` only turns plan mode on (the rest of the policy applies again once another mode turns it off).
+ */
 export function policyOf(mode: ModeId): Partial<ApprovalPolicy> {
-  if (mode === 'auto') return { auto_approve_readonly: true, always_allow: TOOL_DEFINITIONS.map((d) => d.name) };
-  return { auto_approve_readonly: mode === 'ask', always_allow: [] };
+  if (mode === 'plan') return { plan_mode: true };
+  if (mode === 'auto') return { plan_mode: false, auto_approve_readonly: true, always_allow: TOOL_DEFINITIONS.map((d) => d.name) };
+  return { plan_mode: false, auto_approve_readonly: mode === 'ask', always_allow: [] };
 }
 
 export const isModeId = (id: string): id is ModeId => MODES.some((m) => m.id === id);
