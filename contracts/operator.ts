@@ -57,6 +57,14 @@ export const operatorInstanceSchema = z.object({
   last_seen: epochMs,
 });
 
+/**
+ * `GET /api/operator?since=<ms>`: only the points after `since` (the `at` of the last point the caller
+ * has), so a page polling every few seconds fetches one or two points instead of the whole hour.
+ */
+export const operatorOverviewQuerySchema = z.object({
+  since: z.coerce.number().int().nonnegative().optional().describe("Only the history's points with `at` after this (ms since epoch); failures and instances are always whole."),
+});
+
 /** `GET /api/operator`: the operator view's history, failures and instances. */
 export const operatorOverviewSchema = z.object({
   generated_at: epochMs,

@@ -68,8 +68,8 @@ async function as(token: string, method: string, route: string, body?: unknown):
   return { status: res.status, body: await res.json() };
 }
 
-async function overview(token = ALICE, gateway = base): Promise<OperatorOverview> {
-  const res = await fetch(`${gateway}/api/operator`, { headers: { Authorization: `Bearer ${token}` } });
+async function overview(token = ALICE, gateway = base, since?: number): Promise<OperatorOverview> {
+  const res = await fetch(`${gateway}/api/operator${since === undefined ? '' : `?since=${since}`}`, { headers: { Authorization: `Bearer ${token}` } });
   expect(res.status).toBe(200);
   return operatorOverviewSchema.parse(await res.json());
 }
@@ -112,6 +112,20 @@ test('the instances: both gateways and the worker, heard within an interval or t
     expect([o.interval_s, o.window_s]).toEqual([0.5, 3600]);
     expect(o.series.length).toBeGreaterThan(0);
   }
+}, 60_000);
+
+test('?since= answers only the newer points (what the page polls with), failures and instances whole; a bad since is refused', async () => {
+  const whole = await overviewUntil((o) => o.series.length >= 3);
+  const cut = whole.series[whole.series.length - 2]!.at;
+  // Points keep coming every 500 ms: the newer ones are the last point of `whole` and any since.
+  const newer = await overview(ALICE, base, cut);
+  expect(newer.series.length).toBeGreaterThan(0);
+  expect(newer.series.every((p) => p.at > cut)).toBe(true);
+  expect(newer.series[0]).toEqual(whole.series[whole.series.length - 1]);
+  expect(newer.instances.length).toBe(whole.instances.length);
+  expect((await overview(ALICE, base, 0)).series.length).toBeGreaterThanOrEqual(whole.series.length);
+  const bad = await fetch(`${base}/api/operator?since=yesterday`, { headers: { Authorization: `Bearer ${ALICE}` } });
+  expect(bad.status).toBe(400);
 }, 60_000);
 
 test('a finished turn and a refused one: counted by outcome, first delta measured, the provider error by class, the failure listed for its owner only', async () => {

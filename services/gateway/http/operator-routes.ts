@@ -1,6 +1,6 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { ErrorCode as E, StrandError } from '../../../contracts/errors';
-import { operatorOverviewSchema, type OperatorOverview } from '../../../contracts/operator';
+import { operatorOverviewQuerySchema, operatorOverviewSchema, type OperatorOverview } from '../../../contracts/operator';
 import { FAILURES_ANSWERED, type OperatorAggregator } from '../operator/operator-aggregator';
 import type { SessionOwners } from '../operator/session-owners';
 import { principalOf } from './auth-middleware';
@@ -22,6 +22,7 @@ const overview = createRoute({
   description:
     "What the gateways and workers measured lately, one point per telemetry interval (STRAND_TELEMETRY_INTERVAL_MS) over the last hour at most, as this gateway heard it since it started (an in-memory cache: another gateway's history may start later); the turns that failed lately (with tokens, only the caller's sessions'); the processes that sent telemetry in the last three intervals. The running turns are `GET /api/jobs`.",
   tags: ['operator'],
+  request: { query: operatorOverviewQuerySchema },
   responses: { 200: jsonReply(operatorOverviewSchema, 'The overview.') },
   ...errors(E.UNAVAILABLE),
 });
@@ -32,9 +33,11 @@ export function operatorRoutes(deps: { operator?: OperatorDeps }): OpenAPIHono {
   app.openapi(overview, async (c) => {
     const operator = deps.operator;
     if (!operator) throw new StrandError(E.UNAVAILABLE, 'this gateway gathers no telemetry');
+    const { since } = c.req.valid('query');
     const all = operator.aggregator.overview(Date.now());
     const failures = (await operator.owners.visibleTo(all.failures, principalOf(c))).slice(0, FAILURES_ANSWERED);
-    const reply: OperatorOverview = { ...all, failures, temporal_ui: operator.temporalUi };
+    const series = since === undefined ? all.series : all.series.filter((p) => p.at > since);
+    const reply: OperatorOverview = { ...all, series, failures, temporal_ui: operator.temporalUi };
     c.header('Cache-Control', 'no-store');
     return c.json(reply, 200);
   });

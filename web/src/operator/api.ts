@@ -62,6 +62,7 @@ async function call<T>(method: 'GET' | 'POST', route: string): Promise<T> {
 
 export const operatorApi = {
   jobs: () => call<{ jobs: Job[] }>('GET', '/api/jobs').then((r) => r.jobs),
-  overview: () => call<OperatorOverview>('GET', '/api/operator'),
+  /** With `since` (the last point's `at`), only the newer points. */
+  overview: (since?: number) => call<OperatorOverview>('GET', since === undefined ? '/api/operator' : `/api/operator?since=${since}`),
   cancel: (jobId: string) => call<{ status: 'cancelled' | 'not_running' }>('POST', `/api/jobs/${encodeURIComponent(jobId)}/cancel`),
 };

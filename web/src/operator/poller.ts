@@ -71,7 +71,9 @@ export class OperatorPoller {
 
   private async pollOnce(): Promise<void> {
     clearTimeout(this.timer);
-    const [jobs, overview] = await Promise.allSettled([operatorApi.jobs(), operatorApi.overview()]);
+    const had = this.current.overview?.series;
+    const since = had && had.length > 0 ? had[had.length - 1]!.at : undefined;
+    const [jobs, overview] = await Promise.allSettled([operatorApi.jobs(), operatorApi.overview(since)]);
     const failed = [jobs, overview].flatMap((r) => (r.status === 'rejected' ? [r.reason as OperatorApiError] : []));
     if (failed.some((e) => e.status === 401)) return this.update({ needToken: true, unreachable: false });
     if (failed.some((e) => e.status === 0)) return this.update({ unreachable: true });
@@ -81,7 +83,7 @@ export class OperatorPoller {
       jobs: jobs.status === 'fulfilled' ? jobs.value : this.current.jobs,
       problem: jobs.status === 'rejected' ? `running turns: ${(jobs.reason as Error).message}` : undefined,
       // A gateway without the overview answers 400/404: no data yet, not an error of the page.
-      overview: overview.status === 'fulfilled' ? overview.value : null,
+      overview: overview.status === 'fulfilled' ? withHistory(overview.value, had) : null,
     });
   }
 
@@ -100,4 +102,16 @@ export class OperatorPoller {
     this.current = { ...this.current, ...patch };
     for (const listener of this.listeners) listener(this.current);
   }
+}
+
+/**
+ * The answer to a `since` poll holds only the new points: they are appended to the ones the page has,
+ * and what fell out of the window is dropped, so the charts show the same hour a whole read would.
+ */
+function withHistory(reply: OperatorOverview, had: OperatorOverview['series'] | undefined): OperatorOverview {
+  if (!had || had.length === 0) return reply;
+  const oldest = reply.generated_at - reply.window_s * 1000;
+  const last = had[had.length - 1]!.at;
+  const series = [...had.filter((p) => p.at > oldest), ...reply.series.filter((p) => p.at > last)];
+  return { ...reply, series };
 }
