@@ -130,6 +130,32 @@ test('modes set the approval policy: auto runs an edit without asking; config op
   expect((await b.agent.request('session/load', { sessionId: sid, cwd: acpStack.workspace, mcpServers: [] })).modes).toMatchObject({ currentModeId: 'auto' });
 });
 
+test('mode plan refuses the edit without asking; the model reads the refusal; another mode turns plan mode off', async () => {
+  fs.writeFileSync(path.join(acpStack.workspace, 'notes.txt'), 'hello world\n');
+  const a = await acpStack.agent();
+  const sid = (await acpStack.newSession(a, 'acp-edit')).sessionId;
+  await a.agent.request('session/set_mode', { sessionId: sid, modeId: 'plan' });
+  let asked = 0;
+  a.onPermission = async () => {
+    asked += 1;
+    return { outcome: { outcome: 'selected', optionId: 'allow-once' } };
+  };
+  expect(await a.agent.request('session/prompt', { sessionId: sid, prompt: [{ type: 'text', text: 'edit the note' }] })).toEqual({ stopReason: 'end_turn' });
+  expect(asked).toBe(0);
+  expect(fs.readFileSync(path.join(acpStack.workspace, 'notes.txt'), 'utf8')).toBe('hello world\n');
+  expect(chunkText(a.updates(sid), 'agent_message_chunk')).toBe('I will edit the note.Done: Plan mode is on: this edit_file call was not run.');
+  const stored = (await acpStack.get(`/api/sessions/${sid}/messages`)).messages;
+  expect(stored[2].message).toMatchObject({ role: 'function_result', is_error: false, details: { plan_mode: true } });
+  expect((await acpStack.get(`/api/sessions/${sid}/settings`)).approval.plan_mode).toBe(true);
+  const b = await acpStack.agent();
+  expect((await b.agent.request('session/load', { sessionId: sid, cwd: acpStack.workspace, mcpServers: [] })).modes).toMatchObject({ currentModeId: 'plan' });
+  // Choosing auto turns plan mode off: the same request edits the file.
+  await a.agent.request('session/set_mode', { sessionId: sid, modeId: 'auto' });
+  expect(await a.agent.request('session/prompt', { sessionId: sid, prompt: [{ type: 'text', text: 'now do it' }] })).toEqual({ stopReason: 'end_turn' });
+  expect(fs.readFileSync(path.join(acpStack.workspace, 'notes.txt'), 'utf8')).toBe('hello strand\n');
+  expect(asked).toBe(0);
+});
+
 test('a slash command answers as the agent without a turn; a command output shows in its tool row', async () => {
   const a = await acpStack.agent();
   const sid = (await acpStack.newSession(a, 'acp-shell')).sessionId;
