@@ -34,6 +34,7 @@ export const sessionViewSchema = z.object({
   started_at: epochMs,
   updated_at: epochMs,
   title: z.string(),
+  name: z.string().optional().describe('The name given to the session in its settings (`PATCH …/settings {name}`), when one was; clients show it instead of the title.'),
 });
 
 /** `GET /api/sessions`: the caller's sessions only. */

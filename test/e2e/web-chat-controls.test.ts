@@ -185,6 +185,9 @@ test('the settings panel: each change is the session’s; a change made with cur
   await panel.getByRole('button', { name: 'Rename' }).click();
   await eventually(() => settingsOf(sid), (s) => s.name === 'Renamed on the page', 'the name');
   await page.getByRole('heading', { level: 1, name: 'Renamed on the page' }).waitFor();
+  // The session list shows the name too, and so does the HTTP session view.
+  await page.getByRole('navigation').getByRole('link', { name: 'Renamed on the page' }).waitFor();
+  expect((await api('GET', `/api/sessions/${sid}`)).body.name).toBe('Renamed on the page');
   // The other settings were left as they were.
   expect((await settingsOf(sid)).approval).toEqual({ auto_approve_readonly: false, always_allow: [], timeout_s: 120, default_decision: 'approve' });
 

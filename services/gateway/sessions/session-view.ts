@@ -40,5 +40,6 @@ export function sessionView(meta: SessionMeta, state: SessionSnapshot | undefine
     started_at: meta.created_at,
     updated_at: meta.updated_at,
     title: meta.title,
+    ...(settings.name ? { name: settings.name } : {}),
   };
 }

@@ -43,7 +43,7 @@ export function ChatPane({ chat, onSessionsChanged }: { chat: ChatSession; onSes
   return (
     <div class="chat">
       <SessionBar chat={chat} settingsOpen={settingsOpen} toggleSettings={() => setSettingsOpen((open) => !open)} />
-      {settingsOpen && <SettingsPanel chat={chat} onClose={() => setSettingsOpen(false)} />}
+      {settingsOpen && <SettingsPanel chat={chat} onClose={() => setSettingsOpen(false)} onRenamed={onSessionsChanged} />}
       {chat.fatal ? (
         <p class="problem" role="alert">
           {chat.fatal}

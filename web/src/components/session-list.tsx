@@ -11,7 +11,8 @@ const lastProject = () => {
   }
 };
 
-export const sessionLabel = (s: SessionView) => s.title || s.session_id;
+/** The name given in the settings, else the title (the first prompt), else the id. */
+export const sessionLabel = (s: SessionView) => s.name || s.title || s.session_id;
 
 /** Sessions grouped by project, the most recently used project and session first. */
 function byProject(sessions: SessionView[]): Array<[string, SessionView[]]> {

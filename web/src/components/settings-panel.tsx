@@ -8,7 +8,7 @@ import type { ChatSession } from '../chat-session';
  * once; what shows is what the gateway answered, and a change made elsewhere shows after the session
  * announces it (chat-session.ts reads the settings again). Esc inside it closes it.
  */
-export function SettingsPanel({ chat, onClose }: { chat: ChatSession; onClose: () => void }) {
+export function SettingsPanel({ chat, onClose, onRenamed }: { chat: ChatSession; onClose: () => void; onRenamed: () => Promise<void> }) {
   const s = chat.settings;
   const [name, setName] = useState(s?.name ?? '');
   const [timeout, setTimeoutText] = useState(String(s?.approval.timeout_s ?? ''));
@@ -49,7 +49,8 @@ export function SettingsPanel({ chat, onClose }: { chat: ChatSession; onClose: (
             class="setting-row"
             onSubmit={(e) => {
               e.preventDefault();
-              if (name.trim() !== (s.name ?? '')) void chat.changeSettings({ name: name.trim() });
+              // The session list shows the name: read it again once the gateway took it.
+              if (name.trim() !== (s.name ?? '')) void chat.changeSettings({ name: name.trim() }).then((ok) => (ok ? onRenamed() : undefined));
             }}
           >
             <label for="session-name">Session name</label>
