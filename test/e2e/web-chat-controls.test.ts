@@ -189,7 +189,7 @@ test('the settings panel: each change is the session’s; a change made with cur
   await page.getByRole('navigation').getByRole('link', { name: 'Renamed on the page' }).waitFor();
   expect((await api('GET', `/api/sessions/${sid}`)).body.name).toBe('Renamed on the page');
   // The other settings were left as they were.
-  expect((await settingsOf(sid)).approval).toEqual({ auto_approve_readonly: false, always_allow: [], timeout_s: 120, default_decision: 'approve' });
+  expect((await settingsOf(sid)).approval).toEqual({ auto_approve_readonly: false, always_allow: [], timeout_s: 120, default_decision: 'approve', plan_mode: false });
 
   // Changed elsewhere (curl), then a turn: the page shows the change.
   const patched = await api('PATCH', `/api/sessions/${sid}/settings`, { auto_compaction: true, approval: { always_allow: ['write_file', 'shell'] } });
