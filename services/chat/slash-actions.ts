@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { builtinModelCatalog } from '../../contracts/model-catalog';
-import { thinkingLevelSchema } from '../../contracts/session-settings';
+import { thinkingLevelSchema, type SessionSettings } from '../../contracts/session-settings';
 import type { ChatController } from './chat-controller';
 import type { SessionView } from './gateway-client';
 import type { SessionWish } from './session-choice';
 import { sessionLabel } from './session-choice';
-import { helpText } from './slash-commands';
+import { helpText, planModeWanted } from './slash-commands';
 
 const oneLine = (s: string, max = 70) => {
   const flat = s.replace(/\s+/g, ' ').trim();
@@ -60,6 +60,17 @@ async function setThinking(chat: ChatController, id: string, level?: string): Pr
   await chat.refresh();
 }
 
+/** `/plan [on|off]`: plan mode (the approval policy's `plan_mode`); applies from the next turn. */
+async function setPlanMode(chat: ChatController, id: string, arg: string): Promise<void> {
+  const route = `/api/sessions/${encodeURIComponent(id)}/settings`;
+  const current = await chat.client.call<SessionSettings>('GET', route);
+  const wanted = planModeWanted(arg, current.approval.plan_mode === true);
+  if (wanted === undefined) return chat.say('warning', '/plan takes on, off or nothing (to switch it over)');
+  const changed = await chat.client.call<SessionSettings>('PATCH', route, { approval: { plan_mode: wanted } });
+  chat.say('info', changed.approval.plan_mode ? 'plan mode on: the agent reads and plans; edits and commands are refused (from the next turn)' : 'plan mode off: the agent may change files and run commands again (from the next turn)');
+  await chat.refresh();
+}
+
 async function fork(chat: ChatController, id: string, entryId: string): Promise<void> {
   const { session_id } = await chat.client.fork(id, entryId);
   await chat.open(session_id);
@@ -91,6 +102,8 @@ export async function runSlashCommand(chat: ChatController, { name, arg, known }
       chat.pick({ title: `Thinking level (now ${current ?? '?'})`, items: thinkingLevelSchema.options.map((l) => ({ label: `${l === current ? '● ' : ''}${l}`, value: l })), choose: (l) => chat.attempt('/thinking', () => setThinking(chat, id!, l)) });
       return;
     }
+    case 'plan':
+      return setPlanMode(chat, id!, arg);
     case 'compact': {
       chat.say('info', 'compacting the conversation…');
       const result = await chat.client.compact(id!, arg || undefined);

@@ -1,4 +1,4 @@
-import { completeSlash, helpText, parseSlash, SLASH_COMMANDS, slashCandidates } from './slash-commands';
+import { completeSlash, helpText, parseSlash, planModeWanted, SLASH_COMMANDS, slashCandidates } from './slash-commands';
 
 test('a command and its argument are parsed; other text is not a command', () => {
   expect(parseSlash('/model openai/gpt-5 ')).toEqual({ name: 'model', arg: 'openai/gpt-5', known: true });
@@ -20,6 +20,14 @@ test('Tab completes a unique prefix with a space, a shared one as far as it goes
 });
 
 test('the help lists every command the issue asks for', () => {
-  expect(SLASH_COMMANDS.map((c) => c.name).sort()).toEqual(['compact', 'export', 'fork', 'help', 'model', 'new', 'quit', 'resume', 'sessions', 'thinking', 'tree']);
+  expect(SLASH_COMMANDS.map((c) => c.name).sort()).toEqual(['compact', 'export', 'fork', 'help', 'model', 'new', 'plan', 'quit', 'resume', 'sessions', 'thinking', 'tree']);
   for (const c of SLASH_COMMANDS) expect(helpText()).toContain(`/${c.name}`);
+});
+
+test('/plan switches plan mode over; /plan on|off sets it; another word is refused', () => {
+  expect(planModeWanted('', false)).toBe(true);
+  expect(planModeWanted('', true)).toBe(false);
+  expect(planModeWanted('ON', false)).toBe(true);
+  expect(planModeWanted('off', true)).toBe(false);
+  expect(planModeWanted('maybe', false)).toBeUndefined();
 });

@@ -2,6 +2,7 @@
 export const SLASH_COMMANDS = [
   { name: 'model', args: '[provider/model]', description: 'pick a model, or switch to the one named' },
   { name: 'thinking', args: '[level]', description: 'pick a thinking level (off, minimal, low, medium, high, xhigh), or set it' },
+  { name: 'plan', args: '[on|off]', description: 'plan mode: the agent only reads and plans (no arg: switch it over)' },
   { name: 'compact', args: '[instructions]', description: 'summarize the conversation so far to free context' },
   { name: 'fork', description: 'continue in a new session from one of your earlier prompts' },
   { name: 'tree', description: "this project's sessions and this session's fork points" },
@@ -39,6 +40,15 @@ export function completeSlash(text: string): string {
   let common = names[0]!;
   for (const n of names) while (!n.startsWith(common)) common = common.slice(0, -1);
   return `/${common}`.length > text.length ? `/${common}` : text;
+}
+
+/** `/plan` switches plan mode over; `/plan on|off` sets it; anything else → undefined. */
+export function planModeWanted(arg: string, current: boolean): boolean | undefined {
+  const word = arg.trim().toLowerCase();
+  if (word === '') return !current;
+  if (word === 'on') return true;
+  if (word === 'off') return false;
+  return undefined;
 }
 
 /** What `/help` prints: the commands, then the keys. */

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { ChatSession } from '../chat-session';
 
 /**
- * The session's other settings (`GET`/`PATCH …/settings`): its name, the approval policy (read-only
+ * The session's other settings (`GET`/`PATCH …/settings`): its name, the approval policy (plan mode, read-only
  * tools approved without asking, the tools a person answered "Always" for, how long a call waits for a
  * person and what happens then), auto-compaction and auto-retry. Each control changes one setting at
  * once; what shows is what the gateway answered, and a change made elsewhere shows after the session
@@ -62,6 +62,11 @@ export function SettingsPanel({ chat, onClose, onRenamed }: { chat: ChatSession;
 
           <fieldset>
             <legend>Approvals</legend>
+            <label class="check">
+              <input type="checkbox" checked={s.approval.plan_mode} onChange={(e) => void chat.changeSettings({ approval: { plan_mode: e.currentTarget.checked } })} />
+              Plan mode
+            </label>
+            <p class="setting-note">The agent only reads, searches and plans: edits, deletions and commands are refused, not asked about. Switch it off to carry out the plan (from the next turn).</p>
             <label class="check">
               <input type="checkbox" checked={s.approval.auto_approve_readonly} onChange={(e) => void chat.changeSettings({ approval: { auto_approve_readonly: e.currentTarget.checked } })} />
               Auto-approve read-only tools
