@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { startFakeAnthropicServer, type FakeAnthropicReply, type FakeProviderServer } from '../harness/fake-anthropic-server';
 import { openSse, readUntil, type SseEvent } from '../harness/sse-client';
 import { http, startTestStack, type TestStack } from '../harness/stack-fixture';
 
@@ -12,6 +13,7 @@ import { http, startTestStack, type TestStack } from '../harness/stack-fixture';
  */
 let stack: TestStack;
 let base: string;
+let fake: FakeProviderServer<FakeAnthropicReply>;
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-plan-mode-'));
 const scripts = path.join(tmp, 'scripts');
 const workspace = path.join(tmp, 'project');
@@ -26,12 +28,14 @@ beforeAll(async () => {
     [{ type: 'text', text: 'Result: {{tool_result_first_line}}' }],
   ];
   fs.writeFileSync(path.join(scripts, 'plan-write.json'), JSON.stringify({ steps }));
-  stack = await startTestStack({ STRAND_SCRIPTS_DIR: scripts, STRAND_SCRIPTED_DELTA_DELAY_MS: '2' });
+  fake = await startFakeAnthropicServer();
+  stack = await startTestStack({ STRAND_SCRIPTS_DIR: scripts, STRAND_SCRIPTED_DELTA_DELAY_MS: '2', ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.baseURL });
   base = stack.urls.gateway;
 }, 180_000);
 
 afterAll(async () => {
   await stack?.teardown();
+  await fake?.close();
   fs.rmSync(tmp, { recursive: true, force: true });
 }, 60_000);
 
@@ -94,4 +98,33 @@ test('plan mode refuses the write as a result the model reads; switched off, the
   expect(JSON.stringify(after)).toContain('Plan mode is on: this write_file call was not run.');
   expect(after[after.length - 1].content[0].text).toMatch(/^Result: /);
   expect(after[after.length - 1].content[0].text).not.toContain('Plan mode');
+});
+
+test('on the wire (Anthropic): the system prompt says plan mode only while it is on; the refusal and the plan stay in the conversation', async () => {
+  const created = await http(base, 'POST', '/api/sessions', { project_path: workspace, model: 'anthropic/claude-sonnet-4-6' });
+  const sid = created.body.session_id as string;
+  await http(base, 'PATCH', `/api/sessions/${sid}/settings`, { approval: { plan_mode: true } });
+  fake.reply(
+    { blocks: [{ type: 'tool_use', id: 'toolu_w', name: 'write_file', input: { path: 'wire.txt', content: 'x' } }], usage: { input_tokens: 100, output_tokens: 10 } },
+    { blocks: [{ type: 'text', text: 'Plan:\n1. write wire.txt' }], usage: { input_tokens: 120, output_tokens: 10 } },
+  );
+  const first = fake.requests.length;
+  await turn(sid, 'plan wire.txt');
+  expect(fs.existsSync(path.join(workspace, 'wire.txt'))).toBe(false);
+  const [ask, answer] = fake.requests.slice(first);
+  expect(JSON.stringify(ask!.body.system)).toContain('Plan mode is on.');
+  const refusal = (answer!.body.messages as Array<{ role: string; content: Array<Record<string, unknown>> }>).at(-1)!.content.find((b) => b.type === 'tool_result')!;
+  expect(refusal).toMatchObject({ tool_use_id: 'toolu_w' });
+  expect(refusal.is_error).not.toBe(true);
+  expect(JSON.stringify(refusal.content)).toContain('Plan mode is on: this write_file call was not run.');
+
+  await http(base, 'PATCH', `/api/sessions/${sid}/settings`, { approval: { plan_mode: false } });
+  fake.reply({ blocks: [{ type: 'text', text: 'Going ahead.' }], usage: { input_tokens: 150, output_tokens: 5 } });
+  const before = fake.requests.length;
+  await turn(sid, 'go ahead');
+  const next = fake.requests[before]!.body;
+  expect(JSON.stringify(next.system)).not.toContain('Plan mode is on.');
+  const history = JSON.stringify(next.messages);
+  expect(history).toContain('Plan mode is on: this write_file call was not run.');
+  expect(history).toContain('1. write wire.txt');
 });
