@@ -181,6 +181,10 @@ test('the settings panel: each change is the session’s; a change made with cur
   await eventually(() => settingsOf(sid), (s) => s.approval.timeout_s === 120, 'the approval timeout');
   await panel.getByRole('combobox', { name: 'Then' }).selectOption('approve');
   await eventually(() => settingsOf(sid), (s) => s.approval.default_decision === 'approve', 'the decision on timeout');
+  await panel.getByRole('checkbox', { name: 'Plan mode' }).check();
+  await eventually(() => settingsOf(sid), (s) => s.approval.plan_mode === true, 'plan mode on');
+  await panel.getByRole('checkbox', { name: 'Plan mode' }).uncheck();
+  await eventually(() => settingsOf(sid), (s) => s.approval.plan_mode === false, 'plan mode off');
   await panel.getByRole('textbox', { name: 'Session name' }).fill('Renamed on the page');
   await panel.getByRole('button', { name: 'Rename' }).click();
   await eventually(() => settingsOf(sid), (s) => s.name === 'Renamed on the page', 'the name');
