@@ -84,6 +84,23 @@ test('a tool call waits for an approval: y runs it, n with a reason rejects it a
   expect(t.screen()).toContain('✗ edit_file README.md rejected');
 }, 120_000);
 
+test('/plan turns plan mode on: the edit is refused without asking and the model reads why; /plan again turns it off', async () => {
+  const sid = await sessionWith('scripted/edit-file');
+  fs.writeFileSync(path.join(workspace, 'README.md'), 'hello world\n');
+  const t = chat(['--session', sid]);
+  await t.waitFor((s) => s.includes('scripted/edit-file · thinking'), 'the footer');
+  prompt(t, '/plan');
+  await t.waitFor((s) => s.includes('plan mode on'), 'plan mode on');
+  expect((await http(stack.urls.gateway, 'GET', `/api/sessions/${sid}/settings`)).body.approval.plan_mode).toBe(true);
+  prompt(t, 'change the greeting');
+  await t.waitFor((s) => flat(s).includes('Done. The edit tool said: Plan mode is on: this edit_file call was not run.'), 'the answer quoting the refusal');
+  expect(t.screen()).not.toContain('Allow edit_file');
+  expect(fs.readFileSync(path.join(workspace, 'README.md'), 'utf8')).toBe('hello world\n');
+  prompt(t, '/plan');
+  await t.waitFor((s) => s.includes('plan mode off'), 'plan mode off');
+  expect((await http(stack.urls.gateway, 'GET', `/api/sessions/${sid}/settings`)).body.approval.plan_mode).toBe(false);
+}, 120_000);
+
 test('slash commands: Tab completes, /help lists, /model switches, /new starts a session; Esc aborts a running turn', async () => {
   const t = chat(['--new']);
   // The notice a session opened by the chat leaves (the help also says "a new session", but not this).
