@@ -10,7 +10,7 @@ import { createRunTool, type ToolExecutorPort } from './tool-calls/run-tool';
 import { createRunUserCommand } from './tool-calls/user-command';
 
 /** Everything activities touch, injected so tests pass fakes and the worker passes real clients. */
-export interface ActivityDeps extends Pick<StreamModelStepDeps, 'price' | 'systemPrompt' | 'tools' | 'isReadOnly' | 'heartbeatMs' | 'stallMs' | 'cancels' | 'modelInfo' | 'publishedText'> {
+export interface ActivityDeps extends Pick<StreamModelStepDeps, 'price' | 'systemPrompt' | 'tools' | 'isReadOnly' | 'heartbeatMs' | 'stallMs' | 'cancels' | 'modelInfo' | 'publishedText' | 'images'> {
   store: StorePort;
   events: AgentEventPublisher;
   providers: ProviderRegistry;

@@ -6,6 +6,8 @@
 export const ErrorCode = {
   INVALID_REQUEST: 'INVALID_REQUEST',
   UNKNOWN_MODEL: 'UNKNOWN_MODEL',
+  /** A prompt with images for a session whose model the catalog says takes none (refused before any turn starts). */
+  IMAGES_NOT_SUPPORTED: 'IMAGES_NOT_SUPPORTED',
   JOB_NOT_FOUND: 'JOB_NOT_FOUND',
   /** HTTP only: no route answers this method and path (a typo in a URL, not a missing session or job). */
   NOT_FOUND: 'NOT_FOUND',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ErrorCode } from './errors';
 import { modelIdSchema } from './models';
+import { MAX_PROMPT_IMAGES, promptImageUploadSchema } from './prompt-images';
 import { approvalPolicyChangeSchema, thinkingLevelSchema } from './session-settings';
 
 /**
@@ -34,7 +35,8 @@ export const promptBodySchema = z.object({
       visible_region: z.unknown().optional(),
     })
     .optional(),
-  images: z.array(z.object({ data: z.string(), mime: z.string() })).optional(),
+  /** Checked by the gateway (caps, base64, type), stored, and sent to the model with the text (docs/images.md). */
+  images: z.array(promptImageUploadSchema).max(MAX_PROMPT_IMAGES, `a prompt takes at most ${MAX_PROMPT_IMAGES} images`).optional(),
   request_id: z.string().min(1).max(200).optional(),
 });
 export type PromptBody = z.infer<typeof promptBodySchema>;

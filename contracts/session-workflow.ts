@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import { agentPhaseSchema } from './agent-phase';
 import { modelIdSchema } from './models';
+import { MAX_PROMPT_IMAGES, promptImageRefSchema } from './prompt-images';
 import { approvalPolicyChangeSchema, sessionRecordSchema, sessionSettingsSchema, thinkingLevelSchema, type SessionSettings } from './session-settings';
 
 /**
@@ -15,6 +16,8 @@ export const queuedPromptSchema = z.object({
   turn_number: z.number().int().positive(),
   text: z.string(),
   request_id: z.string().optional(),
+  /** The prompt's images, stored by the gateway: references only (contracts/prompt-images.ts). */
+  images: z.array(promptImageRefSchema).optional(),
 });
 export type QueuedPrompt = z.infer<typeof queuedPromptSchema>;
 
@@ -57,6 +60,8 @@ export const promptCommandSchema = z.object({
   text: z.string().min(1, 'prompt text must not be empty'),
   request_id: z.string().min(1).max(200).optional(),
   behavior: z.enum(['reject', 'queue', 'steer']).default('reject'),
+  /** Images the gateway has stored and checked against the session's model; never the bytes (Temporal's payload limit). */
+  images: z.array(promptImageRefSchema).max(MAX_PROMPT_IMAGES).optional(),
 });
 export type PromptCommand = z.input<typeof promptCommandSchema>;
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineSignal } from '@temporalio/workflow';
 import { agentPhaseSchema } from './agent-phase';
+import { promptImageRefSchema } from './prompt-images';
 import { seenRequestSchema, sessionSettingsSchema } from './session-settings';
 import { sessionStatePartSchema, type SessionStatePart } from './session-state-event';
 
@@ -16,6 +17,8 @@ export const turnWorkflowInputSchema = z.object({
   project_path: z.string(),
   turn_number: z.number().int().positive(),
   text: z.string(),
+  /** The prompt's images (references; the model step loads the bytes). Absent for text prompts and older sessions. */
+  images: z.array(promptImageRefSchema).optional(),
   settings: sessionSettingsSchema,
   /** Bounds the model ↔ tools loop (long jobs run hundreds of steps; the turn continues as new on the way). */
   max_steps: z.number().int().positive().default(500),

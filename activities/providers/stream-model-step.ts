@@ -2,6 +2,7 @@ import { Context } from '@temporalio/activity';
 import { CancelledFailure } from '@temporalio/common';
 import type { EventUsage } from '../../contracts/agent-events';
 import type { ApprovalPolicy, SeenRequest } from '../../contracts/session-settings';
+import type { PromptImageRef } from '../../contracts/prompt-images';
 import { requiresApproval } from '../../contracts/approval-policy';
 import type { ContentBlock, StopReason } from '../../contracts/session-store/messages';
 import { parseModelId } from '../../contracts/models';
@@ -16,6 +17,7 @@ import { storeCall } from '../store/store-failures';
 import { infraFailure, isInfraFault, rideOut } from '../infra/infra-faults';
 import { MessageAssembler } from './assemble';
 import { contextOf as conversationOf, readActivePath, type PathItem } from './context';
+import { withImageBytes, type PromptImageReader } from './image-bytes';
 import { planRetriedStep } from './continuation';
 import { toProviderFailure } from './provider-failure';
 import type { ProviderRegistry } from './registry';
@@ -33,7 +35,7 @@ export interface StreamModelStepInput {
   /** Decides which of the step's tool calls wait for a person (announced with the calls). */
   approval: ApprovalPolicy;
   /** Step 0 of a turn carries the turn's first writes (see beginTurn): no separate task before the model. */
-  begin?: { text: string; last_turn: number; requests: SeenRequest[] };
+  begin?: { text: string; images?: PromptImageRef[]; last_turn: number; requests: SeenRequest[] };
 }
 
 /** Entry ids and call ids only: the message itself lives in the store, never in workflow history. */
@@ -74,6 +76,8 @@ export interface StreamModelStepDeps {
   modelInfo?: (model: string) => { context_window: number; max_output_tokens: number; known: boolean };
   /** What earlier attempts of a step published (a retried step continues from it); without it a retry resets. */
   publishedText?: PublishedText;
+  /** Where prompt images' bytes are (the user message holds references); without it they are left out with a note. */
+  images?: PromptImageReader;
 }
 
 /**
@@ -167,7 +171,8 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
         if (!info.known && input.step === 0) {
           await stream.push({ id: `${input.turn_id}:unknown-model`, ...base, event: { type: 'notice', level: 'warning', message: `${input.model} is not in the model catalog: default limits (${info.context_window} tokens context, ${info.max_output_tokens} output) and no price (cost shows as 0)` } });
         }
-        const request = { model, messages: conversationOf(path), system, tools: deps.tools ?? [], thinking_level: input.thinking_level, max_output_tokens: info.max_output_tokens, signal: controller.signal };
+        const messages = await withImageBytes(conversationOf(path), deps.images);
+        const request = { model, messages, system, tools: deps.tools ?? [], thinking_level: input.thinking_level, max_output_tokens: info.max_output_tokens, signal: controller.signal };
         for await (const chunk of adapter.stream(prefill ? { ...request, prefill } : request)) {
           lastChunkAt = now();
           chunks += 1;

@@ -3,6 +3,8 @@ import { FailureType } from '../../contracts/failures';
 import { readSessionRecord } from '../../contracts/session-record';
 import { RUNTIME_KEYS, boundSeenRequests, type SeenRequest, type SessionRecord, type SessionSettings } from '../../contracts/session-settings';
 import { entryIds } from '../../contracts/workflow-ids';
+import type { PromptImageRef } from '../../contracts/prompt-images';
+import type { ContentBlock } from '../../contracts/session-store/messages';
 import type { AgentEventPublisher } from '../events/publisher';
 import type { StorePort } from './store-port';
 import { storeCall } from './store-failures';
@@ -11,6 +13,8 @@ export interface BeginTurnInput {
   session_id: string;
   turn_id: string;
   text: string;
+  /** The prompt's images, already in the image bucket: the user message keeps their references. */
+  images?: PromptImageRef[];
   /** The session's counter and seen request ids, persisted before the turn's first entry exists. */
   last_turn: number;
   requests: SeenRequest[];
@@ -43,7 +47,7 @@ export async function beginTurn(store: StorePort, events: AgentEventPublisher, i
       store.append({
         session_id: input.session_id,
         entry_id: entryIds.user(input.turn_id),
-        message: { role: 'user', content: [{ type: 'text', text: input.text }], timestamp: now() },
+        message: { role: 'user', content: userContent(input), timestamp: now() },
         origin: { turn: input.turn_id },
       }),
     ),
@@ -51,6 +55,15 @@ export async function beginTurn(store: StorePort, events: AgentEventPublisher, i
       { id: `${input.turn_id}:started`, turn_id: input.turn_id, event: { type: 'turn.started', turn_id: input.turn_id, prompt: input.text } },
     ]),
   ]);
+}
+
+/**
+ * The prompt as the user message holds it: its text, then one image block per image. An image block
+ * keeps the reference and size and an empty `data` (contracts/session-store/messages.ts): the bytes
+ * would not fit a store request, and the model step loads them from the bucket.
+ */
+export function userContent(input: Pick<BeginTurnInput, 'text' | 'images'>): ContentBlock[] {
+  return [{ type: 'text', text: input.text }, ...(input.images ?? []).map((i): ContentBlock => ({ type: 'image', data: '', mime: i.mime, ref: i.ref, bytes: i.bytes }))];
 }
 
 /** Store-backed activities of the session and turn workflows (all idempotent). */

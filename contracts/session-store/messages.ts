@@ -11,7 +11,7 @@ const uint = z.number().int().nonnegative();
 /** The atomic unit of message content. */
 export type ContentBlock =
   | { type: 'text'; text: string }
-  | { type: 'image'; data: string; mime: string }
+  | { type: 'image'; data: string; mime: string; ref?: string; bytes?: number }
   | { type: 'thinking'; text: string; signature?: string | null }
   | { type: 'function_call'; id: string; function_id: string; arguments?: unknown }
   | { type: 'function_result'; function_call_id: string; content: ContentBlock[]; is_error?: boolean | null };
@@ -20,7 +20,18 @@ export type ContentBlock =
 export const contentBlockSchema: z.ZodType<ContentBlock, ContentBlock> = z.lazy(() =>
   z.discriminatedUnion('type', [
     z.object({ type: z.literal('text'), text: z.string() }),
-    z.object({ type: z.literal('image'), data: z.string().describe('Base64-encoded image bytes.'), mime: z.string() }),
+    z.object({
+      type: z.literal('image'),
+      data: z.string().describe('Base64-encoded image bytes; empty when `ref` names where they are.'),
+      mime: z.string(),
+      /**
+       * strand's extension of the spec's block (optional, so spec-only writers and readers still fit):
+       * the bytes live in the prompt-images object store under this name (contracts/prompt-images.ts),
+       * because an image inline would not fit a store request or event (NATS's 1 MiB default payload).
+       */
+      ref: z.string().optional().describe('Object name in the strand-prompt-images bucket holding the bytes (then `data` is empty).'),
+      bytes: z.number().int().nonnegative().optional().describe('Decoded size of the image in bytes.'),
+    }),
     z.object({ type: z.literal('thinking'), text: z.string(), signature: z.string().nullable().optional() }),
     z.object({ type: z.literal('function_call'), id: z.string(), function_id: z.string(), arguments: z.unknown().optional() }),
     z.object({

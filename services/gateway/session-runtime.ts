@@ -1,6 +1,7 @@
 import type { NatsConnection } from 'nats';
 import { ensureAgentEventsStream } from '../../contracts/agent-event-stream';
 import { StoreClient } from '../../contracts/session-store/client';
+import { createNatsPromptImageStore } from '../../contracts/prompt-image-store';
 import { taskQueueFromEnv } from '../../contracts/task-queues';
 import type { RuntimeEnv } from '../common/env';
 import type { Logger } from '../common/logger';
@@ -53,6 +54,7 @@ export async function openSessionRuntime(nc: NatsConnection, deps: { env: Runtim
     catalog: config.catalog,
     configuredProviders: config.configuredProviders,
     workflowUrl: (jobId) => workflowUrl(uiBase, env.temporalNamespace, jobId),
+    images: createNatsPromptImageStore(nc),
   });
   return {
     nc,

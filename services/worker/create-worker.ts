@@ -13,6 +13,7 @@ import { lookupModel, type ModelCatalog } from '../../contracts/model-catalog';
 import { loadModelCatalog } from '../common/model-catalog-file';
 import { ensureAgentEventsStream } from '../../contracts/agent-event-stream';
 import { StoreClient } from '../../contracts/session-store/client';
+import { createNatsPromptImageStore } from '../../contracts/prompt-image-store';
 import type { RunningRegistry } from './crash-watch/running-registry';
 import { workerTelemetry, type WorkerTelemetry } from './worker-telemetry';
 
@@ -63,6 +64,7 @@ export async function createStrandWorker(opts: WorkerOptions): Promise<Worker> {
     ...createToolWiring(),
     cancels: createNatsTurnCancelChannel(opts.nc),
     publishedText: createJetStreamPublishedText(opts.nc),
+    images: createNatsPromptImageStore(opts.nc),
   });
   return Worker.create({
     connection: opts.connection,

@@ -150,7 +150,12 @@ export class SessionState {
     }
     const wasBusy = this.busy;
     record.last_turn += 1;
-    const turn: QueuedPrompt = { turn_number: record.last_turn, text: prompt.text, ...(prompt.request_id ? { request_id: prompt.request_id } : {}) };
+    const turn: QueuedPrompt = {
+      turn_number: record.last_turn,
+      text: prompt.text,
+      ...(prompt.request_id ? { request_id: prompt.request_id } : {}),
+      ...(prompt.images?.length ? { images: prompt.images } : {}),
+    };
     this.queue.push(turn);
     if (prompt.request_id) {
       record.requests = boundSeenRequests([...record.requests, { request_id: prompt.request_id, turn_id: turnId(turn.turn_number), turn_number: turn.turn_number }]);

@@ -56,6 +56,7 @@ function startTurn(manager: SessionManager, next: QueuedPrompt): Promise<wf.Chil
         project_path: record.project_path,
         turn_number: next.turn_number,
         text: next.text,
+        ...(next.images?.length ? { images: next.images } : {}),
         settings: record.settings,
         record: { last_turn: record.last_turn, requests: record.requests },
         progress_acks: true,

@@ -62,7 +62,7 @@ export async function modelStepWithRetries(turn: TurnState, step: number) {
           model: input.settings.model,
           thinking_level: input.settings.thinking_level,
           approval: turn.policy,
-          ...(step === 0 ? { begin: { text: input.text, ...input.record } } : {}),
+          ...(step === 0 ? { begin: { text: input.text, ...(input.images?.length ? { images: input.images } : {}), ...input.record } } : {}),
         },
       ]);
     } catch (err) {

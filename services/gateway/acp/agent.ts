@@ -6,7 +6,7 @@ import { toRequestError } from './errors';
 import type { AcpClientLink } from './live-session';
 import type { AcpLiveSession } from './live-session';
 import { openSession, sessionConfigOptions } from './open-session';
-import { promptText } from './prompt-text';
+import { promptContent } from './prompt-text';
 import { isModeId, MODEL_OPTION, MODES, policyOf, THINKING_OPTION } from './settings';
 import { thinkingLevelSchema } from '../../../contracts/session-settings';
 
@@ -65,7 +65,10 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; close()
         protocolVersion: acp.PROTOCOL_VERSION,
         agentCapabilities: {
           loadSession: true,
-          promptCapabilities: { image: false, audio: false, embeddedContext: true },
+          // Advertised whatever the model: a session's model can change after initialize (the
+          // capability is per connection), so an image for a model that takes none is refused by
+          // session/prompt with -32602 naming the model (docs/acp.md).
+          promptCapabilities: { image: true, audio: false, embeddedContext: true },
           mcpCapabilities: { http: false, sse: false },
         },
         authMethods: auth.enabled
@@ -100,7 +103,10 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; close()
         return { ...opened.settings };
       }),
     )
-    .onRequest(acp.methods.agent.session.prompt, ({ params }) => serve('session/prompt', { session: params.sessionId }, async () => liveOf(params.sessionId).prompt(promptText(params.prompt))))
+    .onRequest(acp.methods.agent.session.prompt, ({ params }) => serve('session/prompt', { session: params.sessionId }, async () => {
+      const { text, images } = promptContent(params.prompt);
+      return liveOf(params.sessionId).prompt(text, images);
+    }))
     .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
       live.get(params.sessionId)?.cancel();
     })

@@ -19,6 +19,7 @@ export function toRequestError(err: unknown, log: Logger, about: Record<string, 
         return new RequestError(-32002, `Resource not found: ${err.message}`, data);
       case ErrorCode.INVALID_REQUEST:
       case ErrorCode.UNKNOWN_MODEL:
+      case ErrorCode.IMAGES_NOT_SUPPORTED:
       case ErrorCode.INVALID_TOOL_CALL:
       case ErrorCode.PERMISSION_DENIED:
       case ErrorCode.PAYLOAD_TOO_LARGE:

@@ -7,6 +7,7 @@ import { ApprovalGate } from '../events/approval-gate';
 import { TurnStream, type StreamedEvent } from '../events/turn-stream';
 import { addUsage, zeroUsage, type UsageTotals } from '../events/usage-totals';
 import type { SessionService } from '../sessions/session-service';
+import type { RawPromptImage } from '../sessions/prompt-images';
 import { parseCommand, runCommand } from './commands';
 import { Permissions, type ApprovalItem } from './permissions';
 import { stopReasonOf } from './stop-reason';
@@ -111,7 +112,7 @@ export class AcpLiveSession {
   }
 
   /** One prompt: a slash command answered at once, or a turn (queued behind one already running) until it ends. */
-  async prompt(text: string): Promise<PromptResponse> {
+  async prompt(text: string, images: readonly RawPromptImage[] = []): Promise<PromptResponse> {
     if (this.pending) throw RequestError.invalidRequest({ sessionId: this.sessionId }, 'a prompt of this session is still running: cancel it first');
     const { sessions, principal } = this.deps;
     const command = parseCommand(text);
@@ -134,7 +135,7 @@ export class AcpLiveSession {
     const release = this.hold();
     try {
       const requestId = randomUUID();
-      const accepted = await sessions.prompt(this.sessionId, { text, request_id: requestId, behavior: 'queue' }, principal);
+      const accepted = await sessions.prompt(this.sessionId, { text, request_id: requestId, behavior: 'queue' }, principal, images);
       prompt.turn = accepted.turn_id;
       this.stream.attribute(accepted.turn_id, requestId);
       if (prompt.cancelled) {

@@ -14,12 +14,13 @@ const prompt = createRoute({
   path: '/{id}/prompt',
   operationId: 'prompt',
   summary: 'Start a turn',
-  description: 'While a turn runs the prompt is refused (409 SESSION_BUSY) unless `?queue=1`. The same `request_id` sent again answers 202 with the same `turn_id` and starts nothing.',
+  description:
+    'While a turn runs the prompt is refused (409 SESSION_BUSY) unless `?queue=1`. The same `request_id` sent again answers 202 with the same `turn_id` and starts nothing. `images` (docs/images.md): a bad media type, base64 that does not decode to an image of that type, or one over the caps is 400 INVALID_REQUEST naming the image; a session whose model does not take images answers 400 IMAGES_NOT_SUPPORTED naming the model; in both cases no turn starts.',
   tags,
   middleware: readJsonBody,
   request: { params, query: promptQuerySchema, body: jsonBody(promptBodySchema) },
   responses: { 202: jsonReply(R.promptAcceptedReplySchema, 'Accepted (started, or queued).') },
-  ...errors(...SESSION_READ, E.SESSION_BUSY),
+  ...errors(...SESSION_READ, E.SESSION_BUSY, E.IMAGES_NOT_SUPPORTED),
 });
 
 const steer = createRoute({
@@ -70,6 +71,7 @@ export function agentRoutes(deps: { sessions: SessionService }): OpenAPIHono {
       c.req.valid('param').id,
       { text: body.text, behavior: c.req.valid('query').queue === '1' ? 'queue' : 'reject', ...(body.request_id ? { request_id: body.request_id } : {}) },
       principalOf(c),
+      body.images ?? [],
     );
     return c.json(
       {

@@ -8,6 +8,7 @@ import { StoreError } from '../../../contracts/session-store/errors';
 export const HTTP_STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   INVALID_REQUEST: 400,
   UNKNOWN_MODEL: 400,
+  IMAGES_NOT_SUPPORTED: 400,
   JOB_NOT_FOUND: 404,
   NOT_FOUND: 404,
   UNAUTHORIZED: 401,

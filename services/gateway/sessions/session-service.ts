@@ -18,6 +18,9 @@ import type { SessionCommands } from '../temporal/session-commands';
 import { scopedSessionId } from './client-session-ids';
 import { checkProjectAccess } from './project-access';
 import { sessionView, type SessionView } from './session-view';
+import type { PromptImageStore } from '../../../contracts/prompt-image-store';
+import { lookupModel } from '../../../contracts/model-catalog';
+import { decodePromptImages, type RawPromptImage } from './prompt-images';
 
 export type { SessionView } from './session-view';
 
@@ -59,6 +62,8 @@ export interface SessionServiceDeps {
   checkProject?: (projectPath: string) => Promise<void>;
   /** A turn's workflow in the Temporal Web UI, or null when none is configured (temporal/jobs.ts workflowUrl). */
   workflowUrl?: (jobId: string) => string | null;
+  /** Where prompt images are stored before the prompt (with their references) goes to the workflow; without it images are refused. */
+  images?: PromptImageStore;
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
@@ -252,9 +257,34 @@ export class SessionService {
     return { sessions: page.sessions.map((m, i) => sessionView(m, states[i])), ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) };
   }
 
-  async prompt(sessionId: string, prompt: PromptCommand, principal?: string): Promise<PromptAccepted> {
+  /**
+   * Starts (or queues) a turn. `images` (HTTP `images[]`, ACP image blocks) are checked, refused
+   * when the session's model takes none, and stored first: the workflow gets their references only.
+   */
+  async prompt(sessionId: string, prompt: PromptCommand, principal?: string, images: readonly RawPromptImage[] = []): Promise<PromptAccepted> {
     const meta = await this.require(sessionId, principal);
-    return this.deps.commands.prompt(this.startInfo(meta), prompt);
+    if (images.length === 0) return this.deps.commands.prompt(this.startInfo(meta), prompt);
+    return this.deps.commands.prompt(this.startInfo(meta), { ...prompt, images: await this.storeImages(meta, prompt, images) });
+  }
+
+  /** Checks and stores a prompt's images (docs/images.md); nothing is stored when any check fails. */
+  private async storeImages(meta: SessionMeta, prompt: PromptCommand, images: readonly RawPromptImage[]) {
+    if (prompt.behavior === 'steer') throw new StrandError(ErrorCode.INVALID_REQUEST, 'images cannot be sent as steering: send them with a prompt');
+    const decoded = decodePromptImages(images);
+    // The model the next turn runs with: the running workflow's settings (a model just switched), else the stored ones.
+    const model = ((await this.deps.commands.state(meta.session_id))?.settings ?? this.storedSettings(meta)).model;
+    const entry = lookupModel(this.catalog, model);
+    // Ids outside the catalog get the images: the provider itself says whether the model takes them.
+    if (entry.known && !entry.supports.images) {
+      throw new StrandError(ErrorCode.IMAGES_NOT_SUPPORTED, `${model} does not take images (its catalog entry says supports.images: false): switch to a model that does, or send text only`, { model });
+    }
+    const store = this.deps.images;
+    if (!store) throw new StrandError(ErrorCode.UNAVAILABLE, 'this gateway has no image store: prompts with images are not taken');
+    try {
+      return await Promise.all(decoded.map((d) => store.put(d.bytes, d.mime)));
+    } catch (err) {
+      throw new StrandError(ErrorCode.UNAVAILABLE, `the prompt's images could not be stored: ${err instanceof Error ? err.message : String(err)}`, undefined, { cause: err });
+    }
   }
 
   private startInfo(meta: SessionMeta) {

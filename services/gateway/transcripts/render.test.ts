@@ -56,3 +56,35 @@ describe('transcripts', () => {
     expect(org).toContain('** Result of edit_file\n#+begin_example\nedited notes.txt\n#+end_example');
   });
 });
+
+describe('images in transcripts', () => {
+  const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+  const withImages: TranscriptSource = {
+    ...src,
+    messages: [
+      {
+        entry_id: 't1:user',
+        message: { role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image', data: '', mime: 'image/png', ref: 'sha256-abc', bytes: 70 }], timestamp: 1 },
+      },
+      { entry_id: 't1:s0:tool:c1', message: { role: 'function_result', function_call_id: 'c1', function_id: 'screenshot', content: [{ type: 'image', data: png, mime: 'image/png' }], is_error: false, timestamp: 2 } },
+    ],
+  };
+
+  test('markdown and org show an attachment line with the media type and size, never the base64', () => {
+    const md = render('markdown', withImages).body;
+    expect(md).toContain('## User\n\nWhat is this?\n[Attachment: image, image/png, 70 bytes]\n');
+    expect(md).toContain('**Result of `screenshot`**\n\n```\n\n```\n\n[Attachment: image, image/png, 70 bytes]');
+    const org = render('org', withImages).body;
+    expect(org).toContain('* User\nWhat is this?\n[Attachment: image, image/png, 70 bytes]\n');
+    expect(org).toContain('#+end_example\n[Attachment: image, image/png, 70 bytes]');
+    for (const body of [md, org]) expect(body).not.toContain(png.slice(0, 20));
+  });
+
+  test('json keeps each image block with its type, size and reference but without its bytes', () => {
+    const body = render('json', withImages).body;
+    expect(body).not.toContain(png.slice(0, 20));
+    const parsed = JSON.parse(body);
+    expect(parsed.messages[0].message.content[1]).toEqual({ type: 'image', data: '', mime: 'image/png', ref: 'sha256-abc', bytes: 70 });
+    expect(parsed.messages[1].message.content[0]).toEqual({ type: 'image', data: '', mime: 'image/png', bytes: 70 });
+  });
+});

@@ -23,6 +23,7 @@ is closed.`;
 export const ERROR_NOTES: Record<ErrorCode, string> = {
   INVALID_REQUEST: 'the request is malformed: a body that is not JSON, a wrong shape or type, a bad query value, or a command the session cannot take as sent.',
   UNKNOWN_MODEL: 'the model is not in the catalog of a configured provider, or its provider is not configured.',
+  IMAGES_NOT_SUPPORTED: "a prompt has images and the session's model does not take images (its catalog entry says `supports.images: false`); the message names the model. Nothing was started.",
   JOB_NOT_FOUND: "no such job (or it is another principal's).",
   NOT_FOUND: 'no route answers this method and path.',
   UNAUTHORIZED: 'tokens are configured and the request has no valid bearer token.',
