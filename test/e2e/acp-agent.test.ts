@@ -16,7 +16,7 @@ const indexOf = (sent: any[], pred: (m: any) => boolean) => sent.findIndex(pred)
 test('initialize says what strand takes; a new session streams its answer and ends the turn', async () => {
   const a = await acpStack.agent();
   const init = a.sent.find((m) => m.result?.protocolVersion !== undefined).result as acp.InitializeResponse;
-  expect(init).toMatchObject({ protocolVersion: 1, agentCapabilities: { loadSession: true, promptCapabilities: { image: false, embeddedContext: true } }, authMethods: [] });
+  expect(init).toMatchObject({ protocolVersion: 1, agentCapabilities: { loadSession: true, promptCapabilities: { image: true, embeddedContext: true } }, authMethods: [] });
 
   const created = await acpStack.newSession(a);
   expect(created.modes).toMatchObject({ currentModeId: 'ask' });
