@@ -45,6 +45,20 @@ function portFree(host: string, port: number): Promise<boolean> {
   });
 }
 
+/**
+ * Whether `port` is free, or becomes free within a moment when no process holds it: a leftover just
+ * stopped (stopLeftovers) can leave its socket to the kernel for a little while after the process is
+ * gone, and a start must not fail on that. A port a live process holds is reported at once.
+ */
+async function portFreeSoon(host: string, port: number, waitMs = 2_000): Promise<boolean> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    if (await portFree(host, port)) return true;
+    if (portHolders(port).length > 0 || Date.now() >= deadline) return false;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 /** Who holds `port`, for the error message: pids, commands, and which strand stack if one. */
 function describeHolders(port: number): string {
   const holders = portHolders(port);
@@ -72,7 +86,7 @@ export async function checkPorts(config: StackConfig): Promise<void> {
     ]),
   ];
   for (const [name, port, who = ''] of named) {
-    if (port !== 0 && !(await portFree(config.host, port))) {
+    if (port !== 0 && !(await portFreeSoon(config.host, port))) {
       throw new Error(`port ${port}${who} is already in use${describeHolders(port)} (set ${name} to use another one)`);
     }
   }
