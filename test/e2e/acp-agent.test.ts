@@ -20,7 +20,7 @@ test('initialize says what strand takes; a new session streams its answer and en
 
   const created = await acpStack.newSession(a);
   expect(created.modes).toMatchObject({ currentModeId: 'ask' });
-  expect(created.modes!.availableModes.map((m) => m.id)).toEqual(['ask', 'ask-all', 'auto']);
+  expect(created.modes!.availableModes.map((m) => m.id)).toEqual(['ask', 'ask-all', 'auto', 'plan']);
   const model = created.configOptions!.find((o) => o.id === 'model')!;
   expect(model).toMatchObject({ type: 'select', category: 'model', currentValue: 'scripted/echo' });
   const sid = created.sessionId;
