@@ -63,6 +63,7 @@ beforeEach(() => {
 afterEach(async () => {
   const origin = stack.urls.gateway;
   for (const p of pages.splice(0)) {
+    await browser.keepLast(p.page);
     expect(p.requests.filter((u) => !u.startsWith(`${origin}/`) && !u.startsWith('data:') && !u.startsWith('blob:'))).toEqual([]);
     expect(pageErrors(p)).toEqual([]);
     await p.page.close();

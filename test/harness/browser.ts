@@ -30,6 +30,11 @@ export interface TestBrowser {
   /** A new profile: cookies, storage and cache of its own. */
   context(): Promise<BrowserContext>;
   screenshot(page: Page, name: string): Promise<string>;
+  /**
+   * The page as the test left it, as `last-<test name>-<n>.png`: called from afterEach for every page,
+   * so a test that failed on a wait leaves what the page showed (a passing one's are simply there too).
+   */
+  keepLast(page: Page): Promise<void>;
   readonly screenshotDir: string;
   close(): Promise<void>;
 }
@@ -69,6 +74,15 @@ export async function startBrowser(): Promise<TestBrowser> {
       const file = path.join(screenshotDir, `${name}.png`);
       await page.screenshot({ path: file });
       return file;
+    },
+    async keepLast(page) {
+      const test = (expect.getState().currentTestName ?? 'test').replace(/[^A-Za-z0-9]+/g, '-').slice(0, 80);
+      for (let n = 1; ; n++) {
+        const file = path.join(screenshotDir, `last-${test}-${n}.png`);
+        if (fs.existsSync(file)) continue;
+        await page.screenshot({ path: file }).catch(() => undefined);
+        return;
+      }
     },
     async close() {
       for (const c of contexts) await c.close().catch(() => undefined);
