@@ -3,6 +3,12 @@ import type { ForkPoint } from '../../services/chat/fork-points';
 import type { SessionStats, SessionView, PendingApproval, StoredMessageItem } from '../../services/chat/gateway-client';
 import { tokenStore } from './token';
 
+/** An image attached to a prompt, as `POST …/prompt` takes it. */
+export interface PromptImage {
+  media_type: string;
+  data: string;
+}
+
 /**
  * The REST half of the HTTP protocol (docs/http.md) as the page uses it, against the origin it was
  * loaded from. With tokens configured every call carries the tab's token; a 401 is reported to the
@@ -92,8 +98,9 @@ export const api = {
   /** The prompts of the active branch, oldest first (what a turn started elsewhere is read from: fork-points.ts). */
   forkPoints: (id: string) => call<{ messages: ForkPoint[] }>('GET', `${sid(id)}/fork-points`).then((r) => r.messages),
   /** Queued as a follow-up while a turn runs (never 409). */
-  prompt: (id: string, text: string, requestId: string) =>
-    call<{ turn_id: string; queued: boolean; queue_position?: number }>('POST', `${sid(id)}/prompt?queue=1`, { text, request_id: requestId }),
+  /** `images`: base64 with their media types (docs/images.md); the gateway checks them and the model's support. */
+  prompt: (id: string, text: string, requestId: string, images: PromptImage[] = []) =>
+    call<{ turn_id: string; queued: boolean; queue_position?: number }>('POST', `${sid(id)}/prompt?queue=1`, { text, request_id: requestId, ...(images.length ? { images } : {}) }),
   steer: (id: string, text: string) => call('POST', `${sid(id)}/steer`, { text }),
   interrupt: (id: string) => call('POST', `${sid(id)}/interrupt`, {}),
   approvals: (id: string) => call<{ approvals: PendingApproval[] }>('GET', `${sid(id)}/approvals`).then((r) => r.approvals),

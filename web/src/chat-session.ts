@@ -2,7 +2,7 @@ import type { HttpEventData } from '../../contracts/http-events';
 import { ChatView } from '../../services/chat/chat-view';
 import { blocksOfHistory } from '../../services/chat/stored-history';
 import { PromptReader } from '../../services/chat/fork-points';
-import { api, type SessionSettings, type SessionStats, type SessionView, type SettingsPatch } from './api';
+import { api, type PromptImage, type SessionSettings, type SessionStats, type SessionView, type SettingsPatch } from './api';
 import { followEvents, type ConnectionState } from './event-follower';
 
 /** A file a turn wrote, edited or deleted (`file.changed`). */
@@ -181,12 +181,13 @@ export class ChatSession {
     }
   }
 
-  /** A prompt; while a turn runs it waits as a follow-up. */
-  send(text: string): Promise<boolean> {
+  /** A prompt, with the images attached to it; while a turn runs it waits as a follow-up. */
+  send(text: string, images: Array<PromptImage & { name: string }> = []): Promise<boolean> {
     const running = this.running;
     return this.attempt('the prompt was not sent', async () => {
-      const accepted = await api.prompt(this.id, text, crypto.randomUUID());
+      const accepted = await api.prompt(this.id, text, crypto.randomUUID(), images.map(({ media_type, data }) => ({ media_type, data })));
       this.view.prompted(accepted.turn_id, text, accepted.queued || (running && this.view.turn !== accepted.turn_id));
+      if (images.length) this.view.notice('info', `attached to the prompt: ${images.map((i) => i.name).join(', ')}`);
       this.changed();
     });
   }
