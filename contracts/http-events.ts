@@ -32,7 +32,14 @@ export const httpEventDataSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('tool.output'), tool_call_id: z.string(), content: z.string().describe('The next piece of the output (incremental).') }),
   z.object({ type: z.literal('tool.result'), tool_call_id: z.string(), status: z.enum(['success', 'error', 'rejected']), result: z.unknown() }),
   z.object({ type: z.literal('file.changed'), path: z.string(), operation: z.enum(['write', 'edit', 'delete']), timestamp: z.number().int() }),
-  z.object({ type: z.literal('retry'), attempt: z.number().int().positive(), delay_ms: z.number().int().nonnegative(), reason: z.string() }),
+  z.object({
+    type: z.literal('retry'),
+    attempt: z.number().int().positive(),
+    delay_ms: z.number().int().nonnegative(),
+    reason: z.string(),
+    kind: z.string().optional().describe('The failure class: rate_limited, overloaded, transient, or infrastructure (strand\'s own parts).'),
+    max_attempts: z.number().int().positive().optional().describe('How many attempts this kind of failure gets.'),
+  }),
   z
     .object({ type: z.literal('stream.reset'), turn_id: z.string(), step, attempt })
     .describe("A retried step that could not continue its answer streams it again: drop the step's text so far; the deltas that follow replace it."),

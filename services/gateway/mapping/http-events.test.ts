@@ -29,6 +29,14 @@ describe('canonical → HTTP SSE events', () => {
 
   test('retries and resets keep the contract names', () => {
     expect(toHttpEvent(env({ type: 'retry.scheduled', attempt: 2, delay_ms: 1000, reason: 'rate_limited' }))?.event).toBe('retry');
+    expect(toHttpEvent(env({ type: 'retry.scheduled', attempt: 2, max_attempts: 7, delay_ms: 1000, kind: 'rate_limited', reason: 'shared backoff: …' }))?.data).toEqual({
+      type: 'retry',
+      attempt: 2,
+      max_attempts: 7,
+      delay_ms: 1000,
+      kind: 'rate_limited',
+      reason: 'shared backoff: …',
+    });
     expect(toHttpEvent(env({ type: 'stream.reset', turn_id: 't1', step: 0 }, 2))?.data).toEqual({ type: 'stream.reset', turn_id: 't1', step: 0, attempt: 2 });
   });
 

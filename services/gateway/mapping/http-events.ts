@@ -37,7 +37,10 @@ export function toHttpEvent(envelope: AgentEventEnvelope): HttpEvent | undefined
     case 'file.changed':
       return { event: 'file.changed', data: { type: 'file.changed', path: e.path, operation: e.operation, timestamp: e.timestamp } };
     case 'retry.scheduled':
-      return { event: 'retry', data: { type: 'retry', attempt: e.attempt, delay_ms: e.delay_ms, reason: e.reason } };
+      return {
+        event: 'retry',
+        data: { type: 'retry', attempt: e.attempt, delay_ms: e.delay_ms, reason: e.reason, ...(e.kind ? { kind: e.kind } : {}), ...(e.max_attempts ? { max_attempts: e.max_attempts } : {}) },
+      };
     case 'stream.reset':
       return { event: 'stream.reset', data: { type: 'stream.reset', turn_id: e.turn_id, step: e.step, attempt: envelope.attempt ?? 1 } };
     case 'usage':
