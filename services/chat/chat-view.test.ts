@@ -34,6 +34,23 @@ test('a turn: prompt, streamed steps with a tool call between them, the end; the
   expect(v.live()).toEqual([]);
 });
 
+test("the prompt's answer arriving after the turn's own events: the turn stays ended, and is not listed as queued", () => {
+  const v = new ChatView();
+  // A fast turn: its events (it has no prompt text yet, so it asks the store) and its end come first.
+  for (const e of [delta('t1', 0, 'You said: hi'), done('t1:s0:assistant', 'You said: hi'), finished('t1')]) v.apply(e);
+  expect(v.unknownPrompts.has('t1')).toBe(true);
+  v.prompted('t1', 'hi', false);
+  expect(v.turn).toBeUndefined();
+  expect(texts(v)).toEqual(['U:hi', 'A:You said: hi', 'E:done']);
+  expect(v.unknownPrompts.has('t1')).toBe(false);
+  // The same for a follow-up thought queued when sent, whose turn already ran.
+  for (const e of [delta('t2', 0, 'You said: more'), finished('t2')]) v.apply(e);
+  v.prompted('t2', 'more', true);
+  expect(v.queued).toEqual([]);
+  expect(v.turn).toBeUndefined();
+  expect(texts(v).slice(3)).toEqual(['U:more', 'A:You said: more', 'E:done']);
+});
+
 test('stream.reset: the retried step replaces the text (the repeated part is not shown twice); stragglers are dropped; message.done is authoritative', () => {
   const v = new ChatView();
   v.apply(delta('t1', 0, 'Hello wor'));

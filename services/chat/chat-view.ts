@@ -148,6 +148,10 @@ export class ChatView {
   /** A prompt this client sent was accepted as `turn` (queued: behind the running turn). */
   prompted(turn: string, text: string, queued: boolean): void {
     this.version++;
+    // The answer to the prompt can come after the turn's own events (a fast turn, a slow network, a
+    // loaded machine): a turn already shown only gets its prompt's text. Entering it again would
+    // leave the view "working" after its end, and listing it as queued would keep it there forever.
+    if (this.index.has(`user:${turn}`)) return this.promptText(turn, text);
     if (queued) this.queued.push({ turn, text });
     else this.prompts.set(turn, text);
     if (!queued && this.turn === undefined) this.enterTurn(turn);

@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { eventually, pageErrors, startBrowser, type TestBrowser, type WatchedPage } from '../harness/browser';
-import { http, startTestStack, type TestStack } from '../harness/stack-fixture';
+import { eventually } from '../harness/browser';
+import { http } from '../harness/stack-fixture';
+import { useWebStack } from '../harness/web-stack';
 
 /**
  * The chat page's controls beyond a plain turn, in real Chromium against a real stack (docs/web.md):
@@ -25,34 +26,18 @@ const SCRIPTS: Record<string, unknown[]> = {
   ],
 };
 
-let stack: TestStack;
-let browser: TestBrowser;
-let scripts: string;
+const web = useWebStack({
+  scripts: SCRIPTS,
+  env: {
+    STRAND_SCRIPTED_DELTA_DELAY_MS: '5',
+    // A provider whose models have thinking levels, so the thinking picker has levels to store. No
+    // turn runs on it; its address is a closed loopback port.
+    ANTHROPIC_API_KEY: 'test-key-never-sent',
+    ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
+    STRAND_DEFAULT_MODEL: 'scripted/echo',
+  },
+});
 let workspace: string;
-const pages: WatchedPage[] = [];
-
-beforeAll(async () => {
-  scripts = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-web-controls-scripts-'));
-  for (const [name, steps] of Object.entries(SCRIPTS)) writeScript(name, steps);
-  [stack, browser] = await Promise.all([
-    startTestStack({
-      STRAND_SCRIPTS_DIR: scripts,
-      STRAND_SCRIPTED_DELTA_DELAY_MS: '5',
-      // A provider whose models have thinking levels, so the thinking picker has levels to store. No
-      // turn runs on it; its address is a closed loopback port.
-      ANTHROPIC_API_KEY: 'test-key-never-sent',
-      ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
-      STRAND_DEFAULT_MODEL: 'scripted/echo',
-    }),
-    startBrowser(),
-  ]);
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await stack?.teardown();
-  fs.rmSync(scripts, { recursive: true, force: true });
-}, 60_000);
 
 beforeEach(() => {
   // A project folder with a readable name: the session's title, shown in the screenshots.
@@ -60,35 +45,23 @@ beforeEach(() => {
   fs.mkdirSync(workspace);
 });
 
-afterEach(async () => {
-  const origin = stack.urls.gateway;
-  for (const p of pages.splice(0)) {
-    await browser.keepLast(p.page);
-    expect(p.requests.filter((u) => !u.startsWith(`${origin}/`) && !u.startsWith('data:') && !u.startsWith('blob:'))).toEqual([]);
-    expect(pageErrors(p)).toEqual([]);
-    await p.page.close();
-  }
+afterEach(() => {
   fs.rmSync(path.dirname(workspace), { recursive: true, force: true });
 });
 
-function writeScript(name: string, steps: unknown[]): void {
-  fs.writeFileSync(path.join(scripts, `${name}.json`), JSON.stringify({ steps }));
-}
-
 async function open(sessionId: string): Promise<Page> {
-  const watched = await browser.open(`${stack.urls.gateway}/#session=${sessionId}`);
-  pages.push(watched);
+  const watched = await web.open(`/#session=${sessionId}`);
   await watched.page.getByRole('status', { name: 'Connection' }).filter({ hasText: 'live' }).waitFor();
   return watched.page;
 }
 
 async function newSession(model: string): Promise<string> {
-  const res = await http(stack.urls.gateway, 'POST', '/api/sessions', { project_path: workspace, model });
+  const res = await http(web.stack.urls.gateway, 'POST', '/api/sessions', { project_path: workspace, model });
   expect(res.status).toBe(201);
   return res.body.session_id;
 }
 
-const api = (method: string, route: string, body?: unknown) => http(stack.urls.gateway, method, route, body);
+const api = (method: string, route: string, body?: unknown) => http(web.stack.urls.gateway, method, route, body);
 const settingsOf = async (sid: string) => (await api('GET', `/api/sessions/${sid}/settings`)).body;
 const storedMessages = async (sid: string): Promise<any[]> => (await api('GET', `/api/sessions/${sid}/messages`)).body.messages.map((m: any) => m.message);
 const textOf = (m: any) => m.content.filter((b: any) => b.type === 'text').map((b: any) => b.text).join('');
@@ -110,7 +83,7 @@ test('Steer hands text to the running turn: the call waiting for approval is ski
   expect(await page.getByRole('button', { name: 'Compact' }).isDisabled()).toBe(true);
 
   // The model's next step answers with what it read last (the scripted provider replays step 1 after a new user message).
-  writeScript('web-steer', [[{ type: 'text', text: 'Steered by: {{user}}' }]]);
+  web.writeScript('web-steer', [[{ type: 'text', text: 'Steered by: {{user}}' }]]);
   await page.getByRole('textbox', { name: 'Message' }).fill('use the name result.txt instead');
   await page.getByRole('button', { name: 'Steer' }).click();
 
@@ -155,7 +128,7 @@ test('the transcript downloads as markdown and as org: the files hold what the g
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: button, exact: true }).click()]);
     expect(download.suggestedFilename()).toBe(`${sid}.${ext}`);
     const text = fs.readFileSync((await download.path())!, 'utf8');
-    const rendered = await fetch(`${stack.urls.gateway}/api/sessions/${sid}/transcript?format=${format}`).then((r) => r.text());
+    const rendered = await fetch(`${web.stack.urls.gateway}/api/sessions/${sid}/transcript?format=${format}`).then((r) => r.text());
     expect(text).toBe(rendered);
     expect(text).toContain('keep this for the record');
     expect(text).toContain('You said: keep this for the record');
@@ -204,7 +177,7 @@ test('the settings panel: each change is the session’s; a change made with cur
   await eventually(() => panel.getByRole('checkbox', { name: 'Auto-compaction' }).isChecked(), (on) => on, 'auto-compaction shown on');
   await panel.getByRole('button', { name: 'Remove write_file' }).waitFor();
   expect(await panel.getByRole('list', { name: 'Always allowed' }).getByRole('listitem').allTextContents()).toEqual(['write_fileremove', 'shellremove']);
-  await browser.screenshot(page, 'settings');
+  await web.browser.screenshot(page, 'settings');
 
   // Removing one tool keeps the others.
   await panel.getByRole('button', { name: 'Remove write_file' }).click();
@@ -254,7 +227,7 @@ test('fork from an answer: a new session holding the conversation up to it opens
   expect(await tool.getByLabel('Change').textContent()).toBe('- hello world+ hello strand');
   expect(await answers(page).last().locator('pre code').textContent()).toBe(CODE);
   await page.mouse.move(0, 0);
-  await browser.screenshot(page, 'chat');
+  await web.browser.screenshot(page, 'chat');
 
   await api('POST', `/api/sessions/${sid}/model`, { provider: 'scripted', model_id: 'echo' });
   await send(page, 'and a second turn');

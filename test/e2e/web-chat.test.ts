@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Page } from 'playwright-core';
-import { eventually, pageErrors, startBrowser, type TestBrowser, type WatchedPage } from '../harness/browser';
-import { http, startTestStack, type TestStack } from '../harness/stack-fixture';
+import type { BrowserContext, Page } from 'playwright-core';
+import { eventually } from '../harness/browser';
+import { http } from '../harness/stack-fixture';
+import { useWebStack } from '../harness/web-stack';
 
 /**
  * strand's chat page in real Chromium against a real stack (docs/web.md): a session made from the
@@ -21,58 +22,34 @@ const SCRIPTS: Record<string, unknown[]> = {
     [{ type: 'text', text: 'Done: {{tool_result_first_line}}' }],
   ],
   'web-delete': [[{ type: 'tool_call', name: 'delete_file', args: { path: 'keep.txt' } }], [{ type: 'text', text: 'Understood, I left it.' }]],
+  // 16 s of answer whatever STRAND_SCRIPTED_DELTA_DELAY_MS says: a follow-up sent meanwhile (after a model
+  // change the test waits for) must find it still running, however loaded the machine is.
+  'web-long': [[...Array.from({ length: 40 }, (_, i) => [{ type: 'text', text: `Part ${i} of a long answer. ` }, { type: 'delay', ms: 400 }]).flat(), { type: 'text', text: 'That is the end.' }]],
 };
 
-let stack: TestStack;
-let browser: TestBrowser;
-let scripts: string;
+const web = useWebStack({ scripts: SCRIPTS, env: { STRAND_SCRIPTED_DELTA_DELAY_MS: '5' } });
 let workspace: string;
-const pages: WatchedPage[] = [];
-/** Set by a test that stops the gateway on purpose: the page logs the failed requests. */
-let gatewayDropped = false;
-
-beforeAll(async () => {
-  scripts = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-web-scripts-'));
-  for (const [name, steps] of Object.entries(SCRIPTS)) fs.writeFileSync(path.join(scripts, `${name}.json`), JSON.stringify({ steps }));
-  [stack, browser] = await Promise.all([startTestStack({ STRAND_SCRIPTS_DIR: scripts, STRAND_SCRIPTED_DELTA_DELAY_MS: '5' }), startBrowser()]);
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await stack?.teardown();
-  fs.rmSync(scripts, { recursive: true, force: true });
-}, 60_000);
 
 beforeEach(() => {
   workspace = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'strand-web-project-')));
-  gatewayDropped = false;
 });
 
-afterEach(async () => {
-  const origin = stack.urls.gateway;
-  for (const p of pages.splice(0)) {
-    await browser.keepLast(p.page);
-    expect(p.requests.filter((u) => !u.startsWith(`${origin}/`) && !u.startsWith('data:') && !u.startsWith('blob:'))).toEqual([]);
-    expect(pageErrors(p, gatewayDropped)).toEqual([]);
-    await p.page.close();
-  }
+afterEach(() => {
   fs.rmSync(workspace, { recursive: true, force: true });
 });
 
-async function open(hash = '', context?: Parameters<TestBrowser['open']>[1]): Promise<Page> {
-  const watched = await browser.open(`${stack.urls.gateway}/${hash}`, context);
-  pages.push(watched);
-  return watched.page;
+async function open(hash = '', context?: BrowserContext): Promise<Page> {
+  return (await web.open(`/${hash}`, context)).page;
 }
 
 async function newSession(model?: string): Promise<string> {
-  const res = await http(stack.urls.gateway, 'POST', '/api/sessions', { project_path: workspace, ...(model ? { model } : {}) });
+  const res = await http(web.stack.urls.gateway, 'POST', '/api/sessions', { project_path: workspace, ...(model ? { model } : {}) });
   expect(res.status).toBe(201);
   return res.body.session_id;
 }
 
 async function stored(sessionId: string): Promise<any[]> {
-  return (await http(stack.urls.gateway, 'GET', `/api/sessions/${sessionId}/messages`)).body.messages.map((m: any) => m.message).filter(Boolean);
+  return (await http(web.stack.urls.gateway, 'GET', `/api/sessions/${sessionId}/messages`)).body.messages.map((m: any) => m.message).filter(Boolean);
 }
 
 const lastAnswer = async (sessionId: string) => {
@@ -90,7 +67,7 @@ const turnEnds = (page: Page) => page.locator('.turn-end');
 
 test('a session made on the page; Enter sends, Shift-Enter breaks the line; the answer is markdown with highlighted code', async () => {
   const page = await open();
-  const csp = (await http(stack.urls.gateway, 'GET', '/')).headers.get('content-security-policy')!;
+  const csp = (await http(web.stack.urls.gateway, 'GET', '/')).headers.get('content-security-policy')!;
   expect(csp).toContain("default-src 'none'");
   expect(csp).toContain("script-src 'self'");
   expect(csp).toContain("connect-src 'self'");
@@ -119,7 +96,7 @@ test('a session made on the page; Enter sends, Shift-Enter breaks the line; the 
   expect(await answer.locator('pre code').textContent()).toBe('const answer: number = 42;');
   expect(await answer.locator('pre code .hljs-keyword').first().textContent()).toBe('const');
   expect(await page.getByRole('article', { name: 'Prompt' }).textContent()).toContain('Show me **code**:');
-  await browser.screenshot(page, 'markdown-answer');
+  await web.browser.screenshot(page, 'markdown-answer');
 });
 
 test("the model's text cannot inject markup: raw HTML shows as text, script links are dropped, images are not loaded", async () => {
@@ -152,7 +129,7 @@ test('a whole turn with an approval: the diff before, Approve, the file changed,
   expect(await page.getByRole('button', { name: 'Always' }).count()).toBe(1);
   expect(await page.getByRole('button', { name: 'Reject' }).count()).toBe(1);
   expect(fs.readFileSync(path.join(workspace, 'notes.txt'), 'utf8')).toBe('hello world\n');
-  await browser.screenshot(page, 'approval');
+  await web.browser.screenshot(page, 'approval');
 
   await approve.click();
   await turnEnds(page).filter({ hasText: 'done' }).waitFor();
@@ -166,7 +143,7 @@ test('a whole turn with an approval: the diff before, Approve, the file changed,
   expect(await thinking.getAttribute('open')).toBeNull();
   await thinking.locator('summary').click();
   expect(await thinking.textContent()).toContain('The note says world');
-  await browser.screenshot(page, 'turn-done');
+  await web.browser.screenshot(page, 'turn-done');
 });
 
 test('a rejection with a reason: the tool is not run and the model reads the reason', async () => {
@@ -209,11 +186,11 @@ test('the gateway killed and restarted mid-answer: the page reconnects by itself
   await page.getByRole('status', { name: 'Connection' }).filter({ hasText: 'live' }).waitFor();
   await send(page, 'survive a restart');
   await answers(page).filter({ hasText: 'slowly on purpose' }).waitFor();
-  gatewayDropped = true;
-  await stack.process('gateway').kill();
+  web.dropGateway();
+  await web.stack.process('gateway').kill();
   await page.getByRole('status', { name: 'Connection' }).filter({ hasText: 'reconnecting' }).waitFor();
-  await browser.screenshot(page, 'reconnecting');
-  await stack.restart('gateway');
+  await web.browser.screenshot(page, 'reconnecting');
+  await web.stack.restart('gateway');
   await turnEnds(page).filter({ hasText: 'done' }).waitFor({ timeout: 90_000 });
   await page.getByRole('status', { name: 'Connection' }).filter({ hasText: 'live' }).waitFor();
   const last = await lastAnswer(sid);
@@ -225,7 +202,7 @@ test('the gateway killed and restarted mid-answer: the page reconnects by itself
 test('two tabs and a plain HTTP client on one session stay in step: a prompt, an approval and the answer show everywhere', async () => {
   fs.writeFileSync(path.join(workspace, 'notes.txt'), 'hello world\n');
   const sid = await newSession('scripted/web-edit');
-  const context = await browser.context();
+  const context = await web.browser.context();
   const first = await open(`#session=${sid}`, context);
   const second = await open(`#session=${sid}`, context);
   for (const p of [first, second]) await p.getByRole('status', { name: 'Connection' }).filter({ hasText: 'live' }).waitFor();
@@ -236,11 +213,11 @@ test('two tabs and a plain HTTP client on one session stay in step: a prompt, an
   await second.getByRole('button', { name: 'Approve', exact: true }).click();
   for (const p of [first, second]) await turnEnds(p).filter({ hasText: 'done' }).waitFor();
   expect(await first.getByRole('article', { name: 'Tool edit_file' }).getByLabel('Tool status').textContent()).toBe('done');
-  await browser.screenshot(second, 'second-tab');
+  await web.browser.screenshot(second, 'second-tab');
 
   // A client of the HTTP API drives the session: both tabs show its turn.
-  await http(stack.urls.gateway, 'POST', `/api/sessions/${sid}/model`, { provider: 'scripted', model_id: 'echo' });
-  const prompt = await http(stack.urls.gateway, 'POST', `/api/sessions/${sid}/prompt`, { text: 'from curl' });
+  await http(web.stack.urls.gateway, 'POST', `/api/sessions/${sid}/model`, { provider: 'scripted', model_id: 'echo' });
+  const prompt = await http(web.stack.urls.gateway, 'POST', `/api/sessions/${sid}/prompt`, { text: 'from curl' });
   expect(prompt.status).toBe(202);
   for (const p of [first, second]) {
     await p.getByRole('article', { name: 'Prompt' }).filter({ hasText: 'from curl' }).waitFor();
@@ -254,18 +231,18 @@ test('two tabs and a plain HTTP client on one session stay in step: a prompt, an
 });
 
 test('a follow-up sent while a turn runs is queued and then answered; the model set from the page; fork from a prompt; delete', async () => {
-  const sid = await newSession('scripted/slow');
+  const sid = await newSession('scripted/web-long');
   const page = await open(`#session=${sid}`);
   await send(page, 'the long one');
-  await answers(page).filter({ hasText: 'slowly on purpose' }).waitFor();
+  await answers(page).filter({ hasText: 'Part 1 of a long answer' }).waitFor();
   // The model picked on the page applies to the next turn (the running one keeps its own).
   const model = page.getByRole('combobox', { name: 'Model' });
   await model.fill('scripted/echo');
   await model.press('Enter');
-  await eventually(async () => (await http(stack.urls.gateway, 'GET', `/api/sessions/${sid}`)).body.model, (m) => m === 'scripted/echo', 'the session model');
+  await eventually(async () => (await http(web.stack.urls.gateway, 'GET', `/api/sessions/${sid}`)).body.model, (m) => m === 'scripted/echo', 'the session model');
   await send(page, 'and then this');
   await page.getByRole('region', { name: 'Queued follow-ups' }).filter({ hasText: 'and then this' }).waitFor();
-  await answers(page).filter({ hasText: 'You said: and then this' }).waitFor();
+  await answers(page).filter({ hasText: 'You said: and then this' }).waitFor({ timeout: 60_000 });
   await eventually(() => turnEnds(page).filter({ hasText: 'done' }).count(), (n) => n === 2, 'two finished turns');
   expect(await page.getByRole('region', { name: 'Queued follow-ups' }).count()).toBe(0);
   expect((await page.getByRole('article', { name: 'Prompt' }).allTextContents()).map((t) => t.replace('Fork from here', ''))).toEqual(['the long one', 'and then this']);
@@ -276,15 +253,15 @@ test('a follow-up sent while a turn runs is queued and then answered; the model 
   await eventually(hash, (h) => h.startsWith('#session=') && !h.endsWith(sid), 'the fork opened');
   const forked = decodeURIComponent((await hash()).slice('#session='.length));
   await page.getByRole('article', { name: 'Prompt' }).filter({ hasText: 'the long one' }).waitFor();
-  expect((await http(stack.urls.gateway, 'GET', `/api/sessions/${forked}`)).status).toBe(200);
+  expect((await http(web.stack.urls.gateway, 'GET', `/api/sessions/${forked}`)).status).toBe(200);
 
   // Delete the original from the list: asked once more in place, then gone.
-  const title = (await http(stack.urls.gateway, 'GET', `/api/sessions/${sid}`)).body.title || sid;
+  const title = (await http(web.stack.urls.gateway, 'GET', `/api/sessions/${sid}`)).body.title || sid;
   await page.getByRole('link', { name: new RegExp(`^${title}`) }).first().waitFor();
   // The fork has the same title: the original's row is the one linking to its id.
   const remove = page.getByRole('listitem').filter({ has: page.locator(`a[href="#session=${encodeURIComponent(sid)}"]`) }).getByRole('button', { name: `Delete ${title}` });
   await remove.click();
   await page.getByRole('button', { name: 'Confirm delete' }).click();
-  await eventually(async () => (await http(stack.urls.gateway, 'GET', `/api/sessions/${sid}`)).status, (s) => s === 404, 'the session deleted');
-  expect((await http(stack.urls.gateway, 'GET', `/api/sessions/${forked}`)).status).toBe(200);
+  await eventually(async () => (await http(web.stack.urls.gateway, 'GET', `/api/sessions/${sid}`)).status, (s) => s === 404, 'the session deleted');
+  expect((await http(web.stack.urls.gateway, 'GET', `/api/sessions/${forked}`)).status).toBe(200);
 });

@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
-import { eventually, pageErrors, startBrowser, type TestBrowser, type WatchedPage } from '../harness/browser';
-import { http, startTestStack, type TestStack } from '../harness/stack-fixture';
+import { eventually } from '../harness/browser';
+import { http } from '../harness/stack-fixture';
+import { useWebStack } from '../harness/web-stack';
 
 /**
  * The operator view (`/operator`, docs/operator.md) in real Chromium against a real stack: a slow
@@ -22,45 +23,20 @@ const SCRIPTS: Record<string, unknown[]> = {
   'op-retry': [[{ type: 'error', kind: 'overloaded', retry_after_ms: 30_000, times: 1 }, { type: 'text', text: 'answered after the retry' }]],
 };
 
-let stack: TestStack;
-let browser: TestBrowser;
-let scripts: string;
+// Telemetry every 500 ms: the history has points within a test's time (docs/configuration.md).
+const web = useWebStack({
+  scripts: SCRIPTS,
+  env: { STRAND_TELEMETRY_INTERVAL_MS: '500', STRAND_TEMPORAL_UI_URL: TEMPORAL_UI },
+  checkPage: async (p) => expect(await p.page.evaluate('window.cspViolations')).toEqual([]),
+});
 let workspace: string;
-const pages: WatchedPage[] = [];
-/** Set by a test that stops the gateway on purpose: the page logs the failed polls. */
-let gatewayDropped = false;
 
-beforeAll(async () => {
-  scripts = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-operator-scripts-'));
-  for (const [name, steps] of Object.entries(SCRIPTS)) fs.writeFileSync(path.join(scripts, `${name}.json`), JSON.stringify({ steps }));
+beforeAll(() => {
   workspace = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'strand-operator-project-')));
-  [stack, browser] = await Promise.all([
-    // Telemetry every 500 ms: the history has points within a test's time (docs/configuration.md).
-    startTestStack({ STRAND_SCRIPTS_DIR: scripts, STRAND_TELEMETRY_INTERVAL_MS: '500', STRAND_TEMPORAL_UI_URL: TEMPORAL_UI }),
-    startBrowser(),
-  ]);
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await stack?.teardown();
-  fs.rmSync(scripts, { recursive: true, force: true });
-  fs.rmSync(workspace, { recursive: true, force: true });
-}, 60_000);
-
-beforeEach(() => {
-  gatewayDropped = false;
 });
 
-afterEach(async () => {
-  const origin = stack.urls.gateway;
-  for (const p of pages.splice(0)) {
-    await browser.keepLast(p.page);
-    expect(p.requests.filter((u) => !u.startsWith(`${origin}/`) && !u.startsWith('data:') && !u.startsWith('blob:'))).toEqual([]);
-    expect(pageErrors(p, gatewayDropped)).toEqual([]);
-    expect(await p.page.evaluate('window.cspViolations')).toEqual([]);
-    await p.page.close();
-  }
+afterAll(() => {
+  fs.rmSync(workspace, { recursive: true, force: true });
 });
 
 /** Recorded in every page before its own scripts run: each CSP violation the page causes (none allowed). */
@@ -69,24 +45,22 @@ document.addEventListener('securitypolicyviolation', (e) => window.cspViolations
 
 /** Opens a page of the gateway (`/operator` by default) in a fresh profile, watched. */
 async function openPage(route = '/operator'): Promise<Page> {
-  const context: BrowserContext = await browser.context();
+  const context: BrowserContext = await web.browser.context();
   await context.addInitScript({ content: RECORD_CSP_VIOLATIONS });
-  const watched = await browser.open(`${stack.urls.gateway}${route}`, context);
-  pages.push(watched);
-  return watched.page;
+  return (await web.open(route, context)).page;
 }
 const openOperator = () => openPage();
 
 async function startTurn(model: string, text: string): Promise<string> {
-  const created = await http(stack.urls.gateway, 'POST', '/api/sessions', { project_path: workspace, model });
+  const created = await http(web.stack.urls.gateway, 'POST', '/api/sessions', { project_path: workspace, model });
   expect(created.status).toBe(201);
   const sid = created.body.session_id as string;
-  expect((await http(stack.urls.gateway, 'POST', `/api/sessions/${sid}/prompt`, { text, request_id: `op-${sid}` })).status).toBe(202);
+  expect((await http(web.stack.urls.gateway, 'POST', `/api/sessions/${sid}/prompt`, { text, request_id: `op-${sid}` })).status).toBe(202);
   return sid;
 }
 
 async function lastAssistant(sid: string): Promise<any> {
-  const messages = (await http(stack.urls.gateway, 'GET', `/api/sessions/${sid}/messages`)).body.messages.map((m: any) => m.message).filter(Boolean);
+  const messages = (await http(web.stack.urls.gateway, 'GET', `/api/sessions/${sid}/messages`)).body.messages.map((m: any) => m.message).filter(Boolean);
   return messages.filter((m: any) => m.role === 'assistant').at(-1);
 }
 
@@ -109,20 +83,20 @@ test('a running turn shows with its session, model, phase and Temporal link; Can
   expect(cells[2]).toBe('thinking');
   expect(cells[3]).toBe('scripted/slow');
   expect(await row.getByRole('link', { name: sid }).getAttribute('href')).toBe(`/#session=${encodeURIComponent(sid)}`);
-  const job = (await http(stack.urls.gateway, 'GET', '/api/jobs')).body.jobs.find((j: any) => j.session_id === sid);
+  const job = (await http(web.stack.urls.gateway, 'GET', '/api/jobs')).body.jobs.find((j: any) => j.session_id === sid);
   expect(await row.getByRole('link', { name: 'Temporal' }).getAttribute('href')).toBe(job.workflow_url);
   expect(job.workflow_url.startsWith(`${TEMPORAL_UI}/`)).toBe(true);
   // The elapsed time is counted on the page: it moves between polls.
   const elapsed = () => row.getByRole('cell').nth(4).textContent();
   const first = await elapsed();
   await eventually(elapsed, (t) => t !== first, 'elapsed time moves', 5_000);
-  await browser.screenshot(page, 'operator-running');
+  await web.browser.screenshot(page, 'operator-running');
 
   await row.getByRole('button', { name: 'Cancel' }).click();
   await row.waitFor({ state: 'detached' });
   const answer = await eventually(() => lastAssistant(sid), (m) => m?.stop_reason === 'aborted', 'the turn stored as aborted');
   expect(answer.stop_reason).toBe('aborted');
-  expect((await http(stack.urls.gateway, 'GET', '/api/jobs')).body.jobs.filter((j: any) => j.session_id === sid)).toEqual([]);
+  expect((await http(web.stack.urls.gateway, 'GET', '/api/jobs')).body.jobs.filter((j: any) => j.session_id === sid)).toEqual([]);
   await page.getByText('No turn is running.').waitFor();
 });
 
@@ -169,7 +143,7 @@ test("the charts have points: the summaries count the finished turns, the provid
   await rowOf(jobsTable(page), sid).waitFor();
   await summaryOf(page, 'Connections by protocol').filter({ hasText: /^[1-9]\d* open connections? now \(.*sse [1-9]/ }).waitFor({ timeout: 30_000 });
   // The picture of docs/operator.md: a running turn, history with finished and failed turns, a failure.
-  await page.screenshot({ path: path.join(browser.screenshotDir, 'operator.png'), fullPage: true });
+  await page.screenshot({ path: path.join(web.browser.screenshotDir, 'operator.png'), fullPage: true });
   await rowOf(jobsTable(page), sid).getByRole('button', { name: 'Cancel' }).click();
   await rowOf(jobsTable(page), sid).waitFor({ state: 'detached' });
 });
@@ -192,7 +166,7 @@ test('a turn waiting to retry a model step shows as retrying with its attempt, a
 test('a hidden tab polls nothing; shown again, it polls at once', async () => {
   const page = await openOperator();
   await page.getByRole('status', { name: 'Connection' }).filter({ hasText: 'live' }).waitFor();
-  const watched = pages.at(-1)!;
+  const watched = web.pages.at(-1)!;
   const polls = async () => watched.requests.filter((u) => u.endsWith('/api/jobs')).length;
   // What the browser does when the tab goes to the background or comes back.
   const setHidden = (hidden: boolean) =>
@@ -215,10 +189,10 @@ test('the page says when the gateway is unreachable and recovers by itself when 
   const page = await openOperator();
   const status = page.getByRole('status', { name: 'Connection' });
   await status.filter({ hasText: 'live' }).waitFor();
-  gatewayDropped = true;
-  await stack.process('gateway').kill();
+  web.dropGateway();
+  await web.stack.process('gateway').kill();
   await status.filter({ hasText: 'gateway unreachable — retrying' }).waitFor({ timeout: 20_000 });
-  await stack.restart('gateway');
+  await web.stack.restart('gateway');
   await status.filter({ hasText: 'live' }).waitFor({ timeout: 60_000 });
   // A turn started after the restart shows without a reload.
   const sid = await startTurn('scripted/slow', 'watched after the restart');

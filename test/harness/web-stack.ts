@@ -1,0 +1,94 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { BrowserContext } from 'playwright-core';
+import { pageErrors, startBrowser, type TestBrowser, type WatchedPage } from './browser';
+import { startTestStack, type TestStack } from './stack-fixture';
+
+/**
+ * The setup every browser test file shares: one real stack with the file's scripted models, one
+ * Chromium, and after each test the same checks on every page the test opened — it asked its own
+ * origin only, and logged no error (failed requests are allowed once a test dropped the gateway on
+ * purpose) — with the last screen of each page kept for when a test failed on a wait.
+ */
+export interface WebStack {
+  readonly stack: TestStack;
+  readonly browser: TestBrowser;
+  /** The pages the running test opened, oldest first. */
+  readonly pages: readonly WatchedPage[];
+  /** Opens `route` of the gateway (`/`, `/#session=…`, `/operator`) in a fresh profile, or in `context` for a second tab of one. */
+  open(route: string, context?: BrowserContext): Promise<WatchedPage>;
+  /** Says that the running test stops the gateway on purpose: the pages' failed requests are expected. */
+  dropGateway(): void;
+  /** Writes (or replaces) a scripted model's steps. */
+  writeScript(name: string, steps: unknown[]): void;
+}
+
+export interface WebStackOptions {
+  /** Scripted models by name (activities/providers/scripted.ts). */
+  scripts: Record<string, unknown[]>;
+  /** More environment for the stack's services. */
+  env?: Record<string, string>;
+  /** A check of the file's own on each page after each test (before it is closed). */
+  checkPage?: (page: WatchedPage) => Promise<void>;
+}
+
+/** Registers the file's beforeAll/afterAll/beforeEach/afterEach; the returned object is usable inside tests. */
+export function useWebStack(options: WebStackOptions): WebStack {
+  let stack: TestStack | undefined;
+  let browser: TestBrowser | undefined;
+  let scripts: string | undefined;
+  let dropped = false;
+  const pages: WatchedPage[] = [];
+  const ready = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the web stack is used before its beforeAll ran');
+    return value;
+  };
+  const writeScript = (name: string, steps: unknown[]) => fs.writeFileSync(path.join(ready(scripts), `${name}.json`), JSON.stringify({ steps }));
+
+  beforeAll(async () => {
+    scripts = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-web-scripts-'));
+    for (const [name, steps] of Object.entries(options.scripts)) writeScript(name, steps);
+    [stack, browser] = await Promise.all([startTestStack({ STRAND_SCRIPTS_DIR: scripts, ...options.env }), startBrowser()]);
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.teardown();
+    if (scripts) fs.rmSync(scripts, { recursive: true, force: true });
+  }, 60_000);
+
+  beforeEach(() => {
+    dropped = false;
+  });
+
+  afterEach(async () => {
+    const origin = ready(stack).urls.gateway;
+    for (const p of pages.splice(0)) {
+      await ready(browser).keepLast(p.page);
+      expect(p.requests.filter((u) => !u.startsWith(`${origin}/`) && !u.startsWith('data:') && !u.startsWith('blob:'))).toEqual([]);
+      expect(pageErrors(p, dropped)).toEqual([]);
+      await options.checkPage?.(p);
+      await p.page.close();
+    }
+  });
+
+  return {
+    get stack() {
+      return ready(stack);
+    },
+    get browser() {
+      return ready(browser);
+    },
+    pages,
+    async open(route, context) {
+      const watched = await ready(browser).open(`${ready(stack).urls.gateway}${route.startsWith('/') ? route : `/${route}`}`, context);
+      pages.push(watched);
+      return watched;
+    },
+    dropGateway() {
+      dropped = true;
+    },
+    writeScript,
+  };
+}
