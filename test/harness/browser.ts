@@ -22,6 +22,8 @@ export interface WatchedPage {
   requests: string[];
   /** Console errors and uncaught exceptions. */
   errors: string[];
+  /** Responses of status 400 and above, as `<status> <method> <url>` (the console's own message names no URL). */
+  failed: string[];
 }
 
 export interface TestBrowser {
@@ -63,8 +65,9 @@ export async function startBrowser(): Promise<TestBrowser> {
     context,
     async open(url, inContext) {
       const page = await (inContext ?? (await context())).newPage();
-      const watched: WatchedPage = { page, requests: [], errors: [] };
+      const watched: WatchedPage = { page, requests: [], errors: [], failed: [] };
       page.on('request', (r) => watched.requests.push(r.url()));
+      page.on('response', (r) => r.status() >= 400 && watched.failed.push(`${r.status()} ${r.request().method()} ${r.url()}`));
       page.on('console', (m) => m.type() === 'error' && watched.errors.push(m.text()));
       page.on('pageerror', (e) => watched.errors.push(`uncaught: ${e.message}`));
       await page.goto(url);

@@ -20,6 +20,12 @@ export interface WebStack {
   open(route: string, context?: BrowserContext): Promise<WatchedPage>;
   /** Says that the running test stops the gateway on purpose: the pages' failed requests are expected. */
   dropGateway(): void;
+  /**
+   * Says which failed responses the running test expects (e.g. the requests a page still makes about a
+   * session the test deleted): the browser's "Failed to load resource" lines are then allowed when
+   * every failed response is one of them.
+   */
+  allowFailed(expected: (failed: string) => boolean): void;
   /** Writes (or replaces) a scripted model's steps. */
   writeScript(name: string, steps: unknown[]): void;
 }
@@ -39,6 +45,7 @@ export function useWebStack(options: WebStackOptions): WebStack {
   let browser: TestBrowser | undefined;
   let scripts: string | undefined;
   let dropped = false;
+  let allowedFailures: ((failed: string) => boolean) | undefined;
   const pages: WatchedPage[] = [];
   const ready = <T>(value: T | undefined): T => {
     if (value === undefined) throw new Error('the web stack is used before its beforeAll ran');
@@ -60,6 +67,7 @@ export function useWebStack(options: WebStackOptions): WebStack {
 
   beforeEach(() => {
     dropped = false;
+    allowedFailures = undefined;
   });
 
   afterEach(async () => {
@@ -67,7 +75,11 @@ export function useWebStack(options: WebStackOptions): WebStack {
     for (const p of pages.splice(0)) {
       await ready(browser).keepLast(p.page);
       expect(p.requests.filter((u) => !u.startsWith(`${origin}/`) && !u.startsWith('data:') && !u.startsWith('blob:'))).toEqual([]);
-      expect(pageErrors(p, dropped)).toEqual([]);
+      const allowed = allowedFailures;
+      const expectedFailures = allowed !== undefined && p.failed.every((f) => allowed(f));
+      const errors = pageErrors(p, dropped).filter((e) => !(expectedFailures && /^Failed to load resource/.test(e)));
+      // A failure names the responses that failed: the console's line does not.
+      expect(errors.length > 0 ? [...errors, ...p.failed.map((f) => `(response ${f})`)] : []).toEqual([]);
       await options.checkPage?.(p);
       await p.page.close();
     }
@@ -88,6 +100,9 @@ export function useWebStack(options: WebStackOptions): WebStack {
     },
     dropGateway() {
       dropped = true;
+    },
+    allowFailed(expected) {
+      allowedFailures = expected;
     },
     writeScript,
   };
