@@ -132,6 +132,34 @@ test('stored history: turns, tool calls with their results (a rejection told apa
   expect(v.unknownPrompts.size).toBe(0);
 });
 
+test('a turn that started between reading the session and its messages (stored in part) is filled in by its events, and ends', () => {
+  // Seen on a loaded machine: the page sent a prompt while it was still opening; the session read said
+  // idle, the messages read already held the prompt. The turn's events were dropped as "read whole"
+  // and the page said "working…" for good with no answer.
+  const user = (turn: string, text: string) => ({ entry_id: `${turn}:user`, message: { role: 'user', content: [{ type: 'text', text }], timestamp: 1 } });
+  const answer = (entry: string, text: string, stop: string) => ({ entry_id: entry, message: { role: 'assistant', content: [{ type: 'text', text }], model: 'm', provider: 'p', stop_reason: stop, timestamp: 2 } });
+  const v = new ChatView();
+  v.prompted('t1', 'go', false);
+  v.addHistory(blocksOfHistory([user('t1', 'go')] as any[]));
+  for (const e of [delta('t1', 0, 'Do'), delta('t1', 0, 'ne.'), done('t1:s0:assistant', 'Done.'), finished('t1')]) v.apply(e);
+  expect(texts(v)).toEqual(['U:go', 'A:Done.', 'E:done']);
+  expect(v.turn).toBeUndefined();
+
+  // Stored up to a finished step: the replayed deltas of that step do not append to its stored text.
+  const w = new ChatView();
+  w.addHistory(blocksOfHistory([user('t1', 'go'), answer('t1:s0:assistant', 'Looking.', 'function_call')] as any[]));
+  for (const e of [delta('t1', 0, 'Looking.'), done('t1:s0:assistant', 'Looking.', 'function_call'), delta('t1', 1, 'Found.'), finished('t1')]) w.apply(e);
+  expect(texts(w)).toEqual(['U:go', 'A:Looking.', 'A:Found.', 'E:done']);
+
+  // Stored whole while this client had entered it: its replay is not shown again, but its end is.
+  const x = new ChatView();
+  x.prompted('t1', 'go', false);
+  x.addHistory(blocksOfHistory([user('t1', 'go'), answer('t1:s0:assistant', 'Done.', 'end')] as any[]));
+  for (const e of [delta('t1', 0, 'Done.'), done('t1:s0:assistant', 'Done.'), finished('t1')]) x.apply(e);
+  expect(texts(x)).toEqual(['U:go', 'A:Done.', 'E:done']);
+  expect(x.turn).toBeUndefined();
+});
+
 test('every prompt and stored answer knows its entry id (where a fork starts); a steering message is its own block, not the prompt', () => {
   const v = new ChatView();
   v.prompted('t1', 'go', false);

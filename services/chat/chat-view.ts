@@ -58,8 +58,12 @@ export class ChatView {
     const named = 'turn_id' in data ? data.turn_id : data.type === 'message.done' ? stepOfEntry(data.entry_id)?.turn : undefined;
     if (named !== undefined) this.eventTurn = named;
     const fromHistory = this.eventTurn !== undefined && this.historyTurns.has(this.eventTurn);
+    // A turn this client entered before the store gave it whole (its prompt's answer came first) still needs its end.
+    const endsEnteredTurn = data.type === 'turn.finished' && this.turn === data.turn_id;
     if (data.type === 'turn.finished') this.eventTurn = undefined;
-    if (fromHistory && data.type !== 'agent.state') return;
+    if (fromHistory && data.type !== 'agent.state' && !endsEnteredTurn) return;
+    // A step the store gave whole: a replay of its deltas would append to the final text.
+    if ((data.type === 'message.delta' || data.type === 'thinking.delta' || data.type === 'stream.reset') && this.find<'assistant'>(`${data.turn_id}:${data.step}`)?.done) return;
     this.version++;
     this.applyEvent(data);
     this.settle();
@@ -172,11 +176,17 @@ export class ChatView {
     if (this.turn === undefined) this.settled = this.blocks.length;
   }
 
-  /** Blocks read from the store (stored-history.ts): all final; `liveTurn` is left to its events. */
+  /**
+   * Blocks read from the store (stored-history.ts): all final; `liveTurn` is left to its events. Only a
+   * turn the store holds to its last answer counts as read whole: the session and its messages are two
+   * reads, and a turn that started between them is stored in part — its events (which the stream has
+   * from its start) fill in the rest.
+   */
   addHistory(blocks: ChatBlock[], liveTurn?: string): void {
+    const ended = new Set(blocks.flatMap((b) => (b.kind === 'assistant' && b.done && b.stopReason !== undefined && b.stopReason !== 'function_call' ? [b.turn] : [])));
     for (const block of blocks) {
       this.add(block);
-      if ('turn' in block && block.turn && block.turn !== liveTurn) this.historyTurns.add(block.turn);
+      if ('turn' in block && block.turn && block.turn !== liveTurn && ended.has(block.turn)) this.historyTurns.add(block.turn);
     }
     this.settled = this.blocks.length;
   }
