@@ -1,3 +1,4 @@
+import { createSessionSpent } from './budget/session-spent';
 import { createCompactSession } from './compaction/compact-session';
 import type { AgentEventPublisher, OutgoingEvent } from './events/publisher';
 import { createStreamModelStep, type StreamModelStepDeps } from './providers/stream-model-step';
@@ -33,6 +34,8 @@ export function createActivities(deps: ActivityDeps) {
     runUserCommand: createRunUserCommand({ ...deps, tools: deps.toolExecutor ?? noTools }),
     recordToolResults: createRecordToolResults(deps),
     compactSession: createCompactSession(deps),
+    /** A session's spent cost and tokens, read before a model step of a turn with a budget. */
+    sessionSpent: createSessionSpent(deps.store),
     /** The fast path of an abort: tells the turn's running activities to stop now. */
     async announceTurnCancel(input: { session_id: string; turn_id: string }): Promise<void> {
       await deps.cancels?.announce(input.session_id, input.turn_id);

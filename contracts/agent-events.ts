@@ -127,6 +127,19 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     type: z.literal('checklist'),
     items: z.array(z.object({ id: z.string(), text: z.string(), status: z.enum(['pending', 'in_progress', 'done']) })),
   }),
+  /**
+   * The turn stopped before a model step because the session's spending reached a cap (docs/budgets.md):
+   * it waits in phase `waiting_budget` until the cap is raised (continues) or it is interrupted or
+   * aborted (ends `aborted`). `limit` is the cap in force (the lower of the session's and the prompt's).
+   */
+  z.object({
+    type: z.literal('budget.exceeded'),
+    turn_id: z.string().optional(),
+    step: step.optional(),
+    spent_usd: z.number().nonnegative(),
+    spent_tokens: z.number().int().nonnegative(),
+    limit: z.object({ max_cost_usd: z.number().nullable(), max_tokens: z.number().int().nullable() }),
+  }),
   z.object({ type: z.literal('notice'), level: z.enum(['info', 'warning']), message: z.string() }),
   z.object({
     type: z.literal('error'),

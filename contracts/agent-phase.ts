@@ -5,5 +5,5 @@ import { z } from 'zod';
  * (re-exported by agent-events.ts) so that the workflow bundle, which needs only this enum, does not
  * evaluate the whole event union for every workflow it starts.
  */
-export const agentPhaseSchema = z.enum(['idle', 'thinking', 'tool_execution', 'waiting_approval', 'retrying', 'compacting', 'error']);
+export const agentPhaseSchema = z.enum(['idle', 'thinking', 'tool_execution', 'waiting_approval', 'retrying', 'compacting', 'error', 'waiting_budget']);
 export type AgentPhase = z.infer<typeof agentPhaseSchema>;

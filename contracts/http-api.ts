@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ErrorCode } from './errors';
 import { modelIdSchema } from './models';
 import { MAX_PROMPT_IMAGES, promptImageUploadSchema } from './prompt-images';
-import { approvalPolicyChangeSchema, thinkingLevelSchema } from './session-settings';
+import { approvalPolicyChangeSchema, budgetChangeSchema, budgetSchema, thinkingLevelSchema } from './session-settings';
 
 /**
  * Request shapes of the HTTP REST API (specs/http-sse.md). The gateway validates every body and
@@ -38,6 +38,8 @@ export const promptBodySchema = z.object({
   /** Checked by the gateway (caps, base64, type), stored, and sent to the model with the text (docs/images.md). */
   images: z.array(promptImageUploadSchema).max(MAX_PROMPT_IMAGES, `a prompt takes at most ${MAX_PROMPT_IMAGES} images`).optional(),
   request_id: z.string().min(1).max(200).optional(),
+  /** Caps for this prompt's turn ("per job"): the lower of these and the session's apply (docs/budgets.md). */
+  budget: budgetSchema.strict().optional(),
 });
 export type PromptBody = z.infer<typeof promptBodySchema>;
 
@@ -121,6 +123,8 @@ export const settingsBodySchema = z.strictObject({
   auto_compaction: z.boolean().optional(),
   approval: approvalPolicyChangeSchema.optional(),
   name: z.string().max(200).optional(),
+  /** Spending caps `{max_cost_usd, max_tokens}`: given fields replace, null clears a cap (docs/budgets.md). */
+  budget: budgetChangeSchema.optional(),
 });
 
 /** `POST /api/sessions/{id}/compact`. */

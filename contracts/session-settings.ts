@@ -43,6 +43,35 @@ export const approvalPolicyChangeSchema = z.object({
   plan_mode: z.boolean().optional(),
 });
 
+/**
+ * Spending caps (docs/budgets.md). A turn pauses in phase `waiting_budget` before a model step once
+ * the session's spent cost or tokens reach a cap; absent or null means no cap. No defaults inside:
+ * a session without caps keeps exactly the settings it had (and its turns the histories they had).
+ */
+export const budgetSchema = z.object({
+  /** Dollars the session may spend (the sum of its recorded steps' cost). */
+  max_cost_usd: z.number().nonnegative().nullable().optional(),
+  /** Tokens the session may use (input, output, cache read and cache write of its recorded steps). */
+  max_tokens: z.number().int().nonnegative().nullable().optional(),
+});
+export type Budget = z.infer<typeof budgetSchema>;
+
+/** A change of the caps: the given fields replace, null clears a cap, absent ones stay. */
+export const budgetChangeSchema = z.strictObject({
+  max_cost_usd: z.number().nonnegative().nullable().optional(),
+  max_tokens: z.number().int().nonnegative().nullable().optional(),
+});
+export type BudgetChange = z.infer<typeof budgetChangeSchema>;
+
+/** The caps after `change`: fields merged, cleared ones (null) dropped; undefined when no cap is left. */
+export function mergeBudget(current: Budget | undefined, change: BudgetChange): Budget | undefined {
+  const merged = { ...current, ...change };
+  const next: Budget = {};
+  if (typeof merged.max_cost_usd === 'number') next.max_cost_usd = merged.max_cost_usd;
+  if (typeof merged.max_tokens === 'number') next.max_tokens = merged.max_tokens;
+  return Object.keys(next).length > 0 ? next : undefined;
+}
+
 export const sessionSettingsSchema = z.object({
   model: modelIdSchema,
   thinking_level: thinkingLevelSchema.default('off'),
@@ -51,6 +80,8 @@ export const sessionSettingsSchema = z.object({
   auto_compaction: z.boolean().default(true),
   approval: approvalPolicySchema.default(approvalPolicySchema.parse({})),
   name: z.string().optional(),
+  /** Spending caps; absent: none (docs/budgets.md). */
+  budget: budgetSchema.optional(),
 });
 export type SessionSettings = z.infer<typeof sessionSettingsSchema>;
 

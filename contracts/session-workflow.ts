@@ -3,7 +3,7 @@ import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import { agentPhaseSchema } from './agent-phase';
 import { modelIdSchema } from './models';
 import { MAX_PROMPT_IMAGES, promptImageRefSchema } from './prompt-images';
-import { approvalPolicyChangeSchema, sessionRecordSchema, sessionSettingsSchema, thinkingLevelSchema, type SessionSettings } from './session-settings';
+import { approvalPolicyChangeSchema, budgetChangeSchema, budgetSchema, sessionRecordSchema, sessionSettingsSchema, thinkingLevelSchema, type SessionSettings } from './session-settings';
 
 /**
  * The session workflow's contract: how it starts, the commands it takes (updates with validators, so
@@ -18,6 +18,8 @@ export const queuedPromptSchema = z.object({
   request_id: z.string().optional(),
   /** The prompt's images, stored by the gateway: references only (contracts/prompt-images.ts). */
   images: z.array(promptImageRefSchema).optional(),
+  /** The prompt's own caps for its turn (docs/budgets.md). */
+  budget: budgetSchema.optional(),
 });
 export type QueuedPrompt = z.infer<typeof queuedPromptSchema>;
 
@@ -62,6 +64,8 @@ export const promptCommandSchema = z.object({
   behavior: z.enum(['reject', 'queue', 'steer']).default('reject'),
   /** Images the gateway has stored and checked against the session's model; never the bytes (Temporal's payload limit). */
   images: z.array(promptImageRefSchema).max(MAX_PROMPT_IMAGES).optional(),
+  /** Caps for this prompt's turn only; the lower of these and the session's apply (docs/budgets.md). */
+  budget: budgetSchema.optional(),
 });
 export type PromptCommand = z.input<typeof promptCommandSchema>;
 
@@ -151,6 +155,8 @@ export const settingsChangeSchema = z.strictObject({
   auto_compaction: z.boolean().optional(),
   approval: approvalPolicyChangeSchema.optional(),
   name: z.string().max(200).optional(),
+  /** Spending caps: given fields replace, null clears one (docs/budgets.md). */
+  budget: budgetChangeSchema.optional(),
 });
 export type SettingsChange = z.infer<typeof settingsChangeSchema>;
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineSignal } from '@temporalio/workflow';
 import { agentPhaseSchema } from './agent-phase';
 import { promptImageRefSchema } from './prompt-images';
-import { seenRequestSchema, sessionSettingsSchema } from './session-settings';
+import { budgetSchema, seenRequestSchema, sessionSettingsSchema, type Budget } from './session-settings';
 import { sessionStatePartSchema, type SessionStatePart } from './session-state-event';
 
 /**
@@ -48,6 +48,8 @@ export const turnWorkflowInputSchema = z.object({
    */
   thinking_before_next_step: z.boolean().optional(),
   session_part: sessionStatePartSchema.optional(),
+  /** The prompt's own caps ("per job"): the lower of these and the session's apply. Absent: the session's only. */
+  budget: budgetSchema.optional(),
 });
 export type TurnWorkflowInput = z.input<typeof turnWorkflowInputSchema>;
 
@@ -88,5 +90,7 @@ export const turnApprovalSignal = defineSignal<[{ tool_call_id: string; decision
 export const turnProgressPublishedSignal = defineSignal<[{ report_id: string }]>('turnProgressPublished');
 /** The session's part of `session.state` changed (queue, settings, an interrupt): a turn that publishes the state publishes it anew. */
 export const turnSessionPartSignal = defineSignal<[SessionStatePart]>('turnSessionPart');
+/** The session's caps changed (a settings change): a turn waiting in `waiting_budget` checks again. Absent caps: none. */
+export const turnBudgetSignal = defineSignal<[{ budget?: Budget }]>('turnBudget');
 /** Turn → session. */
 export const turnProgressSignal = defineSignal<[TurnProgress]>('turnProgress');

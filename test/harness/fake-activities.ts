@@ -37,6 +37,10 @@ export function createRecordingActivities(
     async loadSessionRecord(): Promise<SessionRecord> {
       return { project_path: '/p', settings: sessionSettingsSchema.parse({ model: 'scripted/echo' }), last_turn: stored.last_turn, requests: [...stored.requests] };
     },
+    async sessionSpent() {
+      // The fake records no usage: nothing is spent.
+      return { cost_usd: 0, tokens: 0 };
+    },
     async persistSessionRecord(input) {
       stored.last_turn = input.last_turn;
       stored.requests = [...input.requests];

@@ -24,6 +24,7 @@ import {
   turnAbortRetrySignal,
   turnAbortSignal,
   turnApprovalSignal,
+  turnBudgetSignal,
   turnInterruptSignal,
   turnProgressPublishedSignal,
   turnProgressSignal,
@@ -195,6 +196,8 @@ export class SessionManager {
   async setSettings(change: SettingsChange) {
     await wf.condition(() => this.state.loaded);
     if (this.state.applySettings(change)) {
+      // New caps reach the running turn at once (one waiting in waiting_budget checks again); other settings apply from the next turn.
+      if (change.budget && this.child) await this.child.signal(turnBudgetSignal, { ...(this.state.settings.budget ? { budget: this.state.settings.budget } : {}) }).catch(() => undefined);
       await this.persistSettings();
       await this.publishState();
     }

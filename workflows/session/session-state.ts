@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/workflow';
 import { FailureType } from '../../contracts/failures';
 import {
   boundSeenRequests,
+  mergeBudget,
   type SeenRequest,
   type SessionRecord,
   type SessionSettings,
@@ -155,6 +156,7 @@ export class SessionState {
       text: prompt.text,
       ...(prompt.request_id ? { request_id: prompt.request_id } : {}),
       ...(prompt.images?.length ? { images: prompt.images } : {}),
+      ...(prompt.budget ? { budget: prompt.budget } : {}),
     };
     this.queue.push(turn);
     if (prompt.request_id) {
@@ -258,8 +260,14 @@ export class SessionState {
   applySettings(change: SettingsChange): boolean {
     const record = this.requireRecord();
     const before = JSON.stringify(record.settings);
-    const { approval, ...rest } = settingsChangeSchema.parse(change);
+    const { approval, budget, ...rest } = settingsChangeSchema.parse(change);
     record.settings = { ...record.settings, ...rest, ...(approval ? { approval: { ...record.settings.approval, ...approval } } : {}) };
+    if (budget) {
+      // Null clears a cap; no cap left: no `budget` key at all (a session without caps stays as it was).
+      const { budget: _old, ...others } = record.settings;
+      const next = mergeBudget(record.settings.budget, budget);
+      record.settings = { ...others, ...(next ? { budget: next } : {}) };
+    }
     return JSON.stringify(record.settings) !== before;
   }
 

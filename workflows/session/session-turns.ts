@@ -57,6 +57,7 @@ function startTurn(manager: SessionManager, next: QueuedPrompt): Promise<wf.Chil
         turn_number: next.turn_number,
         text: next.text,
         ...(next.images?.length ? { images: next.images } : {}),
+        ...(next.budget ? { budget: next.budget } : {}),
         settings: record.settings,
         record: { last_turn: record.last_turn, requests: record.requests },
         progress_acks: true,

@@ -3,6 +3,7 @@ import type { Activities } from '../../activities';
 import { entryIds } from '../../contracts/workflow-ids';
 import { COMPACTION_OPTIONS, compaction } from '../session/session-events';
 import { WORKER_ACTIVITY_HEARTBEAT_TIMEOUT, noRetry } from '../retry-policies';
+import { awaitBudget } from './budget-wait';
 import { DEFAULT_RETRY_OPTIONS, decideRetry, maxAttemptsOf } from './retry-decision';
 import { stepFailureOf, type StepFailure } from './step-failure';
 import type { TurnState } from './turn-state';
@@ -50,6 +51,8 @@ export async function modelStepWithRetries(turn: TurnState, step: number) {
   // recorded before them replays with the same counts.
   const failures = { provider: 0, infrastructure: 0, shared: 0 };
   for (let attempt = 1; ; attempt++) {
+    // Spending caps are checked before every attempt (outside the try: its stop is no step failure).
+    await awaitBudget(turn, step);
     try {
       wf.setCurrentDetails(`step ${step} · model ${input.settings.model}${attempt > 1 ? ` · attempt ${attempt}` : ''}`);
       return await model.streamModelStep.executeWithOptions({ ...MODEL_STEP_OPTIONS, summary: `model step ${step} · ${input.settings.model}` }, [

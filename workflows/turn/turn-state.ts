@@ -1,11 +1,12 @@
 import * as wf from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import type { AgentEvent } from '../../contracts/agent-events';
-import type { ApprovalPolicy } from '../../contracts/session-settings';
+import type { ApprovalPolicy, Budget } from '../../contracts/session-settings';
 import {
   turnAbortRetrySignal,
   turnAbortSignal,
   turnApprovalSignal,
+  turnBudgetSignal,
   turnInterruptSignal,
   turnProgressPublishedSignal,
   turnProgressSignal,
@@ -44,6 +45,10 @@ export class TurnState {
   interrupted = false;
   /** `always` applies to the rest of this turn too (the session keeps it for later turns). */
   readonly policy: ApprovalPolicy;
+  /** The session's spending caps, kept current by `turnBudgetSignal` (the prompt's own are in the input). */
+  budget: Budget | undefined;
+  /** Counts caps received, so a turn waiting in `waiting_budget` knows a new cap has come (docs/budgets.md). */
+  budgetVersion = 0;
   /** Everything the turn does runs in here, so an abort cancels it as a whole. */
   readonly scope = new wf.CancellationScope();
   /**
@@ -67,6 +72,7 @@ export class TurnState {
     this.turnId = turnId(input.turn_number);
     this.steering = [...input.steering];
     this.policy = { ...input.settings.approval, always_allow: [...input.settings.approval.always_allow] };
+    this.budget = input.settings.budget;
     this.reportsThinkingBeforeNextStep = input.thinking_before_next_step ?? wf.patched(THINKING_BEFORE_NEXT_STEP);
     this.sessionPart = input.publishes_state ? input.session_part : undefined;
     this.events = this.sessionPart ? new EventQueue(input.session_id, this.turnId) : undefined;
@@ -78,6 +84,10 @@ export class TurnState {
     wf.setHandler(turnAbortRetrySignal, () => void (this.retryAborted = true));
     wf.setHandler(turnInterruptSignal, () => void (this.interrupted = true));
     wf.setHandler(turnApprovalSignal, ({ tool_call_id, decision, reason }) => this.decide(tool_call_id, decision, reason));
+    wf.setHandler(turnBudgetSignal, ({ budget }) => {
+      this.budget = budget;
+      this.budgetVersion += 1;
+    });
     wf.setHandler(turnProgressPublishedSignal, ({ report_id }) => void this.published.add(report_id));
     wf.setHandler(turnSessionPartSignal, async (part) => {
       if (!this.sessionPart) return;

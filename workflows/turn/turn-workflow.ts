@@ -2,6 +2,7 @@ import * as wf from '@temporalio/workflow';
 import { turnWorkflowInputSchema, type TurnOutcome, type TurnWorkflowInput, type TurnWorkflowResult } from '../../contracts/turn-workflow';
 import { DEFAULT_COMPACTION_THRESHOLD } from '../../contracts/session-settings';
 import { TurnFailure, compactInTurn, modelStepWithRetries } from './model-step';
+import { BudgetStop } from './budget-wait';
 import { errorCodeOf, stepFailureOf } from './step-failure';
 import { ToolBatch } from './tool-batch';
 import { TurnState, local } from './turn-state';
@@ -36,7 +37,10 @@ export async function turnWorkflow(raw: TurnWorkflowInput): Promise<TurnWorkflow
   }
   if (continueAt !== undefined && outcome === 'done') {
     await wf.condition(wf.allHandlersFinished);
-    return wf.continueAsNew<typeof turnWorkflow>({ ...input, ...(turn.sessionPart ? { session_part: turn.sessionPart } : {}), first_step: continueAt, settings: { ...input.settings, approval: turn.policy }, steering: turn.steering.splice(0) });
+    // The caps the turn has now (a raised budget included), not the ones it started with.
+    const { budget: _started, ...settings } = input.settings;
+    const budget = turn.budget ? { budget: turn.budget } : {};
+    return wf.continueAsNew<typeof turnWorkflow>({ ...input, ...(turn.sessionPart ? { session_part: turn.sessionPart } : {}), first_step: continueAt, settings: { ...settings, ...budget, approval: turn.policy }, steering: turn.steering.splice(0) });
   }
   // A state this turn is still publishing (a new session part) must land before the session's own
   // state after the turn. Older turns publish no state of their own.
@@ -84,6 +88,10 @@ async function endEarly(turn: TurnState, err: unknown): Promise<TurnOutcome> {
     // Every tool call the model made gets a result, or the next request to the provider fails.
     const cut = turn.batch;
     if (cut) await wf.CancellationScope.nonCancellable(() => local.recordToolResults({ session_id: turn.input.session_id, turn_id: turn.turnId, step: cut.step, calls: cut.dispositions('aborted') }));
+    return 'aborted';
+  }
+  if (err instanceof BudgetStop) {
+    await wf.CancellationScope.nonCancellable(() => turn.publish([{ type: 'notice', level: 'info', message: 'interrupted: the turn waited for a higher budget and stopped before its next model step' }]));
     return 'aborted';
   }
   const failure = err instanceof TurnFailure ? err.failure : stepFailureOf(err);

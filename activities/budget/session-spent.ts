@@ -1,0 +1,29 @@
+import type { StorePort } from '../store/store-port';
+
+/**
+ * What a session has spent so far, for the turn's budget check (docs/budgets.md): the cost and
+ * tokens (input, output, cache read and write) recorded on the assistant messages of its
+ * conversation — every step of every turn, retried attempts included as the step that was kept
+ * recorded them. The same messages /stats and the session list add up, so what a client shows as
+ * spent is what the check compares with the cap.
+ */
+export function createSessionSpent(store: Pick<StorePort, 'messages'>) {
+  return async function sessionSpent(input: { session_id: string }): Promise<{ cost_usd: number; tokens: number }> {
+    let cost = 0;
+    let tokens = 0;
+    let cursor: string | undefined;
+    do {
+      const page = await store.messages({ session_id: input.session_id, limit: 500, ...(cursor ? { cursor } : {}) });
+      if (!page) break;
+      for (const item of page.messages) {
+        const m = item.message;
+        if (m?.role !== 'assistant' || !m.usage) continue;
+        const u = m.usage;
+        cost += u.cost_usd ?? 0;
+        tokens += (u.input ?? 0) + (u.output ?? 0) + (u.cache_read ?? 0) + (u.cache_write ?? 0);
+      }
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+    return { cost_usd: Math.round(cost * 1e6) / 1e6, tokens };
+  };
+}
