@@ -90,14 +90,15 @@ test('/plan turns plan mode on: the edit is refused without asking and the model
   const t = chat(['--session', sid]);
   await t.waitFor((s) => s.includes('scripted/edit-file · thinking'), 'the footer');
   prompt(t, '/plan');
-  await t.waitFor((s) => s.includes('plan mode on'), 'plan mode on');
+  await t.waitFor((s) => flat(s).includes('plan mode on: the agent reads and plans'), 'plan mode on');
   expect((await http(stack.urls.gateway, 'GET', `/api/sessions/${sid}/settings`)).body.approval.plan_mode).toBe(true);
   prompt(t, 'change the greeting');
   await t.waitFor((s) => flat(s).includes('Done. The edit tool said: Plan mode is on: this edit_file call was not run.'), 'the answer quoting the refusal');
   expect(t.screen()).not.toContain('Allow edit_file');
   expect(fs.readFileSync(path.join(workspace, 'README.md'), 'utf8')).toBe('hello world\n');
   prompt(t, '/plan');
-  await t.waitFor((s) => s.includes('plan mode off'), 'plan mode off');
+  // Not just "plan mode off": the refusal the model read says "the user can switch plan mode off".
+  await t.waitFor((s) => flat(s).includes('plan mode off: the agent may change files'), 'plan mode off');
   expect((await http(stack.urls.gateway, 'GET', `/api/sessions/${sid}/settings`)).body.approval.plan_mode).toBe(false);
 }, 120_000);
 
