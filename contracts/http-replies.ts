@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { agentPhaseSchema } from './agent-events';
 import { messagesReplySchema } from './session-store/functions';
 import { messageSchema } from './session-store/messages';
-import { sessionSettingsSchema, thinkingLevelSchema } from './session-settings';
+import { budgetSchema, sessionSettingsSchema, thinkingLevelSchema } from './session-settings';
 
 /**
  * Reply shapes of the HTTP REST API (specs/http-sse.md), one per route and status. The gateway's
@@ -35,6 +35,8 @@ export const sessionViewSchema = z.object({
   updated_at: epochMs,
   title: z.string(),
   name: z.string().optional().describe('The name given to the session in its settings (`PATCH …/settings {name}`), when one was; clients show it instead of the title.'),
+  budget: budgetSchema.optional().describe('The session\'s spending caps, when it has any (docs/budgets.md).'),
+  spent: z.object({ cost_usd: z.number().nonnegative(), tokens: count }).optional().describe('What the session has spent: the cost and tokens recorded on its steps (the list only; what its caps are checked against).'),
 });
 
 /** `GET /api/sessions`: the caller's sessions only. */
@@ -91,6 +93,7 @@ export const sessionStatsSchema = z.object({
   steps: count,
   turns: count,
   context: z.object({ tokens: count, window: count, share: z.number().nonnegative() }).describe("The last step's context against the model's window."),
+  budget: budgetSchema.optional().describe("The session's spending caps, when it has any: `usage` is what they are checked against (docs/budgets.md)."),
 });
 
 /** `GET /api/sessions/{id}/messages`: a page of the store's messages. */

@@ -3,6 +3,8 @@ import { loadModelCatalog } from '../common/model-catalog-file';
 import { portFromEnv } from '../common/env';
 import { providerConfig } from '../common/provider-config';
 import { limitsFromEnv, type GatewayLimits } from './limits/limits-config';
+import type { Budget } from '../../contracts/session-settings';
+import { budgetFromEnv } from './budget-config';
 
 export interface GatewayConfig {
   host: string;
@@ -25,6 +27,8 @@ export interface GatewayConfig {
    * without it the API document names whatever address each request came in on.
    */
   publicUrl?: string;
+  /** The spending caps new sessions start with (STRAND_BUDGET_USD, STRAND_BUDGET_TOKENS); none when unset. */
+  defaultBudget?: Budget;
 }
 
 /** STRAND_GATEWAY_PUBLIC_URL as an origin and path without a trailing slash; a value that is no http(s) URL stops the gateway. */
@@ -54,6 +58,7 @@ export function gatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConf
   const catalog = loadModelCatalog(env);
   const providers = providerConfig(env, catalog);
   const publicUrl = publicUrlFromEnv(env);
+  const defaultBudget = budgetFromEnv(env);
   return {
     host,
     port,
@@ -65,6 +70,7 @@ export function gatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConf
     defaultModelNotice: providers.defaultModelNotice,
     ...(Number.isInteger(idle) && idle > 0 ? { sessionIdleTimeoutMs: idle } : {}),
     ...(publicUrl !== undefined ? { publicUrl } : {}),
+    ...(defaultBudget ? { defaultBudget } : {}),
   };
 }
 

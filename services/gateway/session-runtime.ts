@@ -55,6 +55,7 @@ export async function openSessionRuntime(nc: NatsConnection, deps: { env: Runtim
     configuredProviders: config.configuredProviders,
     workflowUrl: (jobId) => workflowUrl(uiBase, env.temporalNamespace, jobId),
     images: createNatsPromptImageStore(nc),
+    ...(config.defaultBudget ? { defaultBudget: config.defaultBudget } : {}),
   });
   return {
     nc,

@@ -69,7 +69,7 @@ export function agentRoutes(deps: { sessions: SessionService }): OpenAPIHono {
     const body = c.req.valid('json');
     const accepted = await sessions.prompt(
       c.req.valid('param').id,
-      { text: body.text, behavior: c.req.valid('query').queue === '1' ? 'queue' : 'reject', ...(body.request_id ? { request_id: body.request_id } : {}) },
+      { text: body.text, behavior: c.req.valid('query').queue === '1' ? 'queue' : 'reject', ...(body.request_id ? { request_id: body.request_id } : {}), ...(body.budget ? { budget: body.budget } : {}) },
       principalOf(c),
       body.images ?? [],
     );

@@ -1,4 +1,5 @@
 import { basename } from 'node:path';
+import { MCP_SERVERS_METADATA_KEY, type McpServers } from '../../../contracts/mcp';
 import { ErrorCode, StrandError } from '../../../contracts/errors';
 import type { StoreClient } from '../../../contracts/session-store/client';
 import type { SessionMeta } from '../../../contracts/session-store/schemas';
@@ -6,7 +7,7 @@ import { RUNTIME_KEYS, SESSION_METADATA_KEYS as KEYS } from '../../../contracts/
 import { newSessionMetadata, readSessionRecord } from '../../../contracts/session-record';
 import type { AbortResult, ApprovalCommand, PromptAccepted, PromptCommand, SettingsChange, UserCommand, UserCommandResult } from '../../../contracts/session-workflow';
 import { builtinModelCatalog, type ModelCatalog } from '../../../contracts/model-catalog';
-import type { SessionSettings } from '../../../contracts/session-settings';
+import type { Budget, SessionSettings } from '../../../contracts/session-settings';
 import { ModelChoice } from './model-choice';
 import { readForkPoints, readLastAssistantText } from './session-reads';
 import { sessionStats, type SessionStats } from './session-stats';
@@ -40,6 +41,8 @@ export interface CreateSessionInput {
   title?: string;
   config?: Record<string, unknown>;
   owner?: string;
+  /** The session's own MCP servers, kept in its metadata for the worker (never returned: docs/mcp.md). */
+  mcp_servers?: McpServers;
 }
 
 /** The turn a prompt's request id started, and whether it waits, runs or has ended. */
@@ -64,6 +67,8 @@ export interface SessionServiceDeps {
   workflowUrl?: (jobId: string) => string | null;
   /** Where prompt images are stored before the prompt (with their references) goes to the workflow; without it images are refused. */
   images?: PromptImageStore;
+  /** The spending caps new sessions start with (STRAND_BUDGET_USD / STRAND_BUDGET_TOKENS); none when absent. */
+  defaultBudget?: Budget;
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
@@ -121,6 +126,7 @@ export class SessionService {
    */
   async create(input: CreateSessionInput): Promise<{ session_id: string; meta: SessionMeta; status: SessionView['status'] }> {
     const fields = this.newSessionFields(input);
+    if (input.mcp_servers && Object.keys(input.mcp_servers).length > 0) fields.metadata[MCP_SERVERS_METADATA_KEY] = input.mcp_servers;
     await this.checkProject(input.project_path);
     const created = await this.deps.store.create(fields);
     return { ...created, status: await this.start(created.meta) };
@@ -144,10 +150,11 @@ export class SessionService {
   /** The store fields of a new session; a model the client chose is checked first (UNKNOWN_MODEL). */
   private newSessionFields(input: CreateSessionInput) {
     const model = input.model !== undefined ? this.models.resolve(input.model).ref : this.deps.defaultModel;
-    return {
-      title: input.title ?? basename(input.project_path),
-      metadata: newSessionMetadata({ project_path: input.project_path, model, ...(input.config ? { config: input.config } : {}), ...(input.owner ? { owner: input.owner } : {}) }),
-    };
+    const metadata = newSessionMetadata({ project_path: input.project_path, model, ...(input.config ? { config: input.config } : {}), ...(input.owner ? { owner: input.owner } : {}) });
+    // The gateway's default caps are part of the first settings, so the session keeps them as its own.
+    const budget = this.deps.defaultBudget;
+    if (budget) metadata[RUNTIME_KEYS.settings] = { ...(metadata[RUNTIME_KEYS.settings] as SessionSettings), budget };
+    return { title: input.title ?? basename(input.project_path), metadata };
   }
 
   /** The model new sessions get, and the providers a session may use (`scripted` is always there). */
@@ -253,8 +260,14 @@ export class SessionService {
     const { project, ...rest } = query;
     const metadata = { ...(principal !== undefined ? { [KEYS.owner]: principal } : {}), ...(project !== undefined ? { [KEYS.projectPath]: project } : {}) };
     const page = await this.deps.store.list({ ...rest, ...(Object.keys(metadata).length ? { metadata } : {}) });
-    const states = await Promise.all(page.sessions.map((m) => this.deps.commands.state(m.session_id)));
-    return { sessions: page.sessions.map((m, i) => sessionView(m, states[i])), ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) };
+    const [states, spent] = await Promise.all([Promise.all(page.sessions.map((m) => this.deps.commands.state(m.session_id))), Promise.all(page.sessions.map((m) => this.spent(m.session_id)))]);
+    return { sessions: page.sessions.map((m, i) => ({ ...sessionView(m, states[i]), spent: spent[i]! })), ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) };
+  }
+
+  /** What a session has spent, as its budget check counts it: the cost and all tokens of its recorded steps. */
+  private async spent(sessionId: string): Promise<{ cost_usd: number; tokens: number }> {
+    const { usage } = await sessionStats(this.deps.store, sessionId, { model: this.deps.defaultModel, catalog: this.catalog });
+    return { cost_usd: usage.cost_usd, tokens: usage.input + usage.output + usage.cache_read + usage.cache_write };
   }
 
   /**
@@ -428,10 +441,10 @@ export class SessionService {
   }
 
   /** Tokens, cost, message counts, steps, turns and context use of a session (get_session_stats). */
-  async stats(sessionId: string, principal?: string): Promise<SessionStats & { model: string }> {
+  async stats(sessionId: string, principal?: string): Promise<SessionStats & { model: string; budget?: Budget }> {
     const meta = await this.require(sessionId, principal);
-    const model = ((await this.deps.commands.state(sessionId))?.settings ?? this.storedSettings(meta)).model;
-    return { model, ...(await sessionStats(this.deps.store, sessionId, { model, catalog: this.catalog })) };
+    const { model, budget } = (await this.deps.commands.state(sessionId))?.settings ?? this.storedSettings(meta);
+    return { model, ...(budget ? { budget } : {}), ...(await sessionStats(this.deps.store, sessionId, { model, catalog: this.catalog })) };
   }
 
   /** The user messages of the active branch, newest last: where a fork can start (get_fork_messages). */

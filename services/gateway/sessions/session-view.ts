@@ -1,6 +1,7 @@
 import type { SessionSnapshot } from '../../../contracts/session-workflow';
 import { readSessionRecord } from '../../../contracts/session-record';
 import type { SessionMeta } from '../../../contracts/session-store/schemas';
+import type { Budget } from '../../../contracts/session-settings';
 
 /** A session as every protocol describes it: store facts plus the workflow's live state. */
 export interface SessionView {
@@ -17,6 +18,11 @@ export interface SessionView {
   started_at: number;
   updated_at: number;
   title: string;
+  name?: string;
+  /** The session's spending caps, when it has any (docs/budgets.md). */
+  budget?: Budget;
+  /** What it has spent (the list shows it against the caps). */
+  spent?: { cost_usd: number; tokens: number };
 }
 
 /**
@@ -41,5 +47,6 @@ export function sessionView(meta: SessionMeta, state: SessionSnapshot | undefine
     updated_at: meta.updated_at,
     title: meta.title,
     ...(settings.name ? { name: settings.name } : {}),
+    ...(settings.budget ? { budget: settings.budget } : {}),
   };
 }
