@@ -55,6 +55,15 @@ export const httpEventDataSchema = z.discriminatedUnion('type', [
     .object({ type: z.literal('compaction.finished'), summary: z.string().describe('Empty when there was nothing old enough to summarise.'), tokens_before: z.number().int() })
     .describe('The older conversation was summarised: later steps read the summary instead.'),
   z
+    .object({
+      type: z.literal('budget.exceeded'),
+      turn_id: z.string().optional(),
+      spent_usd: z.number().nonnegative(),
+      spent_tokens: z.number().int().nonnegative(),
+      limit: z.object({ max_cost_usd: z.number().nullable(), max_tokens: z.number().int().nullable() }),
+    })
+    .describe('The session\'s spending reached a cap before a model step: the turn waits in `waiting_budget` until the budget is raised (`PATCH …/settings {"budget": …}`) or it is interrupted (docs/budgets.md).'),
+  z
     .object({ type: z.literal('notice'), level: z.enum(['info', 'warning']), message: z.string() })
     .describe('Something a person should know that is not an error: e.g. project instructions cut to their size cap, or an instruction file that could not be read.'),
 ]);

@@ -3,6 +3,7 @@ import type { AgentEvent } from '../../../contracts/agent-events';
 import { entryIds } from '../../../contracts/workflow-ids';
 import type { StreamedEvent } from '../events/turn-stream';
 import { RETRIED_DIFFERENTLY } from '../events/step-text';
+import { budgetExceededMessage } from '../mapping/budget-message';
 import { contextTokens, type UsageTotals } from '../events/usage-totals';
 import { textContent, toolCallStart, toolResultContent } from './tool-calls';
 
@@ -38,6 +39,12 @@ export function toAcpUpdates(s: StreamedEvent, facts: AcpMapFacts): SessionUpdat
       return notice(facts, e.level, e.message);
     case 'retry.scheduled':
       return notice(facts, 'warning', `provider retry ${e.attempt}${e.max_attempts ? `/${e.max_attempts}` : ''} in ${e.delay_ms} ms: ${e.reason}`);
+    case 'budget.exceeded': {
+      // The turn waits for a person: said as a notice where the client shows them, else in the conversation.
+      const message = budgetExceededMessage(e, s.envelope.session_id);
+      if (facts.notices) return notice(facts, 'warning', message);
+      return s.silenced ? [] : [{ sessionUpdate: 'agent_message_chunk', content: text(`\n\n[strand] ${message}\n`) }];
+    }
     case 'compaction.finished':
       return notice(facts, 'info', `conversation compacted (${e.tokens_before} tokens before)`);
     default:

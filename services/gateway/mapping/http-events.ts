@@ -56,6 +56,8 @@ export function toHttpEvent(envelope: AgentEventEnvelope): HttpEvent | undefined
       return { event: 'compaction.started', data: { type: 'compaction.started', reason: e.reason } };
     case 'compaction.finished':
       return { event: 'compaction.finished', data: { type: 'compaction.finished', summary: e.summary, tokens_before: e.tokens_before } };
+    case 'budget.exceeded':
+      return { event: 'budget.exceeded', data: { type: 'budget.exceeded', ...(e.turn_id ? { turn_id: e.turn_id } : {}), spent_usd: e.spent_usd, spent_tokens: e.spent_tokens, limit: e.limit } };
     case 'notice':
       return { event: 'notice', data: { type: 'notice', level: e.level, message: e.message } };
     default:

@@ -2,6 +2,7 @@ import type { AgentEvent } from '../../../contracts/agent-events';
 import type { ChatReply, WsEvent } from '../../../contracts/ws-rpc';
 import type { StreamedEvent, TurnSummary } from '../events/turn-stream';
 import { RETRIED_DIFFERENTLY, type StepTextOut } from '../events/step-text';
+import { budgetExceededMessage } from './budget-message';
 
 /** Longest tool-argument summary shown in a tool row's header. */
 const DETAIL_MAX = 120;
@@ -64,6 +65,9 @@ export function toWsEvents(s: StreamedEvent): WsEvent[] {
           source: 'strand',
         },
       ];
+    case 'budget.exceeded':
+      // No event of this protocol says it; the notice names the caps and how to go on.
+      return [{ type: 'notice', level: 'warn', message: budgetExceededMessage(e, s.envelope.session_id), source: 'strand' }];
     case 'error':
       return [
         {
