@@ -4,6 +4,8 @@ import type { AgentEventPublisher, OutgoingEvent } from './events/publisher';
 import { createStreamModelStep, type StreamModelStepDeps } from './providers/stream-model-step';
 import type { ProviderRegistry } from './providers/registry';
 import { createSessionStoreActivities } from './store/session-activities';
+import { routeSubagentEvents } from './events/subagent-routing';
+import { createSubagentActivities } from './subagent/subagent-activities';
 import type { StorePort } from './store/store-port';
 import type { ToolLedger } from './tool-calls/ledger';
 import { createRecordToolResults } from './tool-calls/record-results';
@@ -26,8 +28,11 @@ export interface ActivityDeps extends Pick<StreamModelStepDeps, 'price' | 'syste
  * Builds every activity the workflows call. Workflows import only the type of the returned object
  * (`Activities`), never this code.
  */
-export function createActivities(deps: ActivityDeps) {
+export function createActivities(given: ActivityDeps) {
+  // A sub-agent's events go on its parent's stream, marked (docs/subagents.md).
+  const deps: ActivityDeps = { ...given, events: routeSubagentEvents(given.events) };
   return {
+    ...createSubagentActivities(deps),
     ...createSessionStoreActivities(deps.store, deps.now),
     streamModelStep: createStreamModelStep(deps),
     runTool: createRunTool({ ...deps, tools: deps.toolExecutor ?? noTools }),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { agentPhaseSchema } from './agent-phase';
 import { contentBlockSchema } from './session-store/messages';
+import { subagentMarkerSchema } from './subagents';
 
 /**
  * Canonical agent events: the one vocabulary the worker publishes to JetStream and every gateway
@@ -173,6 +174,8 @@ export const agentEventEnvelopeSchema = z.object({
   seq: z.number().int().positive().optional(),
   ts: z.number().int(),
   attempt: z.number().int().positive().optional(),
+  /** Set on a sub-agent's event on its parent's stream (docs/subagents.md): not the parent turn's own content. */
+  subagent: subagentMarkerSchema.optional(),
   event: agentEventSchema,
 });
 export type AgentEventEnvelope = z.infer<typeof agentEventEnvelopeSchema>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TASK_TOOL, taskParamsSchema } from './subagents';
 
 /**
  * The coding agent's built-in tools (design.md §6): their names, parameter schemas and the
@@ -141,6 +142,7 @@ export const TOOL_NAMES = [
   'shell_exec',
   'git_status',
   'git_diff',
+  'task',
 ] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 
@@ -223,6 +225,18 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
     description: [
       'Show uncommitted changes (staged and unstaged) against the last commit as a unified diff.',
       'Untracked files are not included: git_status lists them.',
+    ].join('\n'),
+  },
+  {
+    // Runs as a child workflow of the turn, not in the tools module (docs/subagents.md). Read-only:
+    // its sub-agent only reads, so it runs without approval where reads do (plan mode too).
+    name: TASK_TOOL,
+    readOnly: true,
+    schema: taskParamsSchema,
+    description: [
+      'Delegate a self-contained research task to a sub-agent that can only read the workspace.',
+      'The sub-agent gets read_file, list_files, search_files, git_status and git_diff, a limited number of steps, and none of this conversation: put everything it needs in `prompt`. Its final answer is the result.',
+      'Several task calls in one message run in parallel. Use it for broad searches or questions that would take many reads; do small lookups yourself.',
     ].join('\n'),
   },
 ];

@@ -4,6 +4,7 @@ import { agentPhaseSchema } from './agent-phase';
 import { promptImageRefSchema } from './prompt-images';
 import { budgetSchema, seenRequestSchema, sessionSettingsSchema, type Budget } from './session-settings';
 import { sessionStatePartSchema, type SessionStatePart } from './session-state-event';
+import { subagentRunSchema } from './subagents';
 
 /**
  * The turn workflow's contract. A turn is a child of its session workflow; it hears from clients only
@@ -48,6 +49,8 @@ export const turnWorkflowInputSchema = z.object({
    */
   thinking_before_next_step: z.boolean().optional(),
   session_part: sessionStatePartSchema.optional(),
+  /** Set when the turn runs as a sub-agent, the child of a parent turn's `task` call (docs/subagents.md). */
+  subagent: subagentRunSchema.optional(),
   /** The prompt's own caps ("per job"): the lower of these and the session's apply. Absent: the session's only. */
   budget: budgetSchema.optional(),
 });

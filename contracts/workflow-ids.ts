@@ -17,6 +17,14 @@ export function turnWorkflowId(sessionId: string, turnNumber: number): string {
   return `session:${sessionId}:turn:${turnNumber}`;
 }
 
+/**
+ * The child workflow of a `task` call (docs/subagents.md): derived from the parent turn's workflow id
+ * and the call, so a retried or replayed parent never starts a second one.
+ */
+export function subagentWorkflowId(parentTurnWorkflowId: string, toolCallId: string): string {
+  return `${parentTurnWorkflowId}:task:${toolCallId}`;
+}
+
 /** The turn id clients see and entry ids derive from (`t3:user`, `t3:s0:assistant`). */
 export function turnId(turnNumber: number): string {
   return `t${turnNumber}`;

@@ -95,6 +95,7 @@ export class JetStreamOutbox implements AgentEventPublisher {
         event: item.event,
         ...(item.turn_id !== undefined ? { turn_id: item.turn_id } : {}),
         ...(item.attempt !== undefined ? { attempt: item.attempt } : {}),
+        ...(item.subagent !== undefined ? { subagent: item.subagent } : {}),
       };
       return new Promise<PubAck>((resolve, reject) => {
         this.queue.push({ subject, data: JSON.stringify(envelope), msgID: `${sessionId}|${item.id}`, type: item.event.type, queuedAt: this.now(), resolve, reject });

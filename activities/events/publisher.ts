@@ -1,4 +1,5 @@
 import type { AgentEvent } from '../../contracts/agent-events';
+import type { SubagentMarker } from '../../contracts/subagents';
 
 /** One event to publish, with the id JetStream de-duplicates retried publishes by. */
 export interface OutgoingEvent {
@@ -6,6 +7,8 @@ export interface OutgoingEvent {
   id: string;
   turn_id?: string;
   attempt?: number;
+  /** A sub-agent's event on its parent's stream (subagent-routing.ts). */
+  subagent?: SubagentMarker;
   event: AgentEvent;
 }
 

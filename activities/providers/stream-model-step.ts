@@ -36,6 +36,8 @@ export interface StreamModelStepInput {
   approval: ApprovalPolicy;
   /** Step 0 of a turn carries the turn's first writes (see beginTurn): no separate task before the model. */
   begin?: { text: string; images?: PromptImageRef[]; last_turn: number; requests: SeenRequest[] };
+  /** A sub-agent's step: only these tools are offered (docs/subagents.md). Absent: all of them. */
+  only_tools?: string[];
 }
 
 /** Entry ids and call ids only: the message itself lives in the store, never in workflow history. */
@@ -173,6 +175,7 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
         }
         const messages = await withImageBytes(conversationOf(path), deps.images);
         const request = { model, messages, system, tools: deps.tools ?? [], thinking_level: input.thinking_level, max_output_tokens: info.max_output_tokens, signal: controller.signal };
+        if (input.only_tools) request.tools = request.tools.filter((t) => input.only_tools!.includes(t.name));
         for await (const chunk of adapter.stream(prefill ? { ...request, prefill } : request)) {
           lastChunkAt = now();
           chunks += 1;

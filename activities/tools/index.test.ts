@@ -6,7 +6,8 @@ describe('tool definitions', () => {
   test('every binding tool is defined once, with read-only marked', () => {
     expect(TOOL_DEFINITIONS.map((d) => d.name)).toEqual([...TOOL_NAMES]);
     const readOnly = TOOL_DEFINITIONS.filter((d) => d.readOnly).map((d) => d.name);
-    expect(readOnly).toEqual(['read_file', 'list_files', 'search_files', 'git_status', 'git_diff']);
+    // task runs a sub-agent that only reads (docs/subagents.md).
+    expect(readOnly).toEqual(['read_file', 'list_files', 'search_files', 'git_status', 'git_diff', 'task']);
   });
 
   test('the JSON Schema for models is a plain object schema without $schema', () => {
@@ -34,6 +35,7 @@ describe('tool definitions', () => {
       shell_exec: { props: ['command', 'timeout_s'], required: ['command'] },
       git_status: { props: [], required: [] },
       git_diff: { props: ['path'], required: [] },
+      task: { props: ['description', 'prompt'], required: ['description', 'prompt'] },
     });
     for (const s of Object.values(byName)) for (const p of Object.values(s.properties)) expect(p.description).toBeTruthy();
     expect(toolInputSchema(TOOL_DEFINITIONS[0]!.schema)).toEqual(byName.read_file);

@@ -67,6 +67,8 @@ export function createToolExecutor(opts: ToolExecutorOptions): ToolExecutor {
     shell_exec: (p, ctx) => shellExec(p, ctx, settings),
     git_status: (p, ctx) => gitStatus(p, ctx, settings),
     git_diff: (p, ctx) => gitDiff(p, ctx, settings),
+    // The turn runs task calls as child workflows (workflows/subagent); a call that reaches the tools module was misrouted.
+    task: async () => fail('task runs as a sub-agent workflow, not as a workspace tool.'),
   };
 
   return {

@@ -8,7 +8,7 @@ describe('worker tool wiring', () => {
 
   test('offers every tool with a JSON Schema, and knows which only read', () => {
     const wiring = createToolWiring({ STRAND_TOOL_OUTPUT_DIR: '/tmp/strand-tool-output-test' });
-    expect(wiring.tools.map((t) => t.name).sort()).toEqual(['delete_file', 'edit_file', 'git_diff', 'git_status', 'list_files', 'read_file', 'search_files', 'shell_exec', 'write_file']);
+    expect(wiring.tools.map((t) => t.name).sort()).toEqual(['delete_file', 'edit_file', 'git_diff', 'git_status', 'list_files', 'read_file', 'search_files', 'shell_exec', 'task', 'write_file']);
     expect(wiring.tools.every((t) => t.input_schema.type === 'object')).toBe(true);
     expect(['read_file', 'list_files', 'search_files', 'git_status', 'git_diff'].every(wiring.isReadOnly)).toBe(true);
     expect(['write_file', 'edit_file', 'delete_file', 'shell_exec', 'nope'].some(wiring.isReadOnly)).toBe(false);

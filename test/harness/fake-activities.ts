@@ -41,6 +41,13 @@ export function createRecordingActivities(
       // The fake records no usage: nothing is spent.
       return { cost_usd: 0, tokens: 0 };
     },
+    async startSubagent() {
+      // Subagents run on the real stack only (test/e2e/subagents.test.ts).
+      return { started: false as const };
+    },
+    async finishSubagent() {
+      return { is_error: true };
+    },
     async persistSessionRecord(input) {
       stored.last_turn = input.last_turn;
       stored.requests = [...input.requests];

@@ -65,6 +65,7 @@ export async function modelStepWithRetries(turn: TurnState, step: number) {
           model: input.settings.model,
           thinking_level: input.settings.thinking_level,
           approval: turn.policy,
+          ...(input.subagent ? { only_tools: input.subagent.tools } : {}),
           ...(step === 0 ? { begin: { text: input.text, ...(input.images?.length ? { images: input.images } : {}), ...input.record } } : {}),
         },
       ]);

@@ -3,6 +3,9 @@ import type { Activities } from '../../activities';
 import type { AgentEvent } from '../../contracts/agent-events';
 import { toolCallHandling } from '../../contracts/approval-policy';
 import { planModeRefusal } from '../../contracts/plan-mode';
+import { TASK_TOOL, subagentRefusal, type SubagentRun } from '../../contracts/subagents';
+import type { SessionSettings } from '../../contracts/session-settings';
+import { runTask } from '../subagent/run-task';
 import type { ApprovalPolicy } from '../../contracts/session-settings';
 import { toolDefinition } from '../../contracts/tools';
 import type { TurnProgress } from '../../contracts/turn-workflow';
@@ -51,6 +54,8 @@ export class ToolBatch {
    * read-only facts (the tool definitions), as the model step's `requires_approval`.
    */
   private readonly refused: ReadonlySet<string>;
+  /** A sub-agent's calls of tools it was not given (refused with `subagentRefusal`). */
+  private readonly notAllowed: ReadonlySet<string>;
 
   constructor(
     private readonly ctx: {
@@ -67,6 +72,9 @@ export class ToolBatch {
     readonly calls: ToolCall[],
   ) {
     this.refused = new Set(calls.filter((c) => toolCallHandling(ctx.policy, { name: c.name, readOnly: toolDefinition(c.name)?.readOnly ?? false }) === 'refuse').map((c) => c.id));
+    const allowed = ctx.subagent?.tools;
+    this.notAllowed = new Set(allowed ? calls.filter((c) => !allowed.includes(c.name)).map((c) => c.id) : []);
+    if (this.notAllowed.size > 0) this.refused = new Set([...this.refused, ...this.notAllowed]);
   }
 
   get step(): number {
@@ -85,6 +93,8 @@ export class ToolBatch {
   }
 
   async run(): Promise<void> {
+    // Nobody can answer a sub-agent's approval (they go to the parent's session): refused at once.
+    if (this.ctx.subagent) for (const c of this.pending) this.decisions.set(c.id, { approved: false, reason: 'a sub-agent cannot ask for approval' });
     const waiting = this.pending;
     if (waiting.length > 0) {
       await this.ctx.report({ phase: 'waiting_approval', step: this.ctx.step, details: waiting.map((c) => c.name).join(', '), pending_approvals: waiting.map((c) => ({ tool_call_id: c.id, tool: c.name })) });
@@ -108,7 +118,9 @@ export class ToolBatch {
     await this.ctx.report({ phase: 'tool_execution', step: this.ctx.step, details: approved.map((c) => `${c.name}${c.label ? ` ${c.label}` : ''}`).join(', ') });
     await Promise.all(
       approved.map((c) =>
-        tools.runTool.executeWithOptions({ ...TOOL_OPTIONS, summary: `${c.name}${c.label ? ` ${c.label}` : ''}` }, [
+        c.name === TASK_TOOL && !this.ctx.subagent && this.ctx.settings
+          ? runTask({ session_id: this.ctx.session_id, project_path: this.ctx.project_path, turn_id: this.ctx.turn_id, step: this.ctx.step, call_id: c.id, settings: this.ctx.settings })
+          : tools.runTool.executeWithOptions({ ...TOOL_OPTIONS, summary: `${c.name}${c.label ? ` ${c.label}` : ''}` }, [
           { session_id: this.ctx.session_id, project_path: this.ctx.project_path, turn_id: this.ctx.turn_id, step: this.ctx.step, call_id: c.id, name: c.name },
         ]),
       ),
@@ -123,7 +135,7 @@ export class ToolBatch {
   /** What became of each call, for the store; calls never decided or run count as cut off by `cut`. */
   dispositions(cut: 'aborted' | 'skipped' | undefined) {
     return this.calls.map((c) => {
-      if (this.refused.has(c.id)) return { id: c.id, name: c.name, disposition: 'refused' as const, reason: planModeRefusal(c.name) };
+      if (this.refused.has(c.id)) return { id: c.id, name: c.name, disposition: 'refused' as const, reason: this.notAllowed.has(c.id) ? subagentRefusal(c.name) : planModeRefusal(c.name) };
       const d = this.decisions.get(c.id);
       if (d?.skipped) return { id: c.id, name: c.name, disposition: 'skipped' as const };
       if (c.requires_approval && d && !d.approved) return { id: c.id, name: c.name, disposition: 'rejected' as const, ...(d.reason ? { reason: d.reason } : {}) };

@@ -129,7 +129,8 @@ export class TurnState {
     upsertIfChanged([{ key: sa.phase, value: p.phase }]);
     wf.setCurrentDetails(`step ${p.step} · ${p.phase}${p.details ? ` · ${p.details}` : ''}`);
     const parent = wf.workflowInfo().parent;
-    if (!parent) return;
+    // A sub-agent's parent is a turn, which keeps no phase of its children.
+    if (!parent || this.input.subagent) return;
     if (this.sessionPart) this.progress = p;
     // Calls waiting for approval are news the session must hold before anyone hears of them (a client
     // told so lists or answers them at once): the session publishes that state and acknowledges it.

@@ -45,6 +45,8 @@ export async function turnWorkflow(raw: TurnWorkflowInput): Promise<TurnWorkflow
   // A state this turn is still publishing (a new session part) must land before the session's own
   // state after the turn. Older turns publish no state of their own.
   if (turn.sessionPart) await wf.condition(wf.allHandlersFinished);
+  // A sub-agent stopped by its parent's abort ends cancelled, as the Temporal UI should show it.
+  if (input.subagent && outcome === 'aborted') throw new wf.CancelledFailure('the parent turn was aborted');
   return { turn_id, outcome, steps };
 }
 
@@ -54,7 +56,7 @@ async function runStep(turn: TurnState, step: number): Promise<'next' | 'stop'> 
   const sid = input.session_id;
   const result = await modelStepWithRetries(turn, step);
   if (result.tool_calls.length > 0) {
-    const ctx = { session_id: sid, project_path: input.project_path, turn_id, step, policy: turn.policy, publish: (e: Parameters<TurnState['publish']>[0]) => turn.publish(e), report: turn.report.bind(turn), steered: () => turn.steering.length > 0 };
+    const ctx = { session_id: sid, project_path: input.project_path, turn_id, step, policy: turn.policy, publish: (e: Parameters<TurnState['publish']>[0]) => turn.publish(e), report: turn.report.bind(turn), steered: () => turn.steering.length > 0, settings: input.settings, subagent: input.subagent };
     turn.batch = new ToolBatch(ctx, result.tool_calls);
     await turn.batch.run();
     const done = turn.batch;

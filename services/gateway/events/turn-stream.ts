@@ -169,6 +169,10 @@ export class TurnStream {
 
   /** Reads the next event; undefined when it is not this stream's (another turn than the one followed). */
   next(envelope: AgentEventEnvelope): StreamedEvent | undefined {
+    // A sub-agent's event (docs/subagents.md) is not the turn's content: its text is not the turn's
+    // answer, its usage is summed by the task's own result, its approvals nobody answers. Streams
+    // that show sub-agents read the marker before this (SSE maps it as `subagent` frames).
+    if (envelope.subagent) return undefined;
     const event = envelope.event;
     const turn = envelope.turn_id ?? ('turn_id' in event && typeof event.turn_id === 'string' ? event.turn_id : undefined);
     if (this.opts.only !== undefined) {

@@ -14,6 +14,13 @@ export interface HttpEvent {
  * `stream.reset` is passed on for them to replace the step's text.
  */
 export function toHttpEvent(envelope: AgentEventEnvelope): HttpEvent | undefined {
+  // A sub-agent's event (docs/subagents.md) travels as a `subagent` frame wrapping what it would be
+  // on its own: clients that do not know the name ignore it, so its text never joins the turn's.
+  if (envelope.subagent) {
+    const { subagent, ...own } = envelope;
+    const inner = toHttpEvent(own);
+    return inner && { event: 'subagent', data: { type: 'subagent', tool_call_id: subagent.tool_call_id, session_id: subagent.session_id, event: inner.event, data: inner.data } };
+  }
   const e = envelope.event;
   switch (e.type) {
     case 'session.state':
