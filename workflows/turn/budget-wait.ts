@@ -22,6 +22,8 @@ export async function awaitBudget(turn: TurnState, step: number): Promise<void> 
   const spent = await local.sessionSpent({ session_id: turn.input.session_id });
   let waited = false;
   while (hasCap(limit) && budgetReached(spent, limit)) {
+    // The step's `thinking` report left in this workflow task too: it must not reach the session after this one.
+    if (!waited) await turn.reportsDelivered();
     waited = true;
     const caps = [limit.max_cost_usd !== null ? `$${limit.max_cost_usd}` : '', limit.max_tokens !== null ? `${limit.max_tokens} tokens` : ''].filter(Boolean).join(', ');
     await turn.report({ phase: 'waiting_budget', step, details: `budget reached: spent $${spent.cost_usd} and ${spent.tokens} tokens of ${caps}` });

@@ -62,6 +62,8 @@ export class TurnState {
    * (`publishes_state`), kept current by `turnSessionPartSignal`; undefined for an older session.
    */
   sessionPart: SessionStatePart | undefined;
+  /** The delivery of the last report the session does not acknowledge (see `reportsDelivered`). */
+  private lastReport: Promise<unknown> = Promise.resolve();
   /** The last report: what a new session part is published with. */
   private progress: Omit<TurnProgress, 'turn_id' | 'report_id'> | undefined;
   /** A turn that publishes its state keeps all its events in one order (states, tool events, notices). */
@@ -108,6 +110,15 @@ export class TurnState {
     if (decision === 'always' && !this.policy.always_allow.includes(call.name)) this.policy.always_allow.push(call.name);
   }
 
+  /**
+   * Resolves once the last unacknowledged report has reached the session. Signals sent in one workflow
+   * task may arrive in any order: a report that must not be overtaken by the one before it (the
+   * `thinking` before a budget pause, sent in the same task) waits for this first.
+   */
+  reportsDelivered(): Promise<unknown> {
+    return this.lastReport;
+  }
+
   publish(events: AgentEvent[]): Promise<unknown> {
     if (this.events) return this.events.publish(events.map((event) => ({ event, turn_id: this.turnId })));
     return local.publishEvents(this.input.session_id, events.map((event) => ({ id: `${this.turnId}:${wf.uuid4()}`, turn_id: this.turnId, event })));
@@ -136,7 +147,7 @@ export class TurnState {
     // told so lists or answers them at once): the session publishes that state and acknowledges it.
     if (this.sessionPart && p.phase !== 'waiting_approval') {
       // The session only keeps its view: nothing to wait for (a session that is gone changes nothing).
-      void wf.getExternalWorkflowHandle(parent.workflowId).signal(turnProgressSignal, { turn_id: this.turnId, ...p }).catch(() => undefined);
+      this.lastReport = wf.getExternalWorkflowHandle(parent.workflowId).signal(turnProgressSignal, { turn_id: this.turnId, ...p }).catch(() => undefined);
       await this.publishState(p);
       return;
     }
