@@ -68,6 +68,10 @@ export class ToolBatch {
       report: (p: Omit<TurnProgress, 'turn_id' | 'report_id'>) => Promise<void>;
       /** True once a steering message waits: calls still waiting for approval are then skipped. */
       steered: () => boolean;
+      /** The turn's settings: a `task` call's sub-agent runs with them. */
+      settings?: SessionSettings;
+      /** Set in a sub-agent's turn: only its tools run, and nothing waits for approval (fail closed). */
+      subagent?: SubagentRun;
     },
     readonly calls: ToolCall[],
   ) {
