@@ -15,6 +15,12 @@ export const ErrorCode = {
   SESSION_NOT_FOUND: 'SESSION_NOT_FOUND',
   INVALID_TOOL_CALL: 'INVALID_TOOL_CALL',
   SESSION_BUSY: 'SESSION_BUSY',
+  /** A revert (or redo) would overwrite files someone else changed since the agent did (docs/undo.md); `details.paths` names them. */
+  REVERT_CONFLICT: 'REVERT_CONFLICT',
+  /** A redo with no revert to redo (none yet, already redone, or a new entry since dropped it). */
+  NOTHING_TO_REDO: 'NOTHING_TO_REDO',
+  /** A revert names a turn or tool call the session has no checkpoint (and no turn) for. */
+  CHECKPOINT_NOT_FOUND: 'CHECKPOINT_NOT_FOUND',
   PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
   RATE_LIMITED: 'RATE_LIMITED',
   PERMISSION_DENIED: 'PERMISSION_DENIED',

@@ -70,6 +70,7 @@ export async function serviceSpecs(config: StackConfig): Promise<Record<ServiceN
     STRAND_EDN_PORT: String(ports.edn ?? 0),
     STRAND_STORE_DATA_DIR: path.join(dataDir, 'store'),
     STRAND_TOOL_OUTPUT_DIR: path.join(dataDir, 'tool-output'),
+    STRAND_CHECKPOINT_DIR: path.join(dataDir, 'checkpoints'),
     // The gateway links jobs to their workflows in the UI this stack runs; an address set by the
     // caller (a proxy in front of the UI) wins.
     ...(config.ui && !process.env.STRAND_TEMPORAL_UI_URL ? { STRAND_TEMPORAL_UI_URL: `http://${host}:${ports.temporalUi}` } : {}),

@@ -39,6 +39,7 @@ import { sa, upsertIfChanged } from '../search-attributes';
 import { COMPACTION_OPTIONS, compaction, local, stateEvent, statePart, userCommands } from './session-events';
 import type { EventQueue } from '../event-queue';
 import type { SessionState } from './session-state';
+import { registerCheckpoints } from './session-checkpoints';
 
 /** How long an approval for a call the turn has not reported yet may wait for it. */
 const APPROVAL_ARRIVAL_MS = 3_000;
@@ -83,6 +84,7 @@ export class SessionManager {
     wf.setHandler(abortUserCommandUpdate, () => this.abortUserCommand(), { validator: () => s.validateAbortUserCommand() });
     wf.setHandler(clearQueueUpdate, () => this.clearQueue(), { validator: () => s.validateClearQueue() });
     wf.setHandler(turnProgressSignal, (p) => this.progress(p));
+    registerCheckpoints(this);
   }
 
   /** The phase and model as search attributes, so the Temporal UI lists sessions by them. */

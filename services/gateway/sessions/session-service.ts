@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
 import { MCP_SERVERS_METADATA_KEY, type McpServers } from '../../../contracts/mcp';
+import type { CheckpointCommand, CheckpointCommandResult } from '../../../contracts/checkpoints';
 import { ErrorCode, StrandError } from '../../../contracts/errors';
 import type { StoreClient } from '../../../contracts/session-store/client';
 import type { SessionMeta } from '../../../contracts/session-store/schemas';
@@ -310,6 +311,12 @@ export class SessionService {
   async runCommand(sessionId: string, cmd: UserCommand, principal?: string): Promise<UserCommandResult> {
     const meta = await this.require(sessionId, principal);
     return this.deps.commands.userCommand(this.startInfo(meta), cmd);
+  }
+
+  /** File checkpoints (docs/undo.md): listed, reverted or redone by the session's workflow on the worker. */
+  async checkpointCommand(sessionId: string, cmd: CheckpointCommand, principal?: string, requestId?: string): Promise<CheckpointCommandResult> {
+    const meta = await this.require(sessionId, principal);
+    return this.deps.commands.checkpoints(this.startInfo(meta), cmd, requestId);
   }
 
   async abortCommand(sessionId: string, principal?: string): Promise<{ stopped: boolean }> {

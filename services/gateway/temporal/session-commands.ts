@@ -6,6 +6,7 @@ import {
   type Client,
 } from '@temporalio/client';
 import { ApplicationFailure, TypedSearchAttributes, WorkflowNotFoundError } from '@temporalio/common';
+import { checkpointsUpdate, type CheckpointCommand, type CheckpointCommandResult } from '../../../contracts/checkpoints';
 import { ErrorCode, StrandError } from '../../../contracts/errors';
 import {
   abortRetryUpdate,
@@ -131,6 +132,19 @@ export class SessionCommands {
   async userCommand(info: SessionStartInfo, cmd: UserCommand, requestId?: string): Promise<UserCommandResult> {
     try {
       return await this.client().workflow.executeUpdateWithStart(userCommandUpdate, {
+        args: [cmd],
+        updateId: requestId ?? randomUUID(),
+        startWorkflowOperation: this.startOperation(info),
+      });
+    } catch (err) {
+      throw translateFailure(err);
+    }
+  }
+
+  /** Lists a session's file checkpoints, or reverts / redoes them (idle sessions only), waking a dormant one. */
+  async checkpoints(info: SessionStartInfo, cmd: CheckpointCommand, requestId?: string): Promise<CheckpointCommandResult> {
+    try {
+      return await this.client().workflow.executeUpdateWithStart(checkpointsUpdate, {
         args: [cmd],
         updateId: requestId ?? randomUUID(),
         startWorkflowOperation: this.startOperation(info),

@@ -1,0 +1,71 @@
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { checkpointListReplySchema, revertReplySchema, revertRequestSchema, type RevertResult } from '../../../contracts/checkpoints';
+import { ErrorCode as E, StrandError } from '../../../contracts/errors';
+import type { SessionService } from '../sessions/session-service';
+import { principalOf } from './auth-middleware';
+import { errors, jsonBody, jsonReply, openApiApp, readJsonBody, SESSION_READ, sessionIdParams as params } from './openapi/route-kit';
+
+const tags = ['sessions'];
+
+const list = createRoute({
+  method: 'get',
+  path: '/{id}/checkpoints',
+  operationId: 'listCheckpoints',
+  summary: 'File checkpoints of the session, oldest first',
+  description:
+    'strand extension (docs/undo.md): one row per tool call that changed files (`write_file`, `edit_file`, `delete_file`, `shell_exec`): its entry id, turn, tool, the paths it changed, when, and whether a revert undid it. `notes` say what a shell snapshot could not cover.',
+  tags,
+  request: { params },
+  responses: { 200: jsonReply(checkpointListReplySchema, 'The checkpoints.') },
+  ...errors(...SESSION_READ),
+});
+
+const revert = createRoute({
+  method: 'post',
+  path: '/{id}/revert',
+  operationId: 'revertCheckpoints',
+  summary: 'Put files back as they were before a turn or a tool call, or redo the last revert',
+  description:
+    'strand extension (docs/undo.md). `{"turn_id"}` or `{"entry_id"}`: every file the agent changed from that point on is put back (created files removed, deleted ones restored), `file.changed` is announced for each, and the active leaf moves to just before that turn\'s user message (the undone entries stay in the tree as a branch). `{"redo": true}` re-applies the last revert, files and leaf; a new prompt since drops it. Only while idle (409 SESSION_BUSY). A file changed since by someone other than the agent answers 409 REVERT_CONFLICT with `details.paths` and changes nothing, unless `"force": true`.',
+  tags,
+  middleware: readJsonBody,
+  request: { params, body: jsonBody(revertRequestSchema) },
+  responses: { 200: jsonReply(revertReplySchema, 'What was put back (or re-applied).') },
+  ...errors(...SESSION_READ, E.SESSION_BUSY, E.REVERT_CONFLICT, E.NOTHING_TO_REDO, E.CHECKPOINT_NOT_FOUND),
+});
+
+/** A refused revert as the error clients see. */
+function refusal(result: RevertResult, force: boolean): StrandError | undefined {
+  if (result.refused === 'nothing_to_redo') return new StrandError(E.NOTHING_TO_REDO, 'there is no revert to redo (none was made, it was redone, or a new prompt since dropped it)');
+  if (result.refused === 'no_checkpoint') return new StrandError(E.CHECKPOINT_NOT_FOUND, 'no checkpoint (and no turn) at that point');
+  if (result.conflicts?.length && !force) {
+    return new StrandError(E.REVERT_CONFLICT, `changed since by someone else: ${result.conflicts.join(', ')} (send "force": true to overwrite)`, { paths: result.conflicts });
+  }
+  return undefined;
+}
+
+/**
+ * `GET /api/sessions/{id}/checkpoints` and `POST /api/sessions/{id}/revert`. The gateway owns no
+ * files: both are commands to the session's workflow, which runs them as activities on the worker
+ * that keeps the checkpoints and reaches the project.
+ */
+export function checkpointRoutes(deps: { sessions: SessionService }): OpenAPIHono {
+  const app = openApiApp();
+
+  app.openapi(list, async (c) => {
+    const result = await deps.sessions.checkpointCommand(c.req.valid('param').id, { op: 'list' }, principalOf(c));
+    return c.json({ checkpoints: 'checkpoints' in result ? result.checkpoints : [] }, 200);
+  });
+
+  app.openapi(revert, async (c) => {
+    const body = c.req.valid('json');
+    const result = await deps.sessions.checkpointCommand(c.req.valid('param').id, { op: 'revert', ...body }, principalOf(c));
+    if ('checkpoints' in result) throw new StrandError(E.INTERNAL, 'unexpected answer to a revert');
+    const refused = refusal(result, body.force === true);
+    if (refused) throw refused;
+    const { refused: _r, ...reply } = result;
+    return c.json(reply, 200);
+  });
+
+  return app;
+}
