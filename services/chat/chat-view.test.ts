@@ -193,3 +193,12 @@ test('a compaction shows its summary, live and from the store; one that had noth
   const stored = blocksOfHistory([{ entry_id: 'compact:1', custom: { custom_type: 'compaction', data: { summary: 'We renamed the parser.' } } }] as any[]);
   expect(stored).toMatchObject([{ kind: 'notice', text: 'Compacted: We renamed the parser.' }]);
 });
+
+test('a turn waiting at its budget: a line with the spending, the cap and how to raise it', () => {
+  const v = new ChatView();
+  v.prompted('t1', 'go on', false);
+  v.apply({ type: 'agent.state', state: 'waiting_budget' });
+  v.apply({ type: 'budget.exceeded', turn_id: 't1', spent_usd: 1.25, spent_tokens: 9000, limit: { max_cost_usd: 1, max_tokens: null } });
+  expect(v.phase).toBe('waiting_budget');
+  expect(texts(v).at(-1)).toBe('N:budget reached: spent $1.25 and 9000 tokens of $1; the turn waits. /budget <usd> raises the dollar cap (/budget off clears both), Esc ends the turn');
+});

@@ -136,6 +136,12 @@ export class ChatView {
         this.turn = undefined;
         this.settled = this.blocks.length;
         return;
+      case 'budget.exceeded': {
+        const caps = [data.limit.max_cost_usd !== null ? `$${data.limit.max_cost_usd}` : '', data.limit.max_tokens !== null ? `${data.limit.max_tokens} tokens` : ''].filter(Boolean).join(' · ');
+        const how = data.limit.max_cost_usd !== null ? '/budget <usd> raises the dollar cap' : '/budget tokens <n> raises the token cap';
+        this.notice('warning', `budget reached: spent $${data.spent_usd} and ${data.spent_tokens} tokens of ${caps}; the turn waits. ${how} (/budget off clears both), Esc ends the turn`);
+        break;
+      }
       case 'notice':
         this.notice(data.level, data.message);
         return;

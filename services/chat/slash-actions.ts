@@ -6,7 +6,7 @@ import type { ChatController } from './chat-controller';
 import type { SessionView } from './gateway-client';
 import type { SessionWish } from './session-choice';
 import { sessionLabel } from './session-choice';
-import { helpText, planModeWanted } from './slash-commands';
+import { budgetText, budgetWanted, helpText, planModeWanted } from './slash-commands';
 
 const oneLine = (s: string, max = 70) => {
   const flat = s.replace(/\s+/g, ' ').trim();
@@ -71,6 +71,20 @@ async function setPlanMode(chat: ChatController, id: string, arg: string): Promi
   await chat.refresh();
 }
 
+/** `/budget [usd | tokens <n> | off]`: the session's spending caps (docs/budgets.md); a turn waiting at a cap continues once it is raised. */
+async function setBudget(chat: ChatController, id: string, arg: string): Promise<void> {
+  const route = `/api/sessions/${encodeURIComponent(id)}/settings`;
+  const wanted = budgetWanted(arg);
+  if (wanted === undefined) return chat.say('warning', '/budget takes a dollar amount (/budget 5), tokens <n> (/budget tokens 200000), or off');
+  if (wanted === 'show') {
+    const current = await chat.client.call<SessionSettings>('GET', route);
+    return chat.say('info', `budget: ${budgetText(current.budget)} (/budget <usd>, /budget tokens <n>, /budget off)`);
+  }
+  const changed = await chat.client.call<SessionSettings>('PATCH', route, { budget: wanted });
+  chat.say('info', `budget: ${budgetText(changed.budget)}${chat.view.phase === 'waiting_budget' ? ' — the waiting turn checks it now' : ''}`);
+  await chat.refresh();
+}
+
 async function fork(chat: ChatController, id: string, entryId: string): Promise<void> {
   const { session_id } = await chat.client.fork(id, entryId);
   await chat.open(session_id);
@@ -104,6 +118,8 @@ export async function runSlashCommand(chat: ChatController, { name, arg, known }
     }
     case 'plan':
       return setPlanMode(chat, id!, arg);
+    case 'budget':
+      return setBudget(chat, id!, arg);
     case 'compact': {
       chat.say('info', 'compacting the conversation…');
       const result = await chat.client.compact(id!, arg || undefined);

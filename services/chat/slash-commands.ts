@@ -3,6 +3,7 @@ export const SLASH_COMMANDS = [
   { name: 'model', args: '[provider/model]', description: 'pick a model, or switch to the one named' },
   { name: 'thinking', args: '[level]', description: 'pick a thinking level (off, minimal, low, medium, high, xhigh), or set it' },
   { name: 'plan', args: '[on|off]', description: 'plan mode: the agent only reads and plans (no arg: switch it over)' },
+  { name: 'budget', args: '[usd | tokens <n> | off]', description: 'the spending caps; set the dollar cap, the token cap, or clear both (a turn waiting at a cap goes on)' },
   { name: 'compact', args: '[instructions]', description: 'summarize the conversation so far to free context' },
   { name: 'fork', description: 'continue in a new session from one of your earlier prompts' },
   { name: 'tree', description: "this project's sessions and this session's fork points" },
@@ -49,6 +50,41 @@ export function planModeWanted(arg: string, current: boolean): boolean | undefin
   if (word === 'on') return true;
   if (word === 'off') return false;
   return undefined;
+}
+
+/** A change of the caps as PATCH …/settings takes it. */
+export type BudgetWish = { max_cost_usd?: number | null; max_tokens?: number | null };
+
+/**
+ * `/budget 5` → the dollar cap, `/budget tokens 200000` → the token cap, `/budget off` → both
+ * cleared; `/budget` alone → `show`; anything else → undefined (the chat says how to use it).
+ */
+export function budgetWanted(arg: string): BudgetWish | 'show' | undefined {
+  const words = arg.trim().toLowerCase().split(/\s+/).filter(Boolean);
+  if (words.length === 0) return 'show';
+  if (words.length === 1 && (words[0] === 'off' || words[0] === 'none')) return { max_cost_usd: null, max_tokens: null };
+  const number = (w: string | undefined) => (w !== undefined && /^\d+(\.\d+)?$/.test(w.replace(/^\$/, '')) ? Number(w.replace(/^\$/, '')) : undefined);
+  if (words.length === 1) {
+    const usd = number(words[0]);
+    return usd === undefined ? undefined : { max_cost_usd: usd };
+  }
+  if (words.length === 2 && words[0] === 'tokens') {
+    if (words[1] === 'off') return { max_tokens: null };
+    const n = number(words[1]);
+    return n !== undefined && Number.isInteger(n) ? { max_tokens: n } : undefined;
+  }
+  if (words.length === 2 && words[0] === 'usd') {
+    if (words[1] === 'off') return { max_cost_usd: null };
+    const usd = number(words[1]);
+    return usd === undefined ? undefined : { max_cost_usd: usd };
+  }
+  return undefined;
+}
+
+/** The caps as the chat says them: `$5 · 200000 tokens`, or `none`. */
+export function budgetText(budget: BudgetWish | undefined): string {
+  const caps = [typeof budget?.max_cost_usd === 'number' ? `$${budget.max_cost_usd}` : '', typeof budget?.max_tokens === 'number' ? `${budget.max_tokens} tokens` : ''].filter(Boolean);
+  return caps.length > 0 ? caps.join(' · ') : 'none';
 }
 
 /** What `/help` prints: the commands, then the keys. */
