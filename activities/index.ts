@@ -1,5 +1,7 @@
 import { createSessionSpent } from './budget/session-spent';
 import { createCompactSession } from './compaction/compact-session';
+import { withMcpTools } from './mcp/executor';
+import type { SessionMcp } from './mcp/session-mcp';
 import type { AgentEventPublisher, OutgoingEvent } from './events/publisher';
 import { createStreamModelStep, type StreamModelStepDeps } from './providers/stream-model-step';
 import type { ProviderRegistry } from './providers/registry';
@@ -22,6 +24,8 @@ export interface ActivityDeps extends Pick<StreamModelStepDeps, 'price' | 'syste
   /** Where tool outcomes are recorded by call before their activity completes. */
   ledger: ToolLedger;
   now?: () => number;
+  /** The sessions' MCP servers: their tools are offered to the model and `mcp__…` calls run on them. */
+  mcp?: SessionMcp;
 }
 
 /**
@@ -35,7 +39,7 @@ export function createActivities(given: ActivityDeps) {
     ...createSubagentActivities(deps),
     ...createSessionStoreActivities(deps.store, deps.now),
     streamModelStep: createStreamModelStep(deps),
-    runTool: createRunTool({ ...deps, tools: deps.toolExecutor ?? noTools }),
+    runTool: createRunTool({ ...deps, tools: deps.mcp ? withMcpTools(deps.toolExecutor ?? noTools, deps.mcp) : (deps.toolExecutor ?? noTools) }),
     runUserCommand: createRunUserCommand({ ...deps, tools: deps.toolExecutor ?? noTools }),
     recordToolResults: createRecordToolResults(deps),
     compactSession: createCompactSession(deps),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ErrorCode } from './errors';
+import { mcpServersSchema } from './mcp';
 import { modelIdSchema } from './models';
 import { MAX_PROMPT_IMAGES, promptImageUploadSchema } from './prompt-images';
 import { approvalPolicyChangeSchema, budgetChangeSchema, budgetSchema, thinkingLevelSchema } from './session-settings';
@@ -22,6 +23,8 @@ export const createSessionBodySchema = z.object({
     })
     .strict()
     .optional(),
+  /** The session's own MCP servers (docs/mcp.md), by name; env and header values are never returned. */
+  mcp_servers: mcpServersSchema.optional(),
 });
 export type CreateSessionBody = z.infer<typeof createSessionBodySchema>;
 

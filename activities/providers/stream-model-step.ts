@@ -4,6 +4,7 @@ import type { EventUsage } from '../../contracts/agent-events';
 import type { ApprovalPolicy, SeenRequest } from '../../contracts/session-settings';
 import type { PromptImageRef } from '../../contracts/prompt-images';
 import { requiresApproval } from '../../contracts/approval-policy';
+import { isMcpToolName } from '../../contracts/mcp';
 import type { ContentBlock, StopReason } from '../../contracts/session-store/messages';
 import { parseModelId } from '../../contracts/models';
 import { entryIds } from '../../contracts/workflow-ids';
@@ -21,6 +22,7 @@ import { withImageBytes, type PromptImageReader } from './image-bytes';
 import { planRetriedStep } from './continuation';
 import { toProviderFailure } from './provider-failure';
 import type { ProviderRegistry } from './registry';
+import type { SessionMcp } from '../mcp/session-mcp';
 import { ProviderError, type ProviderTool, type ProviderUsage, type ThinkingLevel } from './types';
 
 export interface StreamModelStepInput {
@@ -44,7 +46,8 @@ export interface StreamModelStepInput {
 export interface StreamModelStepResult {
   entry_id: string;
   stop_reason: StopReason;
-  tool_calls: Array<{ id: string; name: string; requires_approval: boolean; label?: string }>;
+  /** `read_only` is given for MCP tools (their server's annotation), which the workflow cannot look up. */
+  tool_calls: Array<{ id: string; name: string; requires_approval: boolean; label?: string; read_only?: boolean }>;
   /** Tokens the step's context took (input, cached and output): what the next step starts from. */
   context_tokens: number;
   /** The model's context window (catalog, or default limits for an unknown model). */
@@ -80,6 +83,8 @@ export interface StreamModelStepDeps {
   publishedText?: PublishedText;
   /** Where prompt images' bytes are (the user message holds references); without it they are left out with a note. */
   images?: PromptImageReader;
+  /** The session's MCP servers (activities/mcp): their tools are offered beside `tools`, a server that cannot be had is a notice. */
+  mcp?: Pick<SessionMcp, 'stepTools'>;
 }
 
 /**
@@ -123,7 +128,12 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
         context_tokens: (u?.input ?? 0) + (u?.output ?? 0) + (u?.cache_read ?? 0) + (u?.cache_write ?? 0),
         context_window: info.context_window,
       });
-      const needsApproval = (tool: string) => requiresApproval(input.approval, { name: tool, readOnly: deps.isReadOnly?.(tool) ?? false });
+      // Listed at every step (servers start lazily, a dead one again at the next turn); failures degrade to notices.
+      const mcpTools = deps.mcp ? deps.mcp.stepTools(input) : Promise.resolve(undefined);
+      mcpTools.catch(() => undefined);
+      let mcpReadOnly: ReadonlyMap<string, boolean> = new Map();
+      const isReadOnly = (tool: string) => mcpReadOnly.get(tool) ?? deps.isReadOnly?.(tool) ?? false;
+      const needsApproval = (tool: string) => requiresApproval(input.approval, { name: tool, readOnly: isReadOnly(tool) });
       // Settings hold only ids that passed modelIdSchema, so this parse cannot fail here.
       const { provider, model: modelName } = parseModelId(input.model);
 
@@ -137,8 +147,9 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
       ]);
       if (existing && existing.entry.kind === 'message' && existing.entry.message.role === 'assistant') {
         const m = existing.entry.message;
+        mcpReadOnly = (await mcpTools.catch(() => undefined))?.readOnly ?? mcpReadOnly;
         await announce(m.content, m.stop_reason, m.usage ? usageOf(m.usage) : undefined);
-        return result(entryId, m.content, m.stop_reason, needsApproval, contextOf(m.usage ?? undefined));
+        return result(entryId, m.content, m.stop_reason, needsApproval, contextOf(m.usage ?? undefined), mcpReadOnly);
       }
       const assembler = new MessageAssembler();
       const controller = new AbortController();
@@ -174,7 +185,13 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
           await stream.push({ id: `${input.turn_id}:unknown-model`, ...base, event: { type: 'notice', level: 'warning', message: `${input.model} is not in the model catalog: default limits (${info.context_window} tokens context, ${info.max_output_tokens} output) and no price (cost shows as 0)` } });
         }
         const messages = await withImageBytes(conversationOf(path), deps.images);
-        const request = { model, messages, system, tools: deps.tools ?? [], thinking_level: input.thinking_level, max_output_tokens: info.max_output_tokens, signal: controller.signal };
+        const mcp = await mcpTools;
+        if (mcp) {
+          mcpReadOnly = mcp.readOnly;
+          // One notice per server and turn (the id), however many steps find it down.
+          for (const f of mcp.failures) await stream.push({ id: `${input.turn_id}:mcp:${f.server}`, ...base, event: { type: 'notice', level: 'warning', message: `MCP server ${f.server}: ${f.error}` } });
+        }
+        const request = { model, messages, system, tools: [...(deps.tools ?? []), ...(mcp?.tools ?? [])], thinking_level: input.thinking_level, max_output_tokens: info.max_output_tokens, signal: controller.signal };
         if (input.only_tools) request.tools = request.tools.filter((t) => input.only_tools!.includes(t.name));
         for await (const chunk of adapter.stream(prefill ? { ...request, prefill } : request)) {
           lastChunkAt = now();
@@ -230,7 +247,7 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
         }),
       ));
       await announce(assembler.blocks, done.stop_reason, usage);
-      return result(entryId, assembler.blocks, done.stop_reason, needsApproval, contextOf(done.usage));
+      return result(entryId, assembler.blocks, done.stop_reason, needsApproval, contextOf(done.usage), mcpReadOnly);
 
       async function announce(content: ContentBlock[], stop: StopReason, usage: EventUsage | undefined) {
         const text = content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
@@ -287,11 +304,13 @@ function result(
   stop: StopReason,
   needsApproval: (tool: string) => boolean,
   context: { context_tokens: number; context_window: number },
+  mcpReadOnly: ReadonlyMap<string, boolean>,
 ): StreamModelStepResult {
   const tool_calls = content.flatMap((b) => {
     if (b.type !== 'function_call') return [];
     const label = labelOf(b.arguments);
-    return [{ id: b.id, name: b.function_id, requires_approval: needsApproval(b.function_id), ...(label ? { label } : {}) }];
+    const readOnly = isMcpToolName(b.function_id) ? { read_only: mcpReadOnly.get(b.function_id) ?? false } : {};
+    return [{ id: b.id, name: b.function_id, requires_approval: needsApproval(b.function_id), ...(label ? { label } : {}), ...readOnly }];
   });
   return { entry_id, stop_reason: stop, tool_calls, ...context };
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { NatsConnection } from 'nats';
+import type { ContentBlock } from '../../contracts/session-store/messages';
 
 /** A tool call's outcome as the model will read it. */
 export interface ToolOutcome {
@@ -7,6 +8,8 @@ export interface ToolOutcome {
   is_error: boolean;
   details?: Record<string, unknown>;
   file_changes?: Array<{ path: string; operation: 'write' | 'edit' | 'delete' }>;
+  /** The result's content blocks when text alone would lose something (an MCP tool's images); `content` is then their text. */
+  blocks?: ContentBlock[];
 }
 
 /**

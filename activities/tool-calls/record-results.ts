@@ -46,7 +46,7 @@ export function createRecordToolResults(deps: { store: StorePort; events: AgentE
             role: 'function_result',
             function_call_id: call.id,
             function_id: call.name,
-            content: [{ type: 'text', text: outcome.content }],
+            content: outcome.blocks ?? [{ type: 'text', text: outcome.content }],
             ...(outcome.details ? { details: outcome.details } : {}),
             is_error: outcome.is_error,
             timestamp: now(),

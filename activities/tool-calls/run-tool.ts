@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { CancelledFailure } from '@temporalio/common';
 import type { AgentEvent } from '../../contracts/agent-events';
+import { isMcpToolName } from '../../contracts/mcp';
 import { entryIds } from '../../contracts/workflow-ids';
 import type { AgentEventPublisher } from '../events/publisher';
 import { StreamPublisher } from '../events/stream-publisher';
@@ -14,7 +15,7 @@ export interface ToolExecutorPort {
   execute(
     name: string,
     params: unknown,
-    ctx: { workspace: string; signal: AbortSignal; onOutput?: (chunk: string) => void; attempt?: number },
+    ctx: { workspace: string; signal: AbortSignal; onOutput?: (chunk: string) => void; attempt?: number; session_id?: string; turn_id?: string },
   ): Promise<ToolOutcome>;
 }
 
@@ -65,7 +66,8 @@ export function createRunTool(deps: RunToolDeps) {
       await announce(recorded);
       return { is_error: recorded.is_error };
     }
-    if (ctx.info.attempt > 1 && NOT_REPEATABLE.has(input.name)) {
+    // An MCP tool's effects are unknown to strand: like a shell command, it is not run twice.
+    if (ctx.info.attempt > 1 && (NOT_REPEATABLE.has(input.name) || isMcpToolName(input.name))) {
       const outcome: ToolOutcome = {
         content: `${input.name} was interrupted: the worker running it stopped before it finished, so it was not run again. Check the workspace state before running it again.`,
         is_error: true,
@@ -89,6 +91,8 @@ export function createRunTool(deps: RunToolDeps) {
     try {
       outcome = await deps.tools.execute(input.name, params, {
         workspace: input.project_path,
+        session_id: input.session_id,
+        turn_id: input.turn_id,
         signal: controller.signal,
         // A re-run knows it may find its own earlier edit already applied.
         attempt: ctx.info.attempt,

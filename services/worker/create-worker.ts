@@ -4,6 +4,9 @@ import { createActivities } from '../../activities';
 import type { AgentEventPublisher } from '../../activities/events/publisher';
 import { createKvToolLedger } from '../../activities/tool-calls/ledger';
 import { createToolWiring } from './tool-wiring';
+import { McpPool } from '../../activities/mcp/pool';
+import { SessionMcp } from '../../activities/mcp/session-mcp';
+import { createMcpStatusKv } from '../../contracts/mcp-status-kv';
 import { createNatsTurnCancelChannel } from '../../activities/events/turn-cancel';
 import { createJetStreamPublishedText } from '../../activities/events/jetstream-published-text';
 import { createProviderRegistry } from '../../activities/providers/registry';
@@ -54,8 +57,12 @@ export async function createStrandWorker(opts: WorkerOptions): Promise<Worker> {
   const sharedBackoff = sharedBackoffEnabled(process.env) ? createKvSharedBackoff(opts.nc, { log: (level, m) => backoffLog[level](m) }) : undefined;
   const providers = createProviderRegistry({ env: process.env, catalog, scriptedOptions: { deltaDelayMs: opts.scriptedDeltaDelayMs }, ...(sharedBackoff ? { sharedBackoff } : {}) });
   const telemetry = opts.telemetry ? workerTelemetry(opts.telemetry) : undefined;
+  const store = new StoreClient(opts.nc);
+  // The sessions' MCP servers (docs/mcp.md): connections live in this worker, their state goes to a KV bucket for GET …/mcp.
+  const mcp = new SessionMcp({ pool: new McpPool(), store, status: await createMcpStatusKv(opts.nc) });
   const activities = createActivities({
-    store: new StoreClient(opts.nc),
+    store,
+    mcp,
     events: telemetry ? telemetry.publisher(opts.events) : opts.events,
     providers,
     price: (model, usage) => providers.price(model, usage),

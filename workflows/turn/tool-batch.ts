@@ -31,6 +31,8 @@ export interface ToolCall {
   requires_approval: boolean;
   /** A short label for the UI (the path, pattern or command), when the call has one. */
   label?: string;
+  /** An MCP tool's read-only annotation (the model step knows it); built-in tools are looked up. */
+  read_only?: boolean;
 }
 
 export interface Decision {
@@ -75,7 +77,7 @@ export class ToolBatch {
     },
     readonly calls: ToolCall[],
   ) {
-    this.refused = new Set(calls.filter((c) => toolCallHandling(ctx.policy, { name: c.name, readOnly: toolDefinition(c.name)?.readOnly ?? false }) === 'refuse').map((c) => c.id));
+    this.refused = new Set(calls.filter((c) => toolCallHandling(ctx.policy, { name: c.name, readOnly: c.read_only ?? toolDefinition(c.name)?.readOnly ?? false }) === 'refuse').map((c) => c.id));
     const allowed = ctx.subagent?.tools;
     this.notAllowed = new Set(allowed ? calls.filter((c) => !allowed.includes(c.name)).map((c) => c.id) : []);
     if (this.notAllowed.size > 0) this.refused = new Set([...this.refused, ...this.notAllowed]);

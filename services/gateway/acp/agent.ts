@@ -3,6 +3,7 @@ import * as acp from '@agentclientprotocol/sdk';
 import type { Logger } from '../../common/logger';
 import type { SessionService } from '../sessions/session-service';
 import { toRequestError } from './errors';
+import { mcpServersOf } from './mcp-servers';
 import type { AcpClientLink } from './live-session';
 import type { AcpLiveSession } from './live-session';
 import { openSession, sessionConfigOptions } from './open-session';
@@ -69,7 +70,8 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; close()
           // capability is per connection), so an image for a model that takes none is refused by
           // session/prompt with -32602 naming the model (docs/acp.md).
           promptCapabilities: { image: true, audio: false, embeddedContext: true },
-          mcpCapabilities: { http: false, sse: false },
+          // stdio and Streamable HTTP servers from session/new run in the worker (docs/mcp.md); SSE is not supported.
+          mcpCapabilities: { http: true, sse: false },
         },
         authMethods: auth.enabled
           ? [{ id: TOKEN_AUTH_METHOD, name: 'STRAND_TOKEN', description: 'strand reads its access token from the STRAND_TOKEN environment variable of the agent process; sessions belong to that token\'s principal' }]
@@ -85,7 +87,8 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; close()
     .onRequest(acp.methods.agent.session.new, ({ params, client }) =>
       serve('session/new', {}, async (sessions) => {
         const project = path.resolve(deps.baseDir, params.cwd);
-        const created = await sessions.create({ project_path: project, ...(auth.principal !== undefined && auth.enabled ? { owner: auth.principal } : {}) });
+        const mcp_servers = mcpServersOf(params.mcpServers);
+        const created = await sessions.create({ project_path: project, mcp_servers, ...(auth.principal !== undefined && auth.enabled ? { owner: auth.principal } : {}) });
         const opened = await openSession({ sessions, principal: principalOf(auth), log, client: link(client) }, created.session_id, false);
         live.set(created.session_id, opened.live);
         opened.afterAnswer();
