@@ -45,6 +45,8 @@ export class ChatView {
   private readonly steps = new StepTexts();
   private readonly index = new Map<string, number>();
   private noticeCount = 0;
+  /** How a person goes on from a budget pause, in this client's words (the web page says Settings; strand chat /budget). */
+  budgetHint = (cap: 'usd' | 'tokens'): string => `${cap === 'usd' ? '/budget <usd> raises the dollar cap' : '/budget tokens <n> raises the token cap'} (/budget off clears both), Esc ends the turn`;
   /** Bumped by every change, so a renderer knows to draw again. */
   version = 0;
 
@@ -138,8 +140,7 @@ export class ChatView {
         return;
       case 'budget.exceeded': {
         const caps = [data.limit.max_cost_usd !== null ? `$${data.limit.max_cost_usd}` : '', data.limit.max_tokens !== null ? `${data.limit.max_tokens} tokens` : ''].filter(Boolean).join(' · ');
-        const how = data.limit.max_cost_usd !== null ? '/budget <usd> raises the dollar cap' : '/budget tokens <n> raises the token cap';
-        this.notice('warning', `budget reached: spent $${data.spent_usd} and ${data.spent_tokens} tokens of ${caps}; the turn waits. ${how} (/budget off clears both), Esc ends the turn`);
+        this.notice('warning', `budget reached: spent $${data.spent_usd} and ${data.spent_tokens} tokens of ${caps}; the turn waits. ${this.budgetHint(data.limit.max_cost_usd !== null ? 'usd' : 'tokens')}`);
         break;
       }
       case 'notice':

@@ -35,6 +35,8 @@ export interface SettingsPatch {
   auto_compaction?: boolean;
   approval?: Partial<SessionSettings['approval']>;
   name?: string;
+  /** Spending caps: given fields replace, null clears one (docs/budgets.md). */
+  budget?: { max_cost_usd?: number | null; max_tokens?: number | null };
 }
 
 /** Called on every 401: the token is missing or refused. */

@@ -53,6 +53,7 @@ export class ChatSession {
   private eventTurn: string | undefined;
 
   constructor(readonly id: string) {
+    this.view.budgetHint = () => 'Raise it in Settings → Budget to continue, or Stop the turn';
     this.stream = followEvents(id, {
       onEvent: (_seq, data) => this.apply(data),
       onState: (state) => {

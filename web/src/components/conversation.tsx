@@ -121,6 +121,8 @@ function phaseText(phase: string): string {
       return 'retrying the model step…';
     case 'compacting':
       return 'compacting the conversation…';
+    case 'waiting_budget':
+      return 'waiting for a higher budget (Settings → Budget)';
     default:
       return 'working…';
   }

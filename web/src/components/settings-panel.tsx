@@ -8,12 +8,33 @@ import type { ChatSession } from '../chat-session';
  * once; what shows is what the gateway answered, and a change made elsewhere shows after the session
  * announces it (chat-session.ts reads the settings again). Esc inside it closes it.
  */
+const capText = (cap: number | null | undefined) => (typeof cap === 'number' ? String(cap) : '');
+
 export function SettingsPanel({ chat, onClose, onRenamed }: { chat: ChatSession; onClose: () => void; onRenamed: () => Promise<void> }) {
   const s = chat.settings;
   const [name, setName] = useState(s?.name ?? '');
   const [timeout, setTimeoutText] = useState(String(s?.approval.timeout_s ?? ''));
   useEffect(() => setName(s?.name ?? ''), [s?.name]);
   useEffect(() => setTimeoutText(String(s?.approval.timeout_s ?? '')), [s?.approval.timeout_s]);
+  const [usd, setUsd] = useState(capText(s?.budget?.max_cost_usd));
+  const [tokens, setTokens] = useState(capText(s?.budget?.max_tokens));
+  useEffect(() => setUsd(capText(s?.budget?.max_cost_usd)), [s?.budget?.max_cost_usd]);
+  useEffect(() => setTokens(capText(s?.budget?.max_tokens)), [s?.budget?.max_tokens]);
+
+  /** A cap field left: empty clears the cap, a number sets it, anything else goes back to what is set. */
+  const saveCap = (field: 'max_cost_usd' | 'max_tokens', text: string, reset: (t: string) => void) => {
+    const current = s?.budget?.[field] ?? null;
+    const value = text.trim() === '' ? null : Number(text);
+    if (!s || value === current) return;
+    if (value !== null && (!Number.isFinite(value) || value < 0 || (field === 'max_tokens' && !Number.isInteger(value)))) return reset(capText(current));
+    void chat.changeSettings({ budget: { [field]: value } });
+  };
+  const capKeys = (save: () => void) => (e: KeyboardEvent) => {
+    if (e.key === 'Enter') {
+      e.preventDefault();
+      save();
+    }
+  };
 
   const saveTimeout = () => {
     const seconds = Number(timeout);
@@ -117,6 +138,19 @@ export function SettingsPanel({ chat, onClose, onRenamed }: { chat: ChatSession;
                 <option value="approve">approve the call</option>
               </select>
             </div>
+          </fieldset>
+
+          <fieldset>
+            <legend>Budget</legend>
+            <div class="setting-row">
+              <label for="budget-usd">Dollar cap (empty: none)</label>
+              <input id="budget-usd" type="number" min={0} step="any" value={usd} onInput={(e) => setUsd(e.currentTarget.value)} onBlur={() => saveCap('max_cost_usd', usd, setUsd)} onKeyDown={capKeys(() => saveCap('max_cost_usd', usd, setUsd))} />
+            </div>
+            <div class="setting-row">
+              <label for="budget-tokens">Token cap (empty: none)</label>
+              <input id="budget-tokens" type="number" min={0} step={1} value={tokens} onInput={(e) => setTokens(e.currentTarget.value)} onBlur={() => saveCap('max_tokens', tokens, setTokens)} onKeyDown={capKeys(() => saveCap('max_tokens', tokens, setTokens))} />
+            </div>
+            <p class="setting-note">Before each model step the session's spending so far is checked: at a cap the turn waits until it is raised or the turn is stopped.</p>
           </fieldset>
 
           <fieldset>

@@ -67,6 +67,8 @@ export function StatusBar({ chat }: { chat: ChatSession }) {
       </span>
       <span class="stats" aria-label="Usage">
         {count(input)} in · {count(output)} out · ${cost.toFixed(4)}
+        {typeof stats?.budget?.max_cost_usd === 'number' && ` of $${stats.budget.max_cost_usd}`}
+        {typeof stats?.budget?.max_tokens === 'number' && ` · ${count(input + output + stats.usage.cache_read + stats.usage.cache_write)} of ${count(stats.budget.max_tokens)} tokens`}
         {stats && stats.context.window > 0 && ` · context ${Math.round(stats.context.share * 100)}% of ${count(stats.context.window)}`}
       </span>
     </footer>
