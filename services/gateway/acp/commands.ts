@@ -70,6 +70,7 @@ async function run({ name, arg }: { name: string; arg: string }, { sessions, ses
         `model ${view.model}, thinking ${view.thinking_level}`,
         `${stats.usage.input} tokens in, ${stats.usage.output} out, $${stats.usage.cost_usd.toFixed(4)}; context ${Math.round(stats.context.share * 100)}% of ${stats.context.window}`,
         `${view.message_count} messages, ${view.queue_length} queued`,
+        ...(stats.budget ? [`budget ${[typeof stats.budget.max_cost_usd === 'number' ? `$${stats.budget.max_cost_usd}` : '', typeof stats.budget.max_tokens === 'number' ? `${stats.budget.max_tokens} tokens` : ''].filter(Boolean).join(', ')} (spent $${stats.usage.cost_usd.toFixed(4)}, ${stats.usage.input + stats.usage.output + stats.usage.cache_read + stats.usage.cache_write} tokens)`] : []),
       ].join('\n');
     }
     default:

@@ -77,6 +77,8 @@ export const readOps: Record<string, OpHandler> = {
         steps: s.steps,
         turns: s.turns,
         context: { tokens: s.context.tokens, window: s.context.window, share: s.context.share },
+        // The caps `tokens` total and `cost` are checked against (docs/budgets.md); nil for no cap.
+        ...(s.budget ? { budget: { 'max-cost-usd': s.budget.max_cost_usd ?? null, 'max-tokens': s.budget.max_tokens ?? null } } : {}),
       },
     };
   }),
