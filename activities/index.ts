@@ -1,4 +1,5 @@
 import { createSessionSpent } from './budget/session-spent';
+import { createCheckpointActivities, type CheckpointWiring } from './checkpoints';
 import { createCompactSession } from './compaction/compact-session';
 import { withMcpTools } from './mcp/executor';
 import type { SessionMcp } from './mcp/session-mcp';
@@ -24,6 +25,8 @@ export interface ActivityDeps extends Pick<StreamModelStepDeps, 'price' | 'syste
   /** Where tool outcomes are recorded by call before their activity completes. */
   ledger: ToolLedger;
   now?: () => number;
+  /** File checkpoints (docs/undo.md): taken around changing tools, reverted on request. */
+  checkpoints?: CheckpointWiring;
   /** The sessions' MCP servers: their tools are offered to the model and `mcp__…` calls run on them. */
   mcp?: SessionMcp;
 }
@@ -39,9 +42,10 @@ export function createActivities(given: ActivityDeps) {
     ...createSubagentActivities(deps),
     ...createSessionStoreActivities(deps.store, deps.now),
     streamModelStep: createStreamModelStep(deps),
-    runTool: createRunTool({ ...deps, tools: deps.mcp ? withMcpTools(deps.toolExecutor ?? noTools, deps.mcp) : (deps.toolExecutor ?? noTools) }),
+    runTool: createRunTool({ ...deps, ...(deps.checkpoints ? { toolCheckpoints: deps.checkpoints.tools } : {}), tools: deps.mcp ? withMcpTools(deps.toolExecutor ?? noTools, deps.mcp) : (deps.toolExecutor ?? noTools) }),
     runUserCommand: createRunUserCommand({ ...deps, tools: deps.toolExecutor ?? noTools }),
     recordToolResults: createRecordToolResults(deps),
+    ...createCheckpointActivities(deps.checkpoints, deps.events, deps.now),
     compactSession: createCompactSession(deps),
     /** A session's spent cost and tokens, read before a model step of a turn with a budget. */
     sessionSpent: createSessionSpent(deps.store),

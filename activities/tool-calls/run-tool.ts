@@ -3,6 +3,7 @@ import { CancelledFailure } from '@temporalio/common';
 import type { AgentEvent } from '../../contracts/agent-events';
 import { isMcpToolName } from '../../contracts/mcp';
 import { entryIds } from '../../contracts/workflow-ids';
+import type { ToolCheckpoints } from '../checkpoints/tool-checkpoints';
 import type { AgentEventPublisher } from '../events/publisher';
 import { StreamPublisher } from '../events/stream-publisher';
 import type { TurnCancelChannel } from '../events/turn-cancel';
@@ -37,6 +38,8 @@ export interface RunToolDeps {
   heartbeatMs?: number;
   /** The fast path of an abort (NATS); Temporal's cancellation is the durable one. */
   cancels?: TurnCancelChannel;
+  /** Records what write/edit/delete/shell change, before they change it (docs/undo.md). */
+  toolCheckpoints?: ToolCheckpoints;
 }
 
 /** Tools that change the world in ways a second run could double (a command may append, push, deploy…). */
@@ -73,8 +76,10 @@ export function createRunTool(deps: RunToolDeps) {
         is_error: true,
         details: { interrupted: true },
       };
-      await deps.ledger.put(key, outcome);
-      await announce(outcome);
+      // Its checkpoint was begun before the worker stopped: what the command changed is still recorded.
+      const checked = await checkpointed(outcome, {}, await argumentsOf(input), new AbortController().signal);
+      await deps.ledger.put(key, checked);
+      await announce(checked);
       return { is_error: true };
     }
 
@@ -85,6 +90,7 @@ export function createRunTool(deps: RunToolDeps) {
     ctx.heartbeat({ chunks });
     let outcome: ToolOutcome;
     const controller = new AbortController();
+    const began = await checkpointBegin(params, controller.signal);
     const onCancel = () => controller.abort(ctx.cancellationSignal.reason);
     ctx.cancellationSignal.addEventListener('abort', onCancel, { once: true });
     const unwatch = deps.cancels?.watch(input.session_id, input.turn_id, () => controller.abort(new CancelledFailure('the user aborted the turn')));
@@ -103,7 +109,8 @@ export function createRunTool(deps: RunToolDeps) {
       });
     } catch (err) {
       if (!controller.signal.aborted) throw err;
-      const aborted: ToolOutcome = { content: `${input.name} was stopped: the user aborted the turn.`, is_error: true, details: { aborted: true } };
+      // What the stopped tool changed before it stopped is still recorded (a fresh signal: this one fired).
+      const aborted = await checkpointed({ content: `${input.name} was stopped: the user aborted the turn.`, is_error: true, details: { aborted: true } }, began, params, new AbortController().signal);
       await deps.ledger.put(key, aborted);
       await stream.flush().catch(() => undefined);
       await announce(aborted);
@@ -114,9 +121,20 @@ export function createRunTool(deps: RunToolDeps) {
       ctx.cancellationSignal.removeEventListener('abort', onCancel);
     }
     await stream.flush();
+    outcome = await checkpointed(outcome, began, params, controller.signal);
     await deps.ledger.put(key, outcome);
     await announce(outcome);
     return { is_error: outcome.is_error };
+
+    function checkpointRef(params: unknown) {
+      return { session_id: input.session_id, turn_id: input.turn_id, entry_id: entryIds.tool(input.turn_id, input.step, input.call_id), tool: input.name, params, workspace: input.project_path };
+    }
+    async function checkpointBegin(params: unknown, signal: AbortSignal): Promise<{ failed?: string }> {
+      return deps.toolCheckpoints ? deps.toolCheckpoints.begin(checkpointRef(params), signal) : {};
+    }
+    async function checkpointed(outcome: ToolOutcome, began: { failed?: string }, params: unknown, signal: AbortSignal): Promise<ToolOutcome> {
+      return deps.toolCheckpoints ? deps.toolCheckpoints.finish(checkpointRef(params), outcome, began, signal) : outcome;
+    }
 
     async function announce(outcome: ToolOutcome) {
       const events: Array<{ id: string; event: AgentEvent }> = (outcome.file_changes ?? []).map((c, i) => ({

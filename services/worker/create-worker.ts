@@ -1,6 +1,7 @@
 import { Worker, type NativeConnection, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { NatsConnection } from 'nats';
 import { createActivities } from '../../activities';
+import { createWorkerCheckpoints } from '../../activities/checkpoints';
 import type { AgentEventPublisher } from '../../activities/events/publisher';
 import { createKvToolLedger } from '../../activities/tool-calls/ledger';
 import { createToolWiring } from './tool-wiring';
@@ -68,6 +69,8 @@ export async function createStrandWorker(opts: WorkerOptions): Promise<Worker> {
     price: (model, usage) => providers.price(model, usage),
     modelInfo: modelInfo(catalog),
     ledger: await createKvToolLedger(opts.nc),
+    // File checkpoints for undo (docs/undo.md), outside any project: STRAND_CHECKPOINT_DIR.
+    checkpoints: createWorkerCheckpoints(opts.nc, store, (m) => backoffLog.warn(m)),
     ...createToolWiring(),
     cancels: createNatsTurnCancelChannel(opts.nc),
     publishedText: createJetStreamPublishedText(opts.nc),

@@ -98,6 +98,13 @@ export function createRecordingActivities(
       toolResults.push({ step: input.step, calls: input.calls.map((c) => ({ id: c.id, disposition: c.disposition, ...(c.reason ? { reason: c.reason } : {}) })) });
       return { entry_ids: input.calls.map((c) => `${input.turn_id}:s${input.step}:tool:${c.id}`) };
     },
+    // Checkpoints (docs/undo.md) live on a real worker's disk; workflow tests without one see none.
+    async listCheckpoints() {
+      return [];
+    },
+    async revertCheckpoints() {
+      return { files: [], entry_ids: [], refused: 'no_checkpoint' as const };
+    },
     async publishEvents(sessionId, events) {
       for (const event of events) published.push({ sessionId, event });
       return { first_seq: published.length - events.length + 1 };

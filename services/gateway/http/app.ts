@@ -18,6 +18,7 @@ import { openApiApp } from './openapi/route-kit';
 import { transcriptsRoutes } from './transcripts-routes';
 import type { Transcripts } from '../transcripts/transcripts';
 import { settingsRoutes } from './settings-routes';
+import { checkpointRoutes } from './checkpoint-routes';
 import { mcpRoutes } from './mcp-routes';
 import { sessionsRoutes, type SessionsDeps } from './sessions-routes';
 import { agentRoutes } from './agent-routes';
@@ -70,6 +71,7 @@ export function createHttpApp(deps: HttpDeps): OpenAPIHono {
   app.route('/api/sessions', agentRoutes(deps));
   app.route('/api/sessions', approvalsRoutes(deps));
   app.route('/api/sessions', settingsRoutes(deps));
+  app.route('/api/sessions', checkpointRoutes(deps)); // file checkpoints: list, revert, redo (docs/undo.md)
   app.route('/api/sessions', mcpRoutes(deps));
   app.route('/api/jobs', jobsRoutes(deps));
   app.route('/api/operator', operatorRoutes(deps));
