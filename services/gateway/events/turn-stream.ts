@@ -1,5 +1,6 @@
 import type { AgentEvent, AgentEventEnvelope } from '../../../contracts/agent-events';
 import { StepTexts, type StepTextOut } from './step-text';
+import { subagentProgressLine } from './subagent-progress';
 import { ToolCalls, type ToolCallView } from './tool-calls';
 
 export type { ToolCallView } from './tool-calls';
@@ -170,9 +171,12 @@ export class TurnStream {
   /** Reads the next event; undefined when it is not this stream's (another turn than the one followed). */
   next(envelope: AgentEventEnvelope): StreamedEvent | undefined {
     // A sub-agent's event (docs/subagents.md) is not the turn's content: its text is not the turn's
-    // answer, its usage is summed by the task's own result, its approvals nobody answers. Streams
-    // that show sub-agents read the marker before this (SSE maps it as `subagent` frames).
-    if (envelope.subagent) return undefined;
+    // answer, its usage is summed by the task's own result, its approvals nobody answers. What it
+    // does is read as output of its task call (SSE maps the marked events raw instead).
+    if (envelope.subagent) {
+      const progress = subagentProgressLine(envelope);
+      return progress && this.next({ ...envelope, subagent: undefined, event: { type: 'tool.output', tool_call_id: progress.tool_call_id, content: progress.line } });
+    }
     const event = envelope.event;
     const turn = envelope.turn_id ?? ('turn_id' in event && typeof event.turn_id === 'string' ? event.turn_id : undefined);
     if (this.opts.only !== undefined) {
