@@ -64,6 +64,15 @@ export const httpEventDataSchema = z.discriminatedUnion('type', [
     })
     .describe('The session\'s spending reached a cap before a model step: the turn waits in `waiting_budget` until the budget is raised (`PATCH …/settings {"budget": …}`) or it is interrupted (docs/budgets.md).'),
   z
+    .object({
+      type: z.literal('subagent'),
+      tool_call_id: z.string().describe('The parent turn\'s `task` call the sub-agent runs for.'),
+      session_id: z.string().describe('The sub-agent\'s sub-session.'),
+      event: z.string().describe('The frame this would be on its own (`message.delta`, `tool.call`, `tool.result`, `message.done`, …).'),
+      data: z.record(z.string(), z.unknown()).describe('That frame\'s data.'),
+    })
+    .describe('Something a sub-agent of a `task` call did (docs/subagents.md): never part of the parent turn\'s own answer.'),
+  z
     .object({ type: z.literal('notice'), level: z.enum(['info', 'warning']), message: z.string() })
     .describe('Something a person should know that is not an error: e.g. project instructions cut to their size cap, or an instruction file that could not be read.'),
 ]);

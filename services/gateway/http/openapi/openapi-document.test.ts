@@ -147,6 +147,10 @@ test('the SSE union the document publishes is exactly what the event mapper send
     expect([frame.event, validate(frame.data) ? null : validate.errors]).toEqual([frame.data.type, null]);
     sent.add(frame.event);
   }
+  // A sub-agent's event on its parent's stream (docs/subagents.md).
+  const marked = toHttpEvent({ v: 1, session_id: 's', ts: 1, subagent: { tool_call_id: 'c1', session_id: 's~task~t1~c1' }, event: { type: 'assistant.delta', turn_id: 't1', step: 0, text: 'x' } })!;
+  expect([marked.event, validate(marked.data) ? null : validate.errors]).toEqual(['subagent', null]);
+  sent.add(marked.event);
   const documented = doc.components.schemas.SessionEventData.oneOf.flatMap((s: any) => s.properties.type.enum ?? [s.properties.type.const]);
   expect([...sent].sort()).toEqual([...documented].sort());
 });
