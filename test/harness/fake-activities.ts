@@ -16,6 +16,8 @@ export function createRecordingActivities(
     steps?: Array<Array<{ id: string; name: string; requires_approval: boolean }>>;
     /** Thrown by the next model steps, in order (e.g. a provider failure). */
     failures?: unknown[];
+    /** What the session has spent, as the budget check reads it (default nothing). */
+    spent?: { cost_usd: number; tokens: number };
     /** What each step reports as its context size (of a 1,000-token window). */
     contextTokens?: number;
     /** The first attempt of each tool hangs without heartbeats. */
@@ -38,8 +40,7 @@ export function createRecordingActivities(
       return { project_path: '/p', settings: sessionSettingsSchema.parse({ model: 'scripted/echo' }), last_turn: stored.last_turn, requests: [...stored.requests] };
     },
     async sessionSpent() {
-      // The fake records no usage: nothing is spent.
-      return { cost_usd: 0, tokens: 0 };
+      return opts.spent ?? { cost_usd: 0, tokens: 0 };
     },
     async startSubagent() {
       // Subagents run on the real stack only (test/e2e/subagents.test.ts).
