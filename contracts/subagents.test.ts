@@ -8,6 +8,7 @@ import {
   subagentPolicy,
   subagentRefusal,
   subagentSessionId,
+  subagentUsageOf,
   taskParamsSchema,
 } from './subagents';
 import { TOOL_DEFINITIONS, toolDefinition, toolsForModel } from './tools';
@@ -65,4 +66,14 @@ describe('ids', () => {
     expect(parseSubagentSessionId(subagentSessionId('alice~task~notes', 't1', 'c~1'))).toEqual({ parent_session_id: 'alice~task~notes', parent_turn_id: 't1', tool_call_id: 'c~1' });
     for (const other of ['9f1c-session', 'x~task~', '~task~t1~c', 'a~task~t0~c', 'a~task~turn~c', 'a~task~t2']) expect(parseSubagentSessionId(other)).toBeUndefined();
   });
+});
+
+test("a task call's stored result carries its sub-agent's spend; nothing else does", () => {
+  const usage = { input: 120, output: 30, cache_read: 0, cache_write: 0, cost_usd: 0.002 };
+  const details = { subagent: { session_id: 's~task~t1~c', outcome: 'done', steps: 2, usage } };
+  expect(subagentUsageOf({ role: 'function_result', function_id: 'task', details })).toEqual(usage);
+  expect(subagentUsageOf({ role: 'function_result', function_id: 'read_file', details })).toBeUndefined();
+  expect(subagentUsageOf({ role: 'function_result', function_id: 'task', details: { aborted: true } })).toBeUndefined();
+  expect(subagentUsageOf({ role: 'assistant' })).toBeUndefined();
+  expect(subagentUsageOf(undefined)).toBeUndefined();
 });

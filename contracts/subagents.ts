@@ -95,3 +95,23 @@ export function subagentPolicy(parent: ApprovalPolicy, tools: readonly string[])
 export function subagentRefusal(tool: string): string {
   return `This ${tool} call was not run: a sub-agent may only use ${SUBAGENT_TOOLS.join(', ')}, without approval. Report what you found instead.`;
 }
+
+/** Token and cost fields of a sub-agent's usage (as `usage` events and stored messages carry them). */
+export interface SubagentUsage {
+  input?: number | null;
+  output?: number | null;
+  cache_read?: number | null;
+  cache_write?: number | null;
+  cost_usd?: number | null;
+}
+
+/**
+ * What a sub-agent spent, from its task call's stored result (`details.subagent.usage`); undefined
+ * for any other message. The budget check and the session's stats add it to the parent's own steps,
+ * so a session's spending includes its sub-agents'.
+ */
+export function subagentUsageOf(message: { role: string; function_id?: string; details?: unknown } | undefined): SubagentUsage | undefined {
+  if (message?.role !== 'function_result' || message.function_id !== TASK_TOOL) return undefined;
+  const sub = (message.details as { subagent?: { usage?: unknown } } | undefined)?.subagent?.usage;
+  return sub && typeof sub === 'object' ? (sub as SubagentUsage) : undefined;
+}

@@ -1,3 +1,4 @@
+import { subagentUsageOf } from '../../contracts/subagents';
 import type { StorePort } from '../store/store-port';
 
 /**
@@ -17,8 +18,9 @@ export function createSessionSpent(store: Pick<StorePort, 'messages'>) {
       if (!page) break;
       for (const item of page.messages) {
         const m = item.message;
-        if (m?.role !== 'assistant' || !m.usage) continue;
-        const u = m.usage;
+        // A task call's result carries what its sub-agent spent (docs/subagents.md).
+        const u = m?.role === 'assistant' ? m.usage : subagentUsageOf(m);
+        if (!u) continue;
         cost += u.cost_usd ?? 0;
         tokens += (u.input ?? 0) + (u.output ?? 0) + (u.cache_read ?? 0) + (u.cache_write ?? 0);
       }

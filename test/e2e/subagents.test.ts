@@ -87,6 +87,10 @@ test('two task calls run as parallel child workflows; each answer is its tool re
     expect(byCall[call].details.subagent).toMatchObject({ session_id: `${sid}~task~t1~${call}`, outcome: 'done', steps: 2 });
     expect(byCall[call].details.subagent.usage.output).toBeGreaterThan(0);
   }
+  // The session's spending includes its sub-agents' (what /stats shows and the budget check compares).
+  const own = stored.filter((m: any) => m.message.role === 'assistant').reduce((n: number, m: any) => n + m.message.usage.output, 0);
+  const children = ['task_a', 'task_b'].reduce((n, c) => n + byCall[c].details.subagent.usage.output, 0);
+  expect((await http(base, 'GET', `/api/sessions/${sid}/stats`)).body.usage.output).toBe(own + children);
   const last = stored[stored.length - 1].message;
   expect(last.role).toBe('assistant');
   expect(last.content).toEqual([{ type: 'text', text: ANSWER }]);

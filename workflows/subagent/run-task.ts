@@ -31,12 +31,14 @@ export async function runTask(call: TaskCall): Promise<void> {
     { ...ref, project_path: call.project_path, settings: call.settings },
   ]);
   if (!started.started) return;
+  // No caps of its own: nobody could raise them for it. Its spend counts at the parent's next step (docs/subagents.md).
+  const { budget: _parentCaps, ...settings } = call.settings;
   const input: TurnWorkflowInput = {
     session_id: started.session_id,
     project_path: call.project_path,
     turn_number: 1,
     text: started.prompt,
-    settings: { ...call.settings, approval: subagentPolicy(call.settings.approval, started.tools) },
+    settings: { ...settings, approval: subagentPolicy(call.settings.approval, started.tools) },
     max_steps: started.max_steps,
     record: { last_turn: 1, requests: [] },
     thinking_before_next_step: true,

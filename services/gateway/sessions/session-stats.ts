@@ -1,5 +1,6 @@
 import { lookupModel, type ModelCatalog } from '../../../contracts/model-catalog';
 import type { StoreClient } from '../../../contracts/session-store/client';
+import { subagentUsageOf } from '../../../contracts/subagents';
 import { addUsage, contextShare, contextTokens, zeroUsage, type UsageTotals } from '../events/usage-totals';
 
 export type { UsageTotals } from '../events/usage-totals';
@@ -36,6 +37,9 @@ export async function sessionStats(store: StoreClient, sessionId: string, opts: 
       messages.total += 1;
       if (m.role === 'user') messages.user += 1;
       if (m.role === 'function_result') messages.tool_results += 1;
+      // A task call's result carries what its sub-agent spent (docs/subagents.md): the session's spending includes it.
+      const sub = subagentUsageOf(m);
+      if (sub) usage = addUsage(usage, sub);
       if (m.role !== 'assistant') continue;
       messages.assistant += 1;
       steps += 1;
