@@ -60,6 +60,8 @@ export class SessionManager {
   childPublishesState = false;
   /** The session's part changed before the child's handle was there: delivered once it is. */
   private partPending = false;
+  /** The caps changed while a turn ran, not yet handed to it (its handle was not there yet). */
+  private budgetPending = false;
   private commandScope: wf.CancellationScope | undefined;
 
   constructor(
@@ -117,11 +119,23 @@ export class SessionManager {
     await this.child.signal(turnSessionPartSignal, statePart(this.state)).catch(() => undefined);
   }
 
+  /**
+   * Hands the running turn the session's caps after a change, once its handle is there: a change made
+   * while the turn was being started (its input already taken) is delivered as soon as it has started.
+   */
+  async deliverBudget(): Promise<void> {
+    if (!this.budgetPending || !this.child) return;
+    this.budgetPending = false;
+    const budget = this.state.settings.budget;
+    await this.child.signal(turnBudgetSignal, { ...(budget ? { budget } : {}) }).catch(() => undefined);
+  }
+
   /** The turn has ended: the session publishes its state itself again. */
   releaseChild(): void {
     this.child = undefined;
     this.childPublishesState = false;
     this.partPending = false;
+    this.budgetPending = false;
   }
 
   async prompt(prompt: PromptCommand): Promise<PromptAccepted> {
@@ -199,7 +213,10 @@ export class SessionManager {
     await wf.condition(() => this.state.loaded);
     if (this.state.applySettings(change)) {
       // New caps reach the running turn at once (one waiting in waiting_budget checks again); other settings apply from the next turn.
-      if (change.budget && this.child) await this.child.signal(turnBudgetSignal, { ...(this.state.settings.budget ? { budget: this.state.settings.budget } : {}) }).catch(() => undefined);
+      if (change.budget && this.state.activeTurn !== null) {
+        this.budgetPending = true;
+        await this.deliverBudget();
+      }
       await this.persistSettings();
       await this.publishState();
     }

@@ -24,6 +24,7 @@ export async function runNextTurn(manager: SessionManager): Promise<void> {
     .then(async (handle) => {
       manager.child = handle;
       await manager.deliverPart();
+      await manager.deliverBudget();
       return handle.result();
     })
     .catch((err: unknown) => ({ outcome: 'error' as const, failure: err }));
