@@ -129,7 +129,8 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
         context_window: info.context_window,
       });
       // Listed at every step (servers start lazily, a dead one again at the next turn); failures degrade to notices.
-      const mcpTools = deps.mcp ? deps.mcp.stepTools(input) : Promise.resolve(undefined);
+      // A sub-agent's step (`only_tools`) is offered no MCP tools: its servers are not started for it.
+      const mcpTools = deps.mcp && !input.only_tools ? deps.mcp.stepTools(input) : Promise.resolve(undefined);
       mcpTools.catch(() => undefined);
       let mcpReadOnly: ReadonlyMap<string, boolean> = new Map();
       const isReadOnly = (tool: string) => mcpReadOnly.get(tool) ?? deps.isReadOnly?.(tool) ?? false;
