@@ -1,0 +1,223 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startFakeAnthropicServer, type FakeAnthropicReply, type FakeProviderServer } from '../harness/fake-anthropic-server';
+import { openSse, readUntil, type SseConnection } from '../harness/sse-client';
+import { http, startTestStack, type TestStack } from '../harness/stack-fixture';
+
+/**
+ * File checkpoints end to end (docs/undo.md): the real stack, the real Anthropic SDK in the worker
+ * against a local Messages API whose replies call the tools. write/edit/delete/shell changes are
+ * undone and redone through `POST …/revert`, with `file.changed` announced and the conversation's
+ * active leaf moved; a file someone else changed since is a 409 REVERT_CONFLICT until forced; a revert
+ * while a turn runs is 409 SESSION_BUSY; in a git repository the revert leaves `.git` alone.
+ */
+const WRITING_TOOLS = ['write_file', 'edit_file', 'delete_file', 'shell_exec'];
+let stack: TestStack;
+let fake: FakeProviderServer<FakeAnthropicReply>;
+let base: string;
+let top: string;
+
+beforeAll(async () => {
+  fake = await startFakeAnthropicServer();
+  top = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'strand-e2e-checkpoints-')));
+  stack = await startTestStack({
+    ANTHROPIC_API_KEY: 'test-key',
+    ANTHROPIC_BASE_URL: fake.baseURL,
+    STRAND_DEFAULT_MODEL: 'anthropic/claude-sonnet-4-6',
+  });
+  base = stack.urls.gateway;
+}, 180_000);
+
+afterAll(async () => {
+  await stack?.teardown();
+  await fake?.close();
+  if (top) fs.rmSync(top, { recursive: true, force: true });
+}, 60_000);
+
+let callSeq = 0;
+const call = (name: string, input: Record<string, unknown>): FakeAnthropicReply => ({ blocks: [{ type: 'tool_use', id: `toolu_${++callSeq}`, name, input }] });
+
+/** A session on `workspace` whose writing tools run without asking. */
+async function session(workspace: string): Promise<string> {
+  const created = await http(base, 'POST', '/api/sessions', { project_path: workspace });
+  expect(created.status).toBe(201);
+  const sid = created.body.session_id as string;
+  expect((await http(base, 'PATCH', `/api/sessions/${sid}/settings`, { approval: { always_allow: WRITING_TOOLS } })).status).toBe(200);
+  return sid;
+}
+
+/** One turn: each reply calls one tool (a step each), then the model says it is done. */
+async function turn(sid: string, text: string, calls: FakeAnthropicReply[]): Promise<string> {
+  fake.reply(...calls, { blocks: [{ type: 'text', text: 'done' }] });
+  const stream = await openSse(`${base}/api/sessions/${sid}/events`);
+  try {
+    const prompted = await http(base, 'POST', `/api/sessions/${sid}/prompt`, { text });
+    expect(prompted.status).toBe(202);
+    const events = await readUntil(stream, (e) => e.event === 'turn.finished' && JSON.parse(e.data).turn_id === prompted.body.turn_id, 60_000);
+    expect(JSON.parse(events.at(-1)!.data).outcome).toBe('done');
+    return prompted.body.turn_id as string;
+  } finally {
+    stream.close();
+  }
+}
+
+/** The entry ids of the conversation's active path, oldest first. */
+async function activePath(sid: string): Promise<string[]> {
+  const page = await http(base, 'GET', `/api/sessions/${sid}/messages?limit=500`);
+  expect(page.status).toBe(200);
+  return (page.body.messages as Array<{ entry_id: string }>).map((m) => m.entry_id);
+}
+
+/** Reverts (or redoes), collecting the file.changed events it announces. */
+async function revert(sid: string, body: Record<string, unknown>, expectFiles = 0): Promise<{ status: number; body: any; changed: Array<{ path: string; operation: string }> }> {
+  // A stream without a cursor shows live events only, from the moment its headers arrive.
+  const stream: SseConnection | undefined = expectFiles > 0 ? await openSse(`${base}/api/sessions/${sid}/events`) : undefined;
+  try {
+    const res = await http(base, 'POST', `/api/sessions/${sid}/revert`, body);
+    let changed: Array<{ path: string; operation: string }> = [];
+    if (stream) {
+      let seen = 0;
+      const events = await readUntil(stream, (e) => e.event === 'file.changed' && ++seen >= expectFiles, 30_000);
+      changed = events.filter((e) => e.event === 'file.changed').map((e) => JSON.parse(e.data)).map((d) => ({ path: d.path, operation: d.operation }));
+    }
+    return { ...res, changed };
+  } finally {
+    stream?.close();
+  }
+}
+
+const read = (ws: string, rel: string) => (fs.existsSync(path.join(ws, rel)) ? fs.readFileSync(path.join(ws, rel), 'utf8') : null);
+
+test('write, edit, delete and shell changes are undone and redone; the leaf moves; a conflict is refused until forced', async () => {
+  const ws = path.join(top, 'plain');
+  fs.mkdirSync(ws);
+  fs.writeFileSync(path.join(ws, 'keep.txt'), 'keep\n');
+  fs.writeFileSync(path.join(ws, 'edit.txt'), 'hello world\n');
+  fs.writeFileSync(path.join(ws, 'del.txt'), 'bye\n');
+  const sid = await session(ws);
+
+  const t1 = await turn(sid, 'change things', [
+    call('write_file', { path: 'new.txt', content: 'new\n' }),
+    call('edit_file', { path: 'edit.txt', old: 'world', new: 'strand' }),
+    call('delete_file', { path: 'del.txt' }),
+    call('shell_exec', { command: 'echo made > shell.txt && echo more >> keep.txt' }),
+  ]);
+  expect([read(ws, 'new.txt'), read(ws, 'edit.txt'), read(ws, 'del.txt'), read(ws, 'shell.txt'), read(ws, 'keep.txt')]).toEqual(['new\n', 'hello strand\n', null, 'made\n', 'keep\nmore\n']);
+
+  const listed = await http(base, 'GET', `/api/sessions/${sid}/checkpoints`);
+  expect(listed.status).toBe(200);
+  expect(listed.body.checkpoints.map((c: any) => [c.turn_id, c.tool, c.paths, c.reverted])).toEqual([
+    [t1, 'write_file', ['new.txt'], false],
+    [t1, 'edit_file', ['edit.txt'], false],
+    [t1, 'delete_file', ['del.txt'], false],
+    [t1, 'shell_exec', ['keep.txt', 'shell.txt'], false],
+  ]);
+  expect(listed.body.checkpoints[0].entry_id).toMatch(new RegExp(`^${t1}:s0:tool:`));
+
+  const t2 = await turn(sid, 'once more', [call('write_file', { path: 'edit.txt', content: 'second\n' })]);
+  const fullPath = await activePath(sid);
+  expect(fullPath).toContain(`${t2}:user`);
+
+  // Undo the second turn: its file back, the leaf just before its user message.
+  const undo2 = await revert(sid, { turn_id: t2 }, 1);
+  expect(undo2.status).toBe(200);
+  expect(undo2.body.files).toEqual([{ path: 'edit.txt', operation: 'write' }]);
+  expect(undo2.changed).toEqual([{ path: 'edit.txt', operation: 'write' }]);
+  expect(read(ws, 'edit.txt')).toBe('hello strand\n');
+  const afterUndo = await activePath(sid);
+  expect(afterUndo).toEqual(fullPath.slice(0, fullPath.indexOf(`${t2}:user`)));
+  expect(afterUndo.at(-1)).toMatch(new RegExp(`^${t1}:`));
+
+  // Redo: the file and the leaf come back.
+  const redo2 = await revert(sid, { redo: true }, 1);
+  expect(redo2.status).toBe(200);
+  expect(read(ws, 'edit.txt')).toBe('second\n');
+  expect(await activePath(sid)).toEqual(fullPath);
+  expect((await http(base, 'POST', `/api/sessions/${sid}/revert`, { redo: true })).body.error.code).toBe('NOTHING_TO_REDO');
+
+  // Undo everything from the first turn on: created files removed, the deleted one restored.
+  const undo1 = await revert(sid, { turn_id: t1 }, 5);
+  expect(undo1.status).toBe(200);
+  expect(undo1.body.files).toEqual([
+    { path: 'del.txt', operation: 'write' },
+    { path: 'edit.txt', operation: 'write' },
+    { path: 'keep.txt', operation: 'write' },
+    { path: 'new.txt', operation: 'delete' },
+    { path: 'shell.txt', operation: 'delete' },
+  ]);
+  expect(new Set(undo1.changed.map((c) => c.path))).toEqual(new Set(['del.txt', 'edit.txt', 'keep.txt', 'new.txt', 'shell.txt']));
+  expect([read(ws, 'new.txt'), read(ws, 'edit.txt'), read(ws, 'del.txt'), read(ws, 'shell.txt'), read(ws, 'keep.txt')]).toEqual([null, 'hello world\n', 'bye\n', null, 'keep\n']);
+  expect((await http(base, 'GET', `/api/sessions/${sid}/checkpoints`)).body.checkpoints.every((c: any) => c.reverted)).toBe(true);
+
+  // Someone else writes a file the redo would create: refused with the path, then forced.
+  fs.writeFileSync(path.join(ws, 'new.txt'), 'mine\n');
+  const conflict = await http(base, 'POST', `/api/sessions/${sid}/revert`, { redo: true });
+  expect(conflict.status).toBe(409);
+  expect(conflict.body.error).toMatchObject({ code: 'REVERT_CONFLICT', details: { paths: ['new.txt'] } });
+  expect(read(ws, 'new.txt')).toBe('mine\n');
+  expect(read(ws, 'edit.txt')).toBe('hello world\n');
+  const forced = await http(base, 'POST', `/api/sessions/${sid}/revert`, { redo: true, force: true });
+  expect(forced.status).toBe(200);
+  expect([read(ws, 'new.txt'), read(ws, 'edit.txt'), read(ws, 'del.txt'), read(ws, 'shell.txt')]).toEqual(['new\n', 'second\n', null, 'made\n']);
+  expect(await activePath(sid)).toEqual(fullPath);
+
+  // The checkpoints live outside the project: nothing was added to it.
+  expect(fs.readdirSync(ws).sort()).toEqual(['edit.txt', 'keep.txt', 'new.txt', 'shell.txt']);
+}, 180_000);
+
+test('a revert while a turn runs is 409 SESSION_BUSY; bad bodies are 400; an unknown point is 404', async () => {
+  const ws = path.join(top, 'busy');
+  fs.mkdirSync(ws);
+  const sid = await session(ws);
+  expect((await http(base, 'POST', `/api/sessions/${sid}/revert`, { turn_id: 't1', entry_id: 'x' })).status).toBe(400);
+  expect((await http(base, 'POST', `/api/sessions/${sid}/revert`, {})).status).toBe(400);
+  const none = await http(base, 'POST', `/api/sessions/${sid}/revert`, { turn_id: 't9' });
+  expect(none.status).toBe(404);
+  expect(none.body.error.code).toBe('CHECKPOINT_NOT_FOUND');
+
+  fake.reply({ blocks: [{ type: 'text', text: 'slow answer' }], delay_ms: 1_500 });
+  const stream = await openSse(`${base}/api/sessions/${sid}/events`);
+  try {
+    expect((await http(base, 'POST', `/api/sessions/${sid}/prompt`, { text: 'take your time' })).status).toBe(202);
+    // The HTTP stream announces a turn's start as agent.state "thinking".
+    await readUntil(stream, (e) => e.event === 'agent.state' && JSON.parse(e.data).state === 'thinking', 30_000);
+    const busy = await http(base, 'POST', `/api/sessions/${sid}/revert`, { turn_id: 't1' });
+    expect(busy.status).toBe(409);
+    expect(busy.body.error.code).toBe('SESSION_BUSY');
+    await readUntil(stream, (e) => e.event === 'turn.finished', 60_000);
+  } finally {
+    stream.close();
+  }
+}, 120_000);
+
+test('in a git repository the revert is exact and leaves .git alone', async () => {
+  const ws = path.join(top, 'repo');
+  fs.mkdirSync(ws);
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { cwd: ws, stdio: 'pipe' });
+  git('init', '-q');
+  fs.writeFileSync(path.join(ws, 'tracked.txt'), 'v1\n');
+  fs.writeFileSync(path.join(ws, '.gitignore'), 'out/\n');
+  git('add', '.');
+  git('commit', '-q', '-m', 'first');
+  const index = fs.readFileSync(path.join(ws, '.git', 'index'));
+  const head = fs.readFileSync(path.join(ws, '.git', 'HEAD'));
+  const sid = await session(ws);
+
+  const t1 = await turn(sid, 'edit in a repo', [
+    call('write_file', { path: 'tracked.txt', content: 'v2\n' }),
+    call('shell_exec', { command: 'mkdir -p out && echo build > out/x && echo new > untracked.txt' }),
+  ]);
+  expect(read(ws, 'tracked.txt')).toBe('v2\n');
+  const listed = (await http(base, 'GET', `/api/sessions/${sid}/checkpoints`)).body.checkpoints;
+  // The ignored build output is not watched.
+  expect(listed.map((c: any) => c.paths)).toEqual([['tracked.txt'], ['untracked.txt']]);
+
+  const undone = await revert(sid, { turn_id: t1 }, 2);
+  expect(undone.status).toBe(200);
+  expect([read(ws, 'tracked.txt'), read(ws, 'untracked.txt'), read(ws, 'out/x')]).toEqual(['v1\n', null, 'build\n']);
+  expect(fs.readFileSync(path.join(ws, '.git', 'index')).equals(index)).toBe(true);
+  expect(fs.readFileSync(path.join(ws, '.git', 'HEAD')).equals(head)).toBe(true);
+  expect(git('status', '--porcelain').toString()).toBe('');
+}, 180_000);
