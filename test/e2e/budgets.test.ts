@@ -3,14 +3,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { openSse, readUntil, type SseConnection, type SseEvent } from '../harness/sse-client';
 import { http, startTestStack, type TestStack } from '../harness/stack-fixture';
+import { chatStart, connectRpc, rpcId } from '../harness/ws-rpc-client';
+import { dataOf, EdnTestClient, topicOf } from './edn-session-client';
 
 /**
  * Budgets on the real stack (docs/budgets.md). A scripted model reports exact usage: step 0 lists the
  * project (150 tokens: 100 in, 50 out; $0.15 at the test catalog's price), step 1 answers. With a cap
  * of 100 tokens, step 0 runs and the turn pauses before step 1 in phase `waiting_budget`, announcing
  * `budget.exceeded`; raising the cap (PATCH …/settings) continues it, an interrupt ends it, and the
- * pause survives a restart of the worker. The stack's STRAND_BUDGET_TOKENS gives every new session a
- * (large) first cap.
+ * pause survives a restart of the worker. A WebSocket chat and an EDN client (psi) hear the pause in
+ * their own protocol. The stack's STRAND_BUDGET_TOKENS gives every new session a (large) first cap.
  */
 jest.setTimeout(180_000);
 
@@ -174,4 +176,51 @@ test('the pause survives a restart of the worker; raising the cap afterwards con
     events.close();
   }
   expect(await assistantTexts(sid)).toEqual(['Looking around.', 'All done.']);
+});
+
+test('a WebSocket chat hears the pause as a notice naming the cap, and ends done once the cap is raised', async () => {
+  const sid = await newSession();
+  await http(base, 'PATCH', `/api/sessions/${sid}/settings`, { budget: { max_tokens: 100 } });
+  const c = await connectRpc(`${base.replace(/^http/, 'ws')}/v1/rpc`);
+  try {
+    const id = rpcId();
+    c.send(chatStart(id, 'look around', { sessionId: sid, workspace, model: MODEL }));
+    const notice = await c.waitFor((f) => f.id === id && f.type === 'chat.event' && f.event.type === 'notice' && /budget reached/.test(f.event.message), 60_000);
+    expect(notice.event.message).toContain(`spent $0.15 and 150 tokens of 100 tokens; the turn waits`);
+    expect(notice.event.message).toContain(`PATCH /api/sessions/${sid}/settings`);
+    await http(base, 'PATCH', `/api/sessions/${sid}/settings`, { budget: { max_tokens: 10_000 } });
+    const end = await c.terminal(id, 60_000);
+    expect(end.type).toBe('chat.done');
+    expect(c.invalid).toEqual([]);
+  } finally {
+    c.close();
+  }
+});
+
+test("an EDN client (psi) sees the pause as a ui/notification, get_session_stats carries the caps, and its interrupt ends the turn", async () => {
+  const sid = await newSession();
+  await http(base, 'PATCH', `/api/sessions/${sid}/settings`, { budget: { max_tokens: 100 } });
+  const c = await EdnTestClient.tcp(stack.urls.edn);
+  try {
+    await c.request('handshake', { 'client-info': { name: 'test', version: '0', 'protocol-version': '1.0', features: [] } }, 60_000);
+    await c.request('subscribe', { topics: ['session/updated', 'ui/notification', 'assistant/message', 'error'] });
+    await c.request('switch_session', { 'session-id': sid });
+    const from = c.frames.length;
+    await c.request('prompt', { message: 'look around' });
+    const note = await c.waitFor((f) => topicOf(f) === 'ui/notification' && /^budget reached/.test(String(dataOf(f).message)), 60_000, from);
+    expect(dataOf(note)).toMatchObject({ level: 'warning', 'session-id': sid });
+    expect(String(dataOf(note).message)).toContain('spent $0.15 and 150 tokens of 100 tokens; the turn waits');
+    await c.waitFor((f) => topicOf(f) === 'session/updated' && dataOf(f)['agent-phase'] === 'waiting_budget', 30_000, from);
+    const stats = (await c.request('get_session_stats')).stats as Record<string, unknown>;
+    expect(stats).toMatchObject({ budget: { 'max-cost-usd': null, 'max-tokens': 100 }, cost: 0.15, tokens: { total: 150 } });
+
+    // psi's interrupt: the waiting turn ends at once, aborted, with a notice saying why; the model is not called again.
+    await c.request('interrupt');
+    await c.waitFor((f) => topicOf(f) === 'ui/notification' && /waited for a higher budget/.test(String(dataOf(f).message)), 30_000, from);
+    await c.waitFor((f) => topicOf(f) === 'session/updated' && dataOf(f)['is-streaming'] === false, 30_000, from);
+    expect(c.violations).toEqual([]);
+  } finally {
+    c.close();
+  }
+  expect(await assistantTexts(sid)).toEqual(['Looking around.']);
 });
