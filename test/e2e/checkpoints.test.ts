@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, execSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -32,9 +32,25 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stack?.teardown();
+  killLeftovers();
   await fake?.close();
   if (top) fs.rmSync(top, { recursive: true, force: true });
 }, 60_000);
+
+const MARKER = `strand-ckpt-crash-${process.pid}`;
+/** Matches the command, not the shell that runs pgrep with it. */
+const PATTERN = `strand-ckpt-cras[h]-${process.pid}`;
+
+/** The command a killed worker started is not its child: make sure none is left. */
+function killLeftovers(): void {
+  for (const pid of execSync(`pgrep -f '${PATTERN}' || true`).toString().split('\n').filter(Boolean)) {
+    try {
+      process.kill(-Number(pid), 'SIGKILL');
+    } catch {
+      // Gone already.
+    }
+  }
+}
 
 let callSeq = 0;
 const call = (name: string, input: Record<string, unknown>): FakeAnthropicReply => ({ blocks: [{ type: 'tool_use', id: `toolu_${++callSeq}`, name, input }] });
@@ -165,6 +181,15 @@ test('write, edit, delete and shell changes are undone and redone; the leaf move
 
   // The checkpoints live outside the project: nothing was added to it.
   expect(fs.readdirSync(ws).sort()).toEqual(['edit.txt', 'keep.txt', 'new.txt', 'shell.txt']);
+
+  // A new prompt after a revert drops the redo, and continues from where the revert left the conversation.
+  expect((await revert(sid, { turn_id: t2 }, 1)).status).toBe(200);
+  const t3 = await turn(sid, 'a different direction', []);
+  const branched = await activePath(sid);
+  expect(branched).toContain(`${t3}:user`);
+  expect(branched.some((id) => id.startsWith(`${t2}:`))).toBe(false);
+  expect((await http(base, 'POST', `/api/sessions/${sid}/revert`, { redo: true })).body.error.code).toBe('NOTHING_TO_REDO');
+  expect(read(ws, 'edit.txt')).toBe('hello strand\n');
 }, 180_000);
 
 test('a revert while a turn runs is 409 SESSION_BUSY; bad bodies are 400; an unknown point is 404', async () => {
@@ -220,4 +245,38 @@ test('in a git repository the revert is exact and leaves .git alone', async () =
   expect(fs.readFileSync(path.join(ws, '.git', 'index')).equals(index)).toBe(true);
   expect(fs.readFileSync(path.join(ws, '.git', 'HEAD')).equals(head)).toBe(true);
   expect(git('status', '--porcelain').toString()).toBe('');
+}, 180_000);
+
+test('a worker killed mid-shell: the checkpoint is taken once and the revert is exact', async () => {
+  const ws = path.join(top, 'crash');
+  fs.mkdirSync(ws);
+  fs.writeFileSync(path.join(ws, 'data.txt'), 'v1\n');
+  const sid = await session(ws);
+  fake.reply(call('shell_exec', { command: `echo v2 > data.txt && echo new > made.txt && sleep 60; : ${MARKER}`, timeout_s: 120 }), { blocks: [{ type: 'text', text: 'done' }] });
+  const stream = await openSse(`${base}/api/sessions/${sid}/events`);
+  try {
+    const prompted = await http(base, 'POST', `/api/sessions/${sid}/prompt`, { text: 'change and wait' });
+    expect(prompted.status).toBe(202);
+    await readUntil(stream, (e) => e.event === 'agent.state' && JSON.parse(e.data).state === 'tool_execution', 30_000);
+    // The command has made its changes and sleeps: the worker dies under it.
+    for (let i = 0; i < 100 && read(ws, 'made.txt') === null; i++) await new Promise((r) => setTimeout(r, 100));
+    expect([read(ws, 'data.txt'), read(ws, 'made.txt')]).toEqual(['v2\n', 'new\n']);
+    expect(execSync(`pgrep -fc '${PATTERN}' || true`).toString().trim()).not.toBe('0');
+    await stack.process('worker').kill();
+    await stack.restart('worker');
+    const rest = await readUntil(stream, (e) => e.event === 'turn.finished', 90_000);
+    const result = JSON.parse(rest.find((e) => e.event === 'tool.result')!.data);
+    expect(result.result).toMatch(/interrupted.*not run again/s);
+    // The interrupted call still reports what it changed.
+    expect(rest.filter((e) => e.event === 'file.changed').map((e) => JSON.parse(e.data).path).sort()).toEqual(['data.txt', 'made.txt']);
+  } finally {
+    stream.close();
+  }
+  const listed = (await http(base, 'GET', `/api/sessions/${sid}/checkpoints`)).body.checkpoints;
+  expect(listed.map((c: any) => [c.tool, c.paths])).toEqual([['shell_exec', ['data.txt', 'made.txt']]]);
+  const undone = await revert(sid, { entry_id: listed[0].entry_id }, 2);
+  expect(undone.status).toBe(200);
+  expect([read(ws, 'data.txt'), read(ws, 'made.txt')]).toEqual(['v1\n', null]);
+  expect(fs.readdirSync(ws)).toEqual(['data.txt']);
+  killLeftovers();
 }, 180_000);
