@@ -262,13 +262,20 @@ export class SessionService {
     const metadata = { ...(principal !== undefined ? { [KEYS.owner]: principal } : {}), ...(project !== undefined ? { [KEYS.projectPath]: project } : {}) };
     const page = await this.deps.store.list({ ...rest, ...(Object.keys(metadata).length ? { metadata } : {}) });
     const [states, spent] = await Promise.all([Promise.all(page.sessions.map((m) => this.deps.commands.state(m.session_id))), Promise.all(page.sessions.map((m) => this.spent(m.session_id)))]);
-    return { sessions: page.sessions.map((m, i) => ({ ...sessionView(m, states[i]), spent: spent[i]! })), ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) };
+    return { sessions: page.sessions.map((m, i) => ({ ...sessionView(m, states[i]), ...(spent[i] ? { spent: spent[i] } : {}) })), ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) };
   }
 
-  /** What a session has spent, as its budget check counts it: the cost and all tokens of its recorded steps. */
-  private async spent(sessionId: string): Promise<{ cost_usd: number; tokens: number }> {
-    const { usage } = await sessionStats(this.deps.store, sessionId, { model: this.deps.defaultModel, catalog: this.catalog });
-    return { cost_usd: usage.cost_usd, tokens: usage.input + usage.output + usage.cache_read + usage.cache_write };
+  /**
+   * What a session has spent, as its budget check counts it: the cost and all tokens of its recorded
+   * steps. Left out (undefined) when its messages cannot be read: one session must not fail the list.
+   */
+  private async spent(sessionId: string): Promise<{ cost_usd: number; tokens: number } | undefined> {
+    try {
+      const { usage } = await sessionStats(this.deps.store, sessionId, { model: this.deps.defaultModel, catalog: this.catalog });
+      return { cost_usd: usage.cost_usd, tokens: usage.input + usage.output + usage.cache_read + usage.cache_write };
+    } catch {
+      return undefined;
+    }
   }
 
   /**
