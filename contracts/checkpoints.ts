@@ -1,5 +1,6 @@
 import { defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
+import { ErrorCode, StrandError } from './errors';
 
 /**
  * File checkpoints (docs/undo.md): before a tool changes the workspace, the prior state of what it
@@ -97,3 +98,13 @@ export const revertReplySchema = z.object({
   conflicts: z.array(z.string()).optional(),
   skipped: z.array(z.string()).optional(),
 });
+
+/** A refused revert or redo as the error every transport shows (nothing was changed). */
+export function revertRefusal(result: RevertResult, force: boolean): StrandError | undefined {
+  if (result.refused === 'nothing_to_redo') return new StrandError(ErrorCode.NOTHING_TO_REDO, 'there is no revert to redo (none was made, it was redone, or a new prompt since dropped it)');
+  if (result.refused === 'no_checkpoint') return new StrandError(ErrorCode.CHECKPOINT_NOT_FOUND, 'no checkpoint (and no turn) at that point');
+  if (result.conflicts?.length && !force) {
+    return new StrandError(ErrorCode.REVERT_CONFLICT, `changed since by someone else: ${result.conflicts.join(', ')} (send "force": true to overwrite)`, { paths: result.conflicts });
+  }
+  return undefined;
+}

@@ -5,6 +5,8 @@ import path from 'node:path';
 import { startFakeAnthropicServer, type FakeAnthropicReply, type FakeProviderServer } from '../harness/fake-anthropic-server';
 import { openSse, readUntil, type SseConnection } from '../harness/sse-client';
 import { http, startTestStack, type TestStack } from '../harness/stack-fixture';
+import { dataOf, EdnTestClient, topicOf } from './edn-session-client';
+import { bootstrap } from './edn-session-fixture';
 
 /**
  * File checkpoints end to end (docs/undo.md): the real stack, the real Anthropic SDK in the worker
@@ -280,3 +282,26 @@ test('a worker killed mid-shell: the checkpoint is taken once and the revert is 
   expect(fs.readdirSync(ws)).toEqual(['data.txt']);
   killLeftovers();
 }, 180_000);
+
+test('over EDN, psi\'s `command` op takes /undo and /redo', async () => {
+  const ws = path.join(top, 'edn');
+  fs.mkdirSync(ws);
+  fs.writeFileSync(path.join(ws, 'a.txt'), 'one\n');
+  const sid = await session(ws);
+  await turn(sid, 'change a', [call('write_file', { path: 'a.txt', content: 'two\n' })]);
+  const c = await EdnTestClient.tcp(stack.urls.edn);
+  try {
+    await bootstrap(c);
+    await c.request('switch_session', { 'session-id': sid });
+    const undo = c.send('command', { text: '/undo' });
+    const undone = dataOf(await c.waitFor((f) => topicOf(f) === 'command-result' && f.id === undo));
+    expect(undone.message).toMatch(/^✓ Undone: 1 file\(s\), back to before t1\n↺ a\.txt$/);
+    expect(read(ws, 'a.txt')).toBe('one\n');
+    const redo = c.send('command', { text: '/redo' });
+    expect(dataOf(await c.waitFor((f) => topicOf(f) === 'command-result' && f.id === redo)).message).toMatch(/^✓ Redone: 1 file/);
+    expect(read(ws, 'a.txt')).toBe('two\n');
+    expect(c.violations).toEqual([]);
+  } finally {
+    c.close();
+  }
+}, 120_000);

@@ -1,5 +1,5 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
-import { checkpointListReplySchema, revertReplySchema, revertRequestSchema, type RevertResult } from '../../../contracts/checkpoints';
+import { checkpointListReplySchema, revertRefusal, revertReplySchema, revertRequestSchema } from '../../../contracts/checkpoints';
 import { ErrorCode as E, StrandError } from '../../../contracts/errors';
 import type { SessionService } from '../sessions/session-service';
 import { principalOf } from './auth-middleware';
@@ -34,16 +34,6 @@ const revert = createRoute({
   ...errors(...SESSION_READ, E.SESSION_BUSY, E.REVERT_CONFLICT, E.NOTHING_TO_REDO, E.CHECKPOINT_NOT_FOUND),
 });
 
-/** A refused revert as the error clients see. */
-function refusal(result: RevertResult, force: boolean): StrandError | undefined {
-  if (result.refused === 'nothing_to_redo') return new StrandError(E.NOTHING_TO_REDO, 'there is no revert to redo (none was made, it was redone, or a new prompt since dropped it)');
-  if (result.refused === 'no_checkpoint') return new StrandError(E.CHECKPOINT_NOT_FOUND, 'no checkpoint (and no turn) at that point');
-  if (result.conflicts?.length && !force) {
-    return new StrandError(E.REVERT_CONFLICT, `changed since by someone else: ${result.conflicts.join(', ')} (send "force": true to overwrite)`, { paths: result.conflicts });
-  }
-  return undefined;
-}
-
 /**
  * `GET /api/sessions/{id}/checkpoints` and `POST /api/sessions/{id}/revert`. The gateway owns no
  * files: both are commands to the session's workflow, which runs them as activities on the worker
@@ -61,7 +51,7 @@ export function checkpointRoutes(deps: { sessions: SessionService }): OpenAPIHon
     const body = c.req.valid('json');
     const result = await deps.sessions.checkpointCommand(c.req.valid('param').id, { op: 'revert', ...body }, principalOf(c));
     if ('checkpoints' in result) throw new StrandError(E.INTERNAL, 'unexpected answer to a revert');
-    const refused = refusal(result, body.force === true);
+    const refused = revertRefusal(result, body.force === true);
     if (refused) throw refused;
     const { refused: _r, ...reply } = result;
     return c.json(reply, 200);

@@ -9,6 +9,8 @@ export const SLASH_COMMANDS: ReadonlyArray<{ name: string; args?: string; descri
   { name: 'tree', args: '[session-id]', description: "pick one of this project's sessions or a fork point, or switch to the one named" },
   { name: 'name', args: '[name]', description: "show or set this session's name" },
   { name: 'history', description: 'list the conversation so far' },
+  { name: 'undo', args: '[turn-id|entry-id] [force]', description: "put the files back as they were before the last turn (or the one named) and go back to before it" },
+  { name: 'redo', args: '[force]', description: 'redo the last undo: its files and its conversation' },
   { name: 'status', description: "show this session's id, model, phase and usage" },
   { name: 'help', description: 'list the commands' },
   { name: 'quit', description: 'close this client' },

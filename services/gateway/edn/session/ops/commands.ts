@@ -1,3 +1,4 @@
+import { revertRefusal, type RevertRequest } from '../../../../../contracts/checkpoints';
 import { StrandError } from '../../../../../contracts/errors';
 import { isKeyword, type EdnValue } from '../../edn-value';
 import { EdnErrorCode, EdnOpError } from '../../protocol';
@@ -79,6 +80,10 @@ async function run(ctx: OpContext, sessionId: string, head: string, arg: string)
       say(ctx, [`session ${sessionId} (${view.status}, ${view.agent_state})`, `project ${view.project_path}`, `${footer['model-text']}`, `${footer['stats-line']}`, `${view.message_count} messages, ${view.queue_length} queued`].join('\n'));
       return false;
     }
+    case '/undo':
+    case '/redo':
+      say(ctx, await undo(ctx, sessionId, head === '/redo', arg));
+      return false;
     case '/help':
     case '/?':
       say(ctx, SLASH_COMMANDS.map((c) => `/${c.name}${c.args ? ` ${c.args}` : ''} — ${c.description}`).join('\n'));
@@ -95,6 +100,33 @@ async function run(ctx: OpContext, sessionId: string, head: string, arg: string)
       say(ctx, `[not a command] ${[head, arg].filter(Boolean).join(' ')}`);
       return false;
   }
+}
+
+/**
+ * `/undo [turn-id|entry-id] [force]` and `/redo [force]` (docs/undo.md): the HTTP revert, through the
+ * `command` op psi already has (its op set has no revert). Without a point, the last turn that changed
+ * files is undone.
+ */
+async function undo(ctx: OpContext, sessionId: string, redo: boolean, arg: string): Promise<string> {
+  const words = arg.split(/\s+/).filter(Boolean);
+  const force = words.includes('force');
+  const point = words.find((w) => w !== 'force');
+  let request: RevertRequest;
+  if (redo) request = { redo: true };
+  else if (point) request = /^t\d+$/.test(point) ? { turn_id: point } : { entry_id: point };
+  else {
+    const listed = await ctx.sessions.checkpointCommand(sessionId, { op: 'list' }, ctx.principal);
+    const last = 'checkpoints' in listed ? listed.checkpoints.filter((c) => !c.reverted).at(-1) : undefined;
+    if (!last) return 'Nothing to undo: no turn changed files since the last undo.';
+    request = { turn_id: last.turn_id };
+  }
+  const result = await ctx.sessions.checkpointCommand(sessionId, { op: 'revert', ...request, ...(force ? { force } : {}) }, ctx.principal);
+  if ('checkpoints' in result) return 'unexpected answer';
+  const refused = revertRefusal(result, force);
+  if (refused) throw refused;
+  const files = result.files.map((f) => `${f.operation === 'delete' ? '−' : '↺'} ${f.path}`);
+  const skipped = result.skipped?.length ? [`not undoable (beyond the checkpoint bounds): ${result.skipped.join(', ')}`] : [];
+  return [`✓ ${redo ? 'Redone' : 'Undone'}: ${result.files.length} file(s)${'turn_id' in request && request.turn_id ? `, back to before ${request.turn_id}` : ''}`, ...files, ...skipped].join('\n');
 }
 
 /** An answer to a picker: apply the choice; true when it moved the focus. */
