@@ -13,6 +13,8 @@ import { blocksOfHistory } from './stored-history';
 export interface Picker {
   title: string;
   items: Array<{ label: string; value: string }>;
+  /** Keys that answer at once (`y` → 'y'), besides moving to an item and Enter. */
+  keys?: Record<string, string>;
   choose(value: string): Promise<void> | void;
 }
 
@@ -33,9 +35,13 @@ export class ChatController {
   history = new PromptHistory();
   /** Set by /quit: the UI unmounts. */
   quitting = false;
+  /** Counts reloads of the open session (an undo moved its conversation): the UI draws it anew. */
+  redrawn = 0;
   private stream: FollowedStream | undefined;
   private readonly listeners = new Set<() => void>();
   private prompts: PromptReader | undefined;
+  /** The view whose stored conversation has been read (reload waits for it). */
+  private historyRead: ChatView | undefined;
 
   constructor(
     address: GatewayAddress,
@@ -97,6 +103,7 @@ export class ChatController {
             void this.loadHistory(sessionId, view).then(() => {
               for (const data of buffered ?? []) view.apply(data);
               buffered = undefined;
+              this.historyRead = view;
               this.changed();
             });
           } else void this.refresh();
@@ -106,6 +113,23 @@ export class ChatController {
       onFatal: (message) => this.say('error', message),
     });
     this.changed();
+  }
+
+  /**
+   * Reads the open session again from scratch (the open path: stream, stored conversation, buffered
+   * events), for when its conversation changed under the view: a revert or redo moved the active leaf,
+   * so turns left or came back. Resolves once the conversation is read.
+   */
+  async reload(): Promise<void> {
+    const id = this.sessionId;
+    if (!id) return;
+    this.redrawn += 1;
+    await this.open(id);
+    await new Promise<void>((resolve) => {
+      const done = () => (this.historyRead === this.view || this.sessionId !== id ? (stop(), resolve()) : undefined);
+      const stop = this.subscribe(done);
+      done();
+    });
   }
 
   private async loadHistory(sessionId: string, view: ChatView): Promise<void> {

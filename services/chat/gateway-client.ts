@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { revertReplySchema, RevertRequest } from '../../contracts/checkpoints';
 import type {
   compactedSchema,
   forkPointsSchema,
@@ -21,6 +22,7 @@ export type PromptAccepted = z.infer<typeof promptAcceptedReplySchema>;
 export type PendingApproval = z.infer<typeof pendingApprovalsSchema>['approvals'][number];
 export type MessagesPage = z.infer<typeof messagesPageSchema>;
 export type StoredMessageItem = MessagesPage['messages'][number];
+export type RevertReply = z.infer<typeof revertReplySchema>;
 
 /** An answer of the gateway that is not a success: its HTTP status and the error body's code. */
 export class GatewayError extends Error {
@@ -29,6 +31,8 @@ export class GatewayError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** The error body's `details` (e.g. a revert conflict's `paths`). */
+    readonly details?: Record<string, unknown>,
   ) {
     super(message);
   }
@@ -79,8 +83,8 @@ export class GatewayClient {
       parsed = { error: { code: 'INVALID_REPLY', message: text.slice(0, 200) } };
     }
     if (!res.ok) {
-      const error = (parsed as { error?: { code?: string; message?: string } }).error;
-      throw new GatewayError(res.status, error?.code ?? `HTTP_${res.status}`, error?.message ?? `${method} ${route} answered ${res.status}`);
+      const error = (parsed as { error?: { code?: string; message?: string; details?: Record<string, unknown> } }).error;
+      throw new GatewayError(res.status, error?.code ?? `HTTP_${res.status}`, error?.message ?? `${method} ${route} answered ${res.status}`, error?.details);
     }
     return parsed as T;
   }
@@ -150,6 +154,10 @@ export class GatewayClient {
   }
   forkPoints(id: string): Promise<z.infer<typeof forkPointsSchema>['messages']> {
     return this.call<z.infer<typeof forkPointsSchema>>('GET', `${this.sid(id)}/fork-points`).then((r) => r.messages);
+  }
+  /** `POST …/revert` (docs/undo.md): files back to before a turn (and the conversation with them), or the last revert redone. */
+  revert(id: string, request: RevertRequest): Promise<RevertReply> {
+    return this.call('POST', `${this.sid(id)}/revert`, request, 120_000);
   }
   fork(id: string, entryId: string): Promise<{ session_id: string }> {
     return this.call('POST', `${this.sid(id)}/fork`, { entry_id: entryId });

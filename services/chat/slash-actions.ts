@@ -7,6 +7,7 @@ import type { SessionView } from './gateway-client';
 import type { SessionWish } from './session-choice';
 import { sessionLabel } from './session-choice';
 import { budgetText, budgetWanted, helpText, planModeWanted } from './slash-commands';
+import { redoLastRevert, undoLastTurn } from './undo';
 
 const oneLine = (s: string, max = 70) => {
   const flat = s.replace(/\s+/g, ' ').trim();
@@ -126,6 +127,10 @@ export async function runSlashCommand(chat: ChatController, { name, arg, known }
       chat.say('info', result.compacted ? `compacted: ${result.tokens_before} → ${result.tokens_after} tokens` : 'nothing to compact yet');
       return chat.refresh();
     }
+    case 'undo':
+      return undoLastTurn(chat, id!);
+    case 'redo':
+      return redoLastRevert(chat, id!);
     case 'fork': {
       const points = await chat.client.forkPoints(id!);
       if (points.length === 0) return chat.say('warning', 'nothing to fork from yet: no prompt in this session');

@@ -20,7 +20,7 @@ test('Tab completes a unique prefix with a space, a shared one as far as it goes
 });
 
 test('the help lists every command the issue asks for', () => {
-  expect(SLASH_COMMANDS.map((c) => c.name).sort()).toEqual(['budget', 'compact', 'export', 'fork', 'help', 'model', 'new', 'plan', 'quit', 'resume', 'sessions', 'thinking', 'tree']);
+  expect(SLASH_COMMANDS.map((c) => c.name).sort()).toEqual(['budget', 'compact', 'export', 'fork', 'help', 'model', 'new', 'plan', 'quit', 'redo', 'resume', 'sessions', 'thinking', 'tree', 'undo']);
   for (const c of SLASH_COMMANDS) expect(helpText()).toContain(`/${c.name}`);
 });
 

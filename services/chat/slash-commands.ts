@@ -5,6 +5,8 @@ export const SLASH_COMMANDS = [
   { name: 'plan', args: '[on|off]', description: 'plan mode: the agent only reads and plans (no arg: switch it over)' },
   { name: 'budget', args: '[usd | tokens <n> | off]', description: 'the spending caps; set the dollar cap, the token cap, or clear both (a turn waiting at a cap goes on)' },
   { name: 'compact', args: '[instructions]', description: 'summarize the conversation so far to free context' },
+  { name: 'undo', description: 'undo the last turn: its file changes put back and the conversation back to before it (again: one more turn back)' },
+  { name: 'redo', description: 'redo the last /undo: its files and its turn back' },
   { name: 'fork', description: 'continue in a new session from one of your earlier prompts' },
   { name: 'tree', description: "this project's sessions and this session's fork points" },
   { name: 'sessions', description: "pick one of this project's sessions" },

@@ -70,6 +70,7 @@ export function App({ chat }: { chat: ChatController }) {
   // and writes this one object synchronously, so no key works on a stale copy of the input.
   const ui = useRef<UiState>({ buffer: edit.emptyBuffer, selected: 0, reason: undefined, showThinking: false, hint: '', lastCtrlC: 0, picker: undefined, approval: undefined });
   const [, redraw] = useState(0);
+  const drawn = useRef(chat.redrawn);
   const set = (patch: Partial<UiState>) => {
     Object.assign(ui.current, patch);
     redraw((n) => n + 1);
@@ -116,6 +117,11 @@ export function App({ chat }: { chat: ChatController }) {
     if (now.hint) set({ hint: '' });
     if (picker) {
       if (key.escape) return chat.pick(undefined);
+      const answer = picker.keys?.[input];
+      if (answer !== undefined) {
+        chat.pick(undefined);
+        return void picker.choose(answer);
+      }
       if (key.upArrow) return set({ selected: Math.max(0, now.selected - 1) });
       if (key.downArrow) return set({ selected: Math.min(picker.items.length - 1, now.selected + 1) });
       const item = picker.items[now.selected];
@@ -184,12 +190,19 @@ export function App({ chat }: { chat: ChatController }) {
   };
   useInput(onKey);
 
+  // A reloaded conversation (an undo or redo moved it) is drawn anew: what <Static> wrote stays in the
+  // terminal otherwise, undone turns included. The screen and scrollback are cleared before Ink writes
+  // this render (React renders before Ink outputs), once per reload.
+  if (drawn.current !== chat.redrawn) {
+    drawn.current = chat.redrawn;
+    stdout.write('\x1b[2J\x1b[3J\x1b[H');
+  }
   const settled = view.blocks.slice(0, view.settled);
   const live = view.live();
   const blockProps = { width, showThinking, approvals: view.approvals, spinner };
   return (
     <Box flexDirection="column">
-      <Static key={chat.sessionId ?? 'none'} items={settled}>
+      <Static key={`${chat.sessionId ?? 'none'}:${chat.redrawn}`} items={settled}>
         {(block) => <BlockView key={block.key} block={block} {...blockProps} showThinking={false} />}
       </Static>
       {live.map((block) => (

@@ -1,0 +1,77 @@
+import type { RevertRequest } from '../../contracts/checkpoints';
+import { turnOfEntry } from './chat-blocks';
+import type { ChatController } from './chat-controller';
+import { GatewayError, type RevertReply, type StoredMessageItem } from './gateway-client';
+
+/** The last turn of the conversation's active branch (the one whose prompt is latest), if any. */
+export function lastTurnOf(items: StoredMessageItem[]): string | undefined {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const entryId = items[i]!.entry_id;
+    const turn = turnOfEntry(entryId);
+    if (turn !== undefined && entryId === `${turn}:user`) return turn;
+  }
+  return undefined;
+}
+
+/** What a revert or redo did, as one line: the files and what became of each. */
+export function revertText(verb: 'undone' | 'redone', turn: string | undefined, reply: RevertReply): string {
+  const what = turn ? `turn ${turn} ${verb}` : verb;
+  const files = reply.files.map((f) => `${f.path}${f.operation === 'delete' ? ' (removed)' : ''}`);
+  const skipped = reply.skipped?.length ? `; not restorable (beyond the snapshot bounds): ${reply.skipped.join(', ')}` : '';
+  return `${what}: ${files.length > 0 ? `${verb === 'undone' ? 'put back' : 're-applied'} ${files.join(', ')}` : 'no files to change'}${skipped}`;
+}
+
+/** The conflict a 409 REVERT_CONFLICT names, or undefined for any other failure. */
+export function conflictPaths(err: unknown): string[] | undefined {
+  if (!(err instanceof GatewayError) || err.code !== 'REVERT_CONFLICT') return undefined;
+  const paths = err.details?.paths;
+  return Array.isArray(paths) ? paths.map(String) : [];
+}
+
+/**
+ * Sends a revert (or redo); on success says what changed and re-reads the conversation (its active
+ * leaf moved). A conflict asks "Overwrite? y/n" and, on y, sends the same request forced. Refusals a
+ * person can act on are said plainly instead of thrown.
+ */
+async function sendRevert(chat: ChatController, id: string, request: RevertRequest, turn: string | undefined): Promise<void> {
+  let reply: RevertReply;
+  try {
+    reply = await chat.client.revert(id, request);
+  } catch (err) {
+    const paths = conflictPaths(err);
+    if (paths && !request.force) {
+      chat.pick({
+        title: `Changed since by someone else: ${paths.join(', ') || '(unnamed)'}. Overwrite? y/n`,
+        items: [
+          { label: 'y  overwrite them', value: 'y' },
+          { label: 'n  leave everything as it is', value: 'n' },
+        ],
+        keys: { y: 'y', n: 'n' },
+        choose: (answer) => (answer === 'y' ? chat.attempt(request.redo ? '/redo' : '/undo', () => sendRevert(chat, id, { ...request, force: true }, turn)) : chat.say('info', 'nothing was changed')),
+      });
+      return;
+    }
+    if (err instanceof GatewayError && err.code === 'SESSION_BUSY') return chat.say('warning', 'a turn is running: stop it (Esc) or wait, then try again');
+    if (err instanceof GatewayError && err.code === 'NOTHING_TO_REDO') return chat.say('warning', 'nothing to redo (no revert since the last prompt)');
+    throw err;
+  }
+  // Read again first: the reload starts a fresh view, and the line below belongs on it.
+  await chat.reload();
+  chat.say('info', revertText(request.redo ? 'redone' : 'undone', turn, reply));
+  if (!request.redo && turn !== undefined && chat.view.blocks.some((b) => b.kind === 'user' && b.turn === turn)) {
+    chat.say('info', 'the first turn stays in the conversation (there is nothing before it to go back to); its files were put back');
+  }
+}
+
+/** `/undo`: the last turn of the conversation undone — its file changes put back and the conversation moved to before it. */
+export async function undoLastTurn(chat: ChatController, id: string): Promise<void> {
+  if (chat.view.turn !== undefined) return chat.say('warning', 'a turn is running: stop it (Esc) or wait, then try again');
+  const turn = lastTurnOf(await chat.client.messages(id));
+  if (!turn) return chat.say('warning', 'nothing to undo: no turn in this conversation');
+  return sendRevert(chat, id, { turn_id: turn }, turn);
+}
+
+/** `/redo`: the last revert re-applied (its files and its turns back in the conversation). */
+export function redoLastRevert(chat: ChatController, id: string): Promise<void> {
+  return sendRevert(chat, id, { redo: true }, undefined);
+}
