@@ -106,6 +106,13 @@ test('a turn pauses at the cap (waiting_budget, budget.exceeded) and goes on whe
     await until(async () => (await http(base, 'GET', `/api/sessions/${sid}`)).body.agent_state === 'waiting_budget');
     const listed = (await http(base, 'GET', '/api/sessions?limit=100')).body.sessions.find((s: { session_id: string }) => s.session_id === sid);
     expect(listed).toMatchObject({ agent_state: 'waiting_budget', budget: { max_tokens: 100, max_cost_usd: 5 }, spent: { tokens: 150, cost_usd: 0.15 } });
+    // A session without caps is listed without reading its transcript: no spent, no budget.
+    const uncapped = (await http(base, 'POST', '/api/sessions', { project_path: workspace })).body.session_id;
+    expect((await http(base, 'PATCH', `/api/sessions/${uncapped}/settings`, { budget: { max_tokens: null, max_cost_usd: null } })).body.budget).toBeUndefined();
+    const listedUncapped = (await http(base, 'GET', '/api/sessions?limit=100')).body.sessions.find((s: { session_id: string }) => s.session_id === uncapped);
+    expect(listedUncapped).toBeDefined();
+    expect(listedUncapped.spent).toBeUndefined();
+    expect(listedUncapped.budget).toBeUndefined();
     const stats = (await http(base, 'GET', `/api/sessions/${sid}/stats`)).body;
     expect(stats).toMatchObject({ budget: { max_tokens: 100 }, usage: { input: 100, output: 50, cost_usd: 0.15 } });
 

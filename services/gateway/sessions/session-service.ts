@@ -261,8 +261,12 @@ export class SessionService {
     const { project, ...rest } = query;
     const metadata = { ...(principal !== undefined ? { [KEYS.owner]: principal } : {}), ...(project !== undefined ? { [KEYS.projectPath]: project } : {}) };
     const page = await this.deps.store.list({ ...rest, ...(Object.keys(metadata).length ? { metadata } : {}) });
-    const [states, spent] = await Promise.all([Promise.all(page.sessions.map((m) => this.deps.commands.state(m.session_id))), Promise.all(page.sessions.map((m) => this.spent(m.session_id)))]);
-    return { sessions: page.sessions.map((m, i) => ({ ...sessionView(m, states[i]), ...(spent[i] ? { spent: spent[i] } : {}) })), ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) };
+    const states = await Promise.all(page.sessions.map((m) => this.deps.commands.state(m.session_id)));
+    const views = page.sessions.map((m, i) => sessionView(m, states[i]));
+    // Spent is read from the session's whole transcript: only where there is a cap to show it against,
+    // so listing many long sessions does not read every one of them (GET …/stats has it for any session).
+    const spent = await Promise.all(views.map((v) => (hasCap(v.budget) ? this.spent(v.session_id) : undefined)));
+    return { sessions: views.map((v, i) => ({ ...v, ...(spent[i] ? { spent: spent[i] } : {}) })), ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) };
   }
 
   /**
@@ -492,4 +496,9 @@ export class SessionService {
     const start = state?.active_turn && state.turn_start_seq ? state.turn_start_seq - 1 : undefined;
     return this.deps.reader.open(sessionId, start);
   }
+}
+
+/** A cap set (a null or absent field is none). */
+function hasCap(budget: { max_cost_usd?: number | null; max_tokens?: number | null } | undefined): boolean {
+  return typeof budget?.max_cost_usd === 'number' || typeof budget?.max_tokens === 'number';
 }
