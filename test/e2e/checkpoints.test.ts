@@ -304,4 +304,10 @@ test('over EDN, psi\'s `command` op takes /undo and /redo', async () => {
   } finally {
     c.close();
   }
+  // Deleting the session deletes its checkpoints (the worker hears the store's `deleted` event).
+  const dir = path.join(stack.config.dataDir, 'checkpoints', 'sessions', sid);
+  expect(fs.existsSync(dir)).toBe(true);
+  expect((await http(base, 'DELETE', `/api/sessions/${sid}`)).status).toBe(200);
+  for (let i = 0; i < 100 && fs.existsSync(dir); i++) await new Promise((r) => setTimeout(r, 100));
+  expect(fs.existsSync(dir)).toBe(false);
 }, 120_000);
