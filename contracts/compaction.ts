@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { usageSchema } from './session-store/messages';
 
 /** The custom entry a compaction records (`custom_type: "compaction"`); later contexts are built from it. */
 export const COMPACTION_CUSTOM_TYPE = 'compaction';
@@ -12,5 +13,7 @@ export const compactionDataSchema = z.object({
   files_modified: z.array(z.string()),
   reason: z.enum(['manual', 'threshold', 'overflow']),
   instructions: z.string().optional(),
+  /** What the summary's model call cost (the session's spending counts it: docs/budgets.md); absent in older records. */
+  usage: usageSchema.optional(),
 });
 export type CompactionData = z.infer<typeof compactionDataSchema>;

@@ -1,11 +1,10 @@
-import { subagentUsageOf } from '../../contracts/subagents';
+import { spendingOfEntry, tokensOf } from '../../contracts/spending';
 import type { StorePort } from '../store/store-port';
 
 /**
  * What a session has spent so far, for the turn's budget check (docs/budgets.md): the cost and
- * tokens (input, output, cache read and write) recorded on the assistant messages of its
- * conversation — every step of every turn, retried attempts included as the step that was kept
- * recorded them. The same messages /stats and the session list add up, so what a client shows as
+ * tokens (input, output, cache read and write) recorded in its conversation — every step of every
+ * turn, its sub-agents and its compactions (contracts/spending.ts). The same messages /stats and the session list add up, so what a client shows as
  * spent is what the check compares with the cap.
  */
 export function createSessionSpent(store: Pick<StorePort, 'messages'>) {
@@ -14,15 +13,13 @@ export function createSessionSpent(store: Pick<StorePort, 'messages'>) {
     let tokens = 0;
     let cursor: string | undefined;
     do {
-      const page = await store.messages({ session_id: input.session_id, limit: 500, ...(cursor ? { cursor } : {}) });
+      const page = await store.messages({ session_id: input.session_id, limit: 500, include_custom: true, ...(cursor ? { cursor } : {}) });
       if (!page) break;
       for (const item of page.messages) {
-        const m = item.message;
-        // A task call's result carries what its sub-agent spent (docs/subagents.md).
-        const u = m?.role === 'assistant' ? m.usage : subagentUsageOf(m);
+        const u = spendingOfEntry(item);
         if (!u) continue;
         cost += u.cost_usd ?? 0;
-        tokens += (u.input ?? 0) + (u.output ?? 0) + (u.cache_read ?? 0) + (u.cache_write ?? 0);
+        tokens += tokensOf(u);
       }
       cursor = page.next_cursor ?? undefined;
     } while (cursor);

@@ -4,7 +4,7 @@ import type { AgentEventPublisher } from '../events/publisher';
 import { contextOf, readActivePath, summaryMessage } from '../providers/context';
 import { toProviderFailure } from '../providers/provider-failure';
 import type { ProviderRegistry } from '../providers/registry';
-import { ProviderError } from '../providers/types';
+import { ProviderError, type ProviderUsage } from '../providers/types';
 import type { StorePort } from '../store/store-port';
 import { storeCall } from '../store/store-failures';
 import { chooseCut, estimateTokens, filesTouched, transcriptText, type PathMessage } from './plan';
@@ -47,6 +47,8 @@ export function createCompactSession(deps: {
   events: AgentEventPublisher;
   providers: ProviderRegistry;
   modelInfo?: (model: string) => { context_window: number };
+  /** The cost of a call (the model catalog's prices); without it the summary's cost counts as 0. */
+  price?: (model: string, usage: ProviderUsage) => number;
 }) {
   return async function compactSession(input: CompactSessionInput): Promise<CompactSessionResult> {
     const ctx = Context.current();
@@ -89,11 +91,13 @@ export function createCompactSession(deps: {
     ].filter(Boolean).join('\n\n');
 
     let summary = '';
+    let paid: ProviderUsage | undefined;
     const ticker = setInterval(() => ctx.heartbeat(), 1_000);
     try {
       const { provider, model } = deps.providers.resolve(input.model);
       for await (const chunk of provider.stream({ model, system: SUMMARY_SYSTEM, messages: [{ role: 'user', content: [{ type: 'text', text: request }] }], tools: [], thinking_level: 'off', signal: ctx.cancellationSignal })) {
         if (chunk.type === 'text_delta') summary += chunk.text;
+        if (chunk.type === 'done') paid = chunk.usage;
       }
       if (!summary.trim()) throw new ProviderError('transient', `${input.model} returned an empty summary`);
     } catch (err) {
@@ -110,6 +114,7 @@ export function createCompactSession(deps: {
       files_modified: [...new Set([...(previous?.files_modified ?? []), ...files.files_modified])].sort(),
       reason: input.reason,
       ...(input.instructions ? { instructions: input.instructions } : {}),
+      ...(paid ? { usage: { input: paid.input, output: paid.output, cache_read: paid.cache_read, cache_write: paid.cache_write, cost_usd: deps.price?.(input.model, paid) ?? 0 } } : {}),
     };
     await storeCall('recording the compaction', () =>
       deps.store.append({ session_id: input.session_id, entry_id: input.compaction_id, custom: { custom_type: COMPACTION_CUSTOM_TYPE, data }, ...(input.turn_id ? { origin: { turn: input.turn_id } } : {}) }),

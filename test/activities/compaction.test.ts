@@ -1,4 +1,5 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
+import { createSessionSpent } from '../../activities/budget/session-spent';
 import { createCompactSession, type CompactSessionResult } from '../../activities/compaction/compact-session';
 import { buildProviderContext } from '../../activities/providers/context';
 import { ProviderRegistry } from '../../activities/providers/registry';
@@ -25,11 +26,11 @@ test('summarises the older part, records the compaction once, and later contexts
     async *stream(req) {
       asked.push(req);
       yield { type: 'text_delta', text: 'The user asked twice.' };
-      yield { type: 'done', stop_reason: 'end', usage: { input: 1, output: 1, cache_read: 0, cache_write: 0 } };
+      yield { type: 'done', stop_reason: 'end', usage: { input: 300, output: 40, cache_read: 0, cache_write: 0 } };
     },
   };
   const events = recordingPublisher();
-  const compact = createCompactSession({ store: port, events, providers: new ProviderRegistry([provider]) });
+  const compact = createCompactSession({ store: port, events, providers: new ProviderRegistry([provider]), price: (_model, u) => (u.input + u.output) / 1000 });
   const input = { session_id, compaction_id: 'compact:1', model: 'test/m', reason: 'manual' as const, instructions: 'keep names', context_window: 10_000 };
   const result = (await new MockActivityEnvironment().run(compact, input)) as CompactSessionResult;
   expect(result.compacted).toBe(true);
@@ -51,4 +52,9 @@ test('summarises the older part, records the compaction once, and later contexts
   expect(asked).toHaveLength(1);
   expect(events.events.map((e) => e.event.type)).toEqual(['compaction.started', 'compaction.finished']);
   expect(events.events[1]!.event).toMatchObject({ summary: 'The user asked twice.' });
+
+  // The summary's model call is paid for: recorded with the compaction, counted in the session's spending (once).
+  const record = (await port.messages({ session_id, include_custom: true }))!.messages.find((m) => m.entry_id === 'compact:1')!;
+  expect((record.custom!.data as { usage?: unknown }).usage).toEqual({ input: 300, output: 40, cache_read: 0, cache_write: 0, cost_usd: 0.34 });
+  expect(await createSessionSpent(port)({ session_id })).toEqual({ cost_usd: 0.34, tokens: 340 });
 });

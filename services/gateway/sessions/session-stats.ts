@@ -1,6 +1,6 @@
 import { lookupModel, type ModelCatalog } from '../../../contracts/model-catalog';
 import type { StoreClient } from '../../../contracts/session-store/client';
-import { subagentUsageOf } from '../../../contracts/subagents';
+import { spendingOfEntry } from '../../../contracts/spending';
 import { addUsage, contextShare, contextTokens, zeroUsage, type UsageTotals } from '../events/usage-totals';
 
 export type { UsageTotals } from '../events/usage-totals';
@@ -28,24 +28,23 @@ export async function sessionStats(store: StoreClient, sessionId: string, opts: 
   let lastContext = 0;
   let cursor: string | undefined;
   do {
-    const page = await store.messages({ session_id: sessionId, limit: 500, ...(cursor ? { cursor } : {}) });
+    const page = await store.messages({ session_id: sessionId, limit: 500, include_custom: true, ...(cursor ? { cursor } : {}) });
     if (!page) break;
     for (const item of page.messages) {
+      if (opts.turn !== undefined && item.origin?.turn !== opts.turn) continue;
+      // Steps, sub-agents and compactions: what the budget check counts too (contracts/spending.ts).
+      const spent = spendingOfEntry(item);
+      if (spent) usage = addUsage(usage, spent);
       const m = item.message;
-      if (!m || (opts.turn !== undefined && item.origin?.turn !== opts.turn)) continue;
+      if (!m) continue;
       if (typeof item.origin?.turn === 'string') turns.add(item.origin.turn);
       messages.total += 1;
       if (m.role === 'user') messages.user += 1;
       if (m.role === 'function_result') messages.tool_results += 1;
-      // A task call's result carries what its sub-agent spent (docs/subagents.md): the session's spending includes it.
-      const sub = subagentUsageOf(m);
-      if (sub) usage = addUsage(usage, sub);
       if (m.role !== 'assistant') continue;
       messages.assistant += 1;
       steps += 1;
-      if (!m.usage) continue;
-      usage = addUsage(usage, m.usage);
-      lastContext = contextTokens(m.usage);
+      if (m.usage) lastContext = contextTokens(m.usage);
     }
     cursor = page.next_cursor ?? undefined;
   } while (cursor);
