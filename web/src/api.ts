@@ -1,6 +1,7 @@
 import type { SessionSettings } from '../../contracts/session-settings';
 import type { ForkPoint } from '../../services/chat/fork-points';
-import type { SessionStats, SessionView, PendingApproval, StoredMessageItem } from '../../services/chat/gateway-client';
+import type { RevertRequest } from '../../contracts/checkpoints';
+import type { RevertReply, SessionStats, SessionView, PendingApproval, StoredMessageItem } from '../../services/chat/gateway-client';
 import { tokenStore } from './token';
 
 /** An image attached to a prompt, as `POST …/prompt` takes it. */
@@ -22,6 +23,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** The error body's `details` (a revert conflict's `paths`). */
+    readonly details?: Record<string, unknown>,
   ) {
     super(message);
   }
@@ -70,8 +73,8 @@ async function call<T>(method: string, route: string, body?: unknown): Promise<T
   }
   if (res.status === 401) onUnauthorized();
   if (!res.ok) {
-    const error = (parsed as { error?: { code?: string; message?: string } }).error;
-    throw new ApiError(res.status, error?.code ?? `HTTP_${res.status}`, error?.message ?? `${method} ${route} answered ${res.status}`);
+    const error = (parsed as { error?: { code?: string; message?: string; details?: Record<string, unknown> } }).error;
+    throw new ApiError(res.status, error?.code ?? `HTTP_${res.status}`, error?.message ?? `${method} ${route} answered ${res.status}`, error?.details);
   }
   return parsed as T;
 }
@@ -84,6 +87,8 @@ export const api = {
   session: (id: string) => call<SessionView>('GET', sid(id)),
   deleteSession: (id: string) => call<{ status: string }>('DELETE', sid(id)),
   resume: (id: string) => call<{ status: string }>('POST', `${sid(id)}/resume`),
+  /** Files back to before a turn and the conversation with them, or the last revert redone (docs/undo.md). */
+  revert: (id: string, request: RevertRequest) => call<RevertReply>('POST', `${sid(id)}/revert`, request),
   fork: (id: string, entryId: string) => call<{ session_id: string }>('POST', `${sid(id)}/fork`, { entry_id: entryId }),
   stats: (id: string) => call<SessionStats>('GET', `${sid(id)}/stats`),
   /** Every stored message of the active branch, oldest first (all pages). */

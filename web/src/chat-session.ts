@@ -2,13 +2,21 @@ import type { HttpEventData } from '../../contracts/http-events';
 import { ChatView } from '../../services/chat/chat-view';
 import { blocksOfHistory } from '../../services/chat/stored-history';
 import { PromptReader } from '../../services/chat/fork-points';
-import { api, type PromptImage, type SessionSettings, type SessionStats, type SessionView, type SettingsPatch } from './api';
+import type { RevertRequest } from '../../contracts/checkpoints';
+import { api, ApiError, type PromptImage, type SessionSettings, type SessionStats, type SessionView, type SettingsPatch } from './api';
 import { followEvents, type ConnectionState } from './event-follower';
 
 /** A file a turn wrote, edited or deleted (`file.changed`). */
 export interface FileChange {
   path: string;
   operation: 'write' | 'edit' | 'delete';
+}
+
+/** The view model `strand chat` uses, with the page's own hint for a turn waiting at a budget cap. */
+function newView(): ChatView {
+  const view = new ChatView();
+  view.budgetHint = () => 'Raise it in Settings → Budget to continue, or Stop the turn';
+  return view;
 }
 
 /**
@@ -22,7 +30,14 @@ export interface FileChange {
  * ran while no page was open shows, and nothing shows twice.
  */
 export class ChatSession {
-  readonly view = new ChatView();
+  /** Replaced when the conversation is read anew (a revert or redo moved its active leaf). */
+  view = newView();
+  /** This page reverted and the revert can be redone (until a redo or a new prompt). */
+  canRedo = false;
+  /** A revert refused because files were changed since by someone else: the paths, and the request to force. */
+  conflict: { paths: string[]; request: RevertRequest } | undefined;
+  /** A revert or redo is on its way. */
+  reverting = false;
   session: SessionView | undefined;
   stats: SessionStats | undefined;
   /** Every setting (`GET …/settings`): read with the rest, and again whenever the session announces a change. */
@@ -52,8 +67,10 @@ export class ChatSession {
   private notifyTimer: ReturnType<typeof setTimeout> | undefined;
   private eventTurn: string | undefined;
 
+  private reloading: Promise<void> | undefined;
+  private reloadAgain = false;
+
   constructor(readonly id: string) {
-    this.view.budgetHint = () => 'Raise it in Settings → Budget to continue, or Stop the turn';
     this.stream = followEvents(id, {
       onEvent: (_seq, data) => this.apply(data),
       onState: (state) => {
@@ -104,6 +121,9 @@ export class ChatSession {
     // HTTP's file.changed names no turn: a session runs one turn at a time, the one of the last event that named one.
     if ('turn_id' in data) this.eventTurn = data.turn_id;
     const turn = this.view.turn ?? this.eventTurn;
+    // Between turns only a revert or redo changes files, and it also moved the conversation: read it
+    // again (this is how other tabs learn of an undo; no event says the active leaf moved).
+    if (data.type === 'file.changed' && !this.running) return void this.reloadConversation();
     if (data.type === 'file.changed' && turn) {
       const list = this.files.get(turn) ?? [];
       if (!list.some((f) => f.path === data.path && f.operation === data.operation)) list.push({ path: data.path, operation: data.operation });
@@ -117,6 +137,77 @@ export class ChatSession {
     if (data.type === 'tool.call' && data.requires_approval) void this.readApprovals();
     for (const turn of this.view.unknownPrompts) this.prompts.read(turn);
     this.changed();
+  }
+
+  /**
+   * Reads the conversation anew into a fresh view (events arriving meanwhile wait and follow it).
+   * Calls while one runs make one more read after it, so the last change is always read.
+   */
+  reloadConversation(): Promise<void> {
+    if (this.reloading) {
+      this.reloadAgain = true;
+      return this.reloading;
+    }
+    this.reloading = (async () => {
+      do {
+        this.reloadAgain = false;
+        this.buffered ??= [];
+        this.view = newView();
+        await this.loadHistory();
+      } while (this.reloadAgain);
+      this.reloading = undefined;
+    })();
+    return this.reloading;
+  }
+
+  /** Undoes a turn (and every later one): files put back, the conversation back to before it. */
+  undo(turn: string): Promise<boolean> {
+    return this.revert({ turn_id: turn });
+  }
+
+  /** Redoes this page's last revert. */
+  redo(): Promise<boolean> {
+    return this.revert({ redo: true });
+  }
+
+  /** The refused revert again, overwriting the files changed since. */
+  overwrite(): Promise<boolean> {
+    const request = this.conflict?.request;
+    this.conflict = undefined;
+    return request ? this.revert({ ...request, force: true }) : Promise.resolve(false);
+  }
+
+  dismissConflict(): void {
+    this.conflict = undefined;
+    this.changed();
+  }
+
+  private async revert(request: RevertRequest): Promise<boolean> {
+    this.reverting = true;
+    this.conflict = undefined;
+    this.changed();
+    try {
+      return await this.attempt(request.redo ? 'nothing was redone' : 'the turn was not undone', async () => {
+        try {
+          const reply = await api.revert(this.id, request);
+          this.canRedo = !request.redo;
+          await this.reloadConversation();
+          const files = reply.files.map((f) => `${f.path}${f.operation === 'delete' ? ' (removed)' : ''}`).join(', ');
+          this.view.notice('info', `${request.redo ? 'redone' : 'undone'}: ${files ? `${request.redo ? 're-applied' : 'put back'} ${files}` : 'no files to change'}${reply.skipped?.length ? `; not restorable: ${reply.skipped.join(', ')}` : ''}`);
+        } catch (err) {
+          if (err instanceof ApiError && err.code === 'REVERT_CONFLICT') {
+            this.conflict = { paths: Array.isArray(err.details?.paths) ? err.details.paths.map(String) : [], request };
+            return;
+          }
+          if (err instanceof ApiError && err.code === 'SESSION_BUSY') throw new Error('a turn is running: stop it or wait, then try again');
+          if (err instanceof ApiError && err.code === 'NOTHING_TO_REDO') this.canRedo = false;
+          throw err;
+        }
+      });
+    } finally {
+      this.reverting = false;
+      this.changed();
+    }
   }
 
   private async loadHistory(): Promise<void> {
@@ -185,6 +276,8 @@ export class ChatSession {
   /** A prompt, with the images attached to it; while a turn runs it waits as a follow-up. */
   send(text: string, images: Array<PromptImage & { name: string }> = []): Promise<boolean> {
     const running = this.running;
+    // A new prompt drops the revert a redo would restore (docs/undo.md).
+    this.canRedo = false;
     return this.attempt('the prompt was not sent', async () => {
       const accepted = await api.prompt(this.id, text, crypto.randomUUID(), images.map(({ media_type, data }) => ({ media_type, data })));
       this.view.prompted(accepted.turn_id, text, accepted.queued || (running && this.view.turn !== accepted.turn_id));

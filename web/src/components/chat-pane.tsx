@@ -8,6 +8,7 @@ import { Conversation } from './conversation';
 import { SessionBar } from './session-bar';
 import { SettingsPanel } from './settings-panel';
 import { StatusBar } from './status-bar';
+import { RevertConflict } from './undo-controls';
 import { toolTitle } from '../../../services/chat/tool-display';
 
 /**
@@ -72,6 +73,7 @@ export function ChatPane({ chat, onSessionsChanged }: { chat: ChatSession; onSes
           </ol>
         </section>
       )}
+      <RevertConflict chat={chat} />
       {chat.problem && (
         <p class="problem" role="alert">
           {chat.problem}

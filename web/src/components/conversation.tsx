@@ -5,6 +5,7 @@ import type { ChatSession } from '../chat-session';
 import { renderMarkdown } from '../markdown';
 import { ForkButton } from './fork-button';
 import { ToolRow } from './tool-row';
+import { UndoButton } from './undo-controls';
 
 type Block<K extends ChatBlock['kind']> = Extract<ChatBlock, { kind: K }>;
 
@@ -83,6 +84,7 @@ export function Conversation({ chat }: { chat: ChatSession }) {
               <article key={block.key} class="msg user" aria-label="Prompt">
                 <div class="user-text">{block.text}</div>
                 {forkAt && !chat.running && <ForkButton chat={chat} entryId={forkAt} />}
+                {block.turn && !chat.running && <UndoButton chat={chat} turn={block.turn} />}
               </article>
             );
           }

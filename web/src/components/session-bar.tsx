@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api';
 import type { ChatSession } from '../chat-session';
+import { RedoButton } from './undo-controls';
 
 function connectionText(chat: ChatSession): string {
   const c = chat.connection;
@@ -58,6 +59,7 @@ export function SessionBar({ chat, settingsOpen, toggleSettings }: { chat: ChatS
       <button type="button" disabled={chat.running || chat.compacting} onClick={() => void chat.compact()} title="Summarise the older conversation now, to free context (between turns only)">
         Compact
       </button>
+      <RedoButton chat={chat} />
       <button type="button" aria-expanded={settingsOpen} aria-controls="session-settings" onClick={toggleSettings}>
         Settings
       </button>
