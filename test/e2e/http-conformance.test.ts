@@ -255,6 +255,10 @@ describe('a stack with tokens', () => {
     expect((await call(base, 'POST', `/api/sessions/${sid}/reject`, { body: { tool_call_id: waiting[0].tool_call_id, reason: 'not now' } })).body.status).toBe('rejected');
     const seen = await events(base, sid, (e) => finished(e) && JSON.parse(e.data).turn_id === 't2');
     expect(seen.map((e) => e.event)).toEqual(expect.arrayContaining(['tool.call', 'tool.result', 'file.changed', 'message.delta', 'message.done', 'usage']));
+    // The approved write left a checkpoint; undoing turn 1 removes the file it created (docs/undo.md).
+    expect((await call(base, 'GET', `/api/sessions/${sid}/checkpoints`)).body.checkpoints).toMatchObject([{ turn_id: 't1', tool: 'write_file', paths: ['notes.txt'] }]);
+    expect((await call(base, 'POST', `/api/sessions/${sid}/revert`, { body: { turn_id: 't1' } })).body.files).toEqual([{ path: 'notes.txt', operation: 'delete' }]);
+    expect(fs.existsSync(path.join(project, 'notes.txt'))).toBe(false);
   }, 60_000);
 
   test('a long turn: busy, steer, jobs listed, shown, cancelled; interrupt and abort-retry when nothing runs', async () => {
