@@ -26,7 +26,7 @@ describe('SessionMcp with real MCP servers', () => {
   let mcp: SessionMcp;
 
   beforeAll(async () => {
-    http = await startFixtureHttpServer({ name: 'remote', token: HTTP_TOKEN });
+    http = await startFixtureHttpServer({ name: 'remote', token: HTTP_TOKEN, notesDir: os.tmpdir() });
   });
   afterAll(async () => {
     await http.close();
