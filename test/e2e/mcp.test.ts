@@ -12,7 +12,7 @@ import { RED_PIXEL_PNG } from '../fixtures/mcp/tools';
  * MCP servers on the real stack (docs/mcp.md), the model a fake Anthropic API that calls their
  * tools: a session's stdio server (a secret in its env) and Streamable HTTP server (a secret header)
  * are offered as mcp__<server>__<tool> with their schemas; results (text and an image) reach the model;
- * the non-read-only tool asks for approval; a broken server is a notice while the rest works; a
+ * the non-read-only tool asks for approval (and plan mode refuses it); a broken server is a notice while the rest works; a
  * server killed between turns is started again; GET …/mcp lists states and tools; no secret appears
  * in any answer, event, stored message or log line; ACP session/new's mcpServers reach the tools.
  */
@@ -181,6 +181,24 @@ test('a broken server is a notice and the rest works; a server killed between tu
   expect(again).toMatchObject({ status: 'success' });
   expect(again.result).toMatch(/local: b means fixture-1 \(token ok\)/);
   expect(Number(/pid=(\d+)/.exec(again.result)![1])).not.toBe(pid);
+});
+
+test('plan mode refuses the MCP tool that is not annotated read-only and runs the read-only one', async () => {
+  const created = await http(base, 'POST', '/api/sessions', { project_path: workspace, model: MODEL, mcp_servers: { local: servers().local } });
+  const sid = created.body.session_id as string;
+  expect((await http(base, 'PATCH', `/api/sessions/${sid}/settings`, { approval: { plan_mode: true } })).status).toBe(200);
+  fake.reply({ blocks: [use('mcp__local__lookup', { word: 'p' }, 'toolu_read'), use('mcp__local__note_write', { name: 'planned', text: 'x' }, 'toolu_write')], usage }, { blocks: [{ type: 'text', text: 'Plan: 1. write the note' }], usage });
+  const events = await turn(sid, 'plan the note');
+  expect(events.filter((e) => e.event === 'tool.call').map((e) => [data(e).tool, data(e).requires_approval])).toEqual([
+    ['mcp__local__lookup', false],
+    ['mcp__local__note_write', false],
+  ]);
+  const results = Object.fromEntries(events.filter((e) => e.event === 'tool.result').map((e) => [data(e).tool_call_id, data(e)]));
+  expect(results.toolu_read).toMatchObject({ status: 'success' });
+  expect(results.toolu_write).toMatchObject({ status: 'rejected' });
+  expect(results.toolu_write.result).toMatch(/^Plan mode is on: this mcp__local__note_write call was not run\./);
+  // The stdio server's working directory is the project: nothing was written there.
+  expect(fs.existsSync(path.join(workspace, 'planned.note'))).toBe(false);
 });
 
 test('ACP: initialize offers http MCP servers; session/new mcpServers reach the tools', async () => {
