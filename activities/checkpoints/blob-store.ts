@@ -30,6 +30,10 @@ export class BlobStore {
     return sha;
   }
 
+  async has(sha256: string): Promise<boolean> {
+    return /^[0-9a-f]{64}$/.test(sha256) && exists(this.pathOf(sha256));
+  }
+
   async get(sha256: string): Promise<Buffer> {
     return fs.readFile(this.pathOf(sha256));
   }

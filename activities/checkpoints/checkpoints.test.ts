@@ -5,6 +5,7 @@ import path from 'node:path';
 import { CheckpointStore } from './checkpoint-store';
 import { pruneCheckpoints } from './prune';
 import { ToolCheckpoints, type ToolCallRef } from './tool-checkpoints';
+import { snapshotWorkspace } from './workspace-snapshot';
 
 /** Real directories: a workspace and a checkpoint directory beside it (never inside). */
 function sandbox() {
@@ -121,6 +122,25 @@ describe('checkpoint store', () => {
     expect(out2.content).toContain('Changed but not undoable (beyond the checkpoint bounds): big.bin.');
     const record = (await sb.store.list('s1')).find((c) => c.entry_id === 't1:s0:tool:sh2');
     expect(record!.files).toEqual([{ path: 'big.bin', before: { state: 'unsaved', size: 100, reason: 'larger than 10 bytes' }, after: { state: 'unsaved', size: 101, reason: 'larger than 10 bytes' } }]);
+  });
+
+  test('a later snapshot reads only files whose size or time changed (and none changed just before the last one)', async () => {
+    sb.write('old.txt', 'aaaa\n');
+    sb.write('edited.txt', 'one\n');
+    const past = new Date(Date.now() - 60_000);
+    fs.utimesSync(path.join(sb.ws, 'old.txt'), past, past);
+    fs.utimesSync(path.join(sb.ws, 'edited.txt'), past, past);
+    const first = await snapshotWorkspace(sb.ws, sb.store.blobs, bounds, signal);
+    // Same size and time: taken as unchanged without reading it (the size-and-time rule git uses too).
+    sb.write('old.txt', 'bbbb\n');
+    fs.utimesSync(path.join(sb.ws, 'old.txt'), past, past);
+    sb.write('edited.txt', 'two, longer\n');
+    const second = await snapshotWorkspace(sb.ws, sb.store.blobs, bounds, signal, { files: first.files, takenAt: Date.now() });
+    expect(second.files['old.txt']!.state).toEqual(first.files['old.txt']!.state);
+    expect(second.files['edited.txt']!.state).toMatchObject({ state: 'file', sha256: sha('two, longer\n') });
+    // Changed close to the earlier snapshot: read again, whatever its size and time say.
+    const racy = await snapshotWorkspace(sb.ws, sb.store.blobs, bounds, signal, { files: first.files, takenAt: past.getTime() + 1_000 });
+    expect(racy.files['old.txt']!.state).toMatchObject({ sha256: sha('bbbb\n') });
   });
 
   test('pruning drops deleted sessions, old checkpoints and unreferenced blobs', async () => {

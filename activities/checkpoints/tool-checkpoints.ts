@@ -5,7 +5,10 @@ import type { ToolOutcome } from '../tool-calls/ledger';
 import { resolveInWorkspace, workspaceRoot } from '../tools/paths';
 import type { CheckpointStore, PendingCheckpoint } from './checkpoint-store';
 import { captureState, sameContent } from './file-state';
-import { diffWorkspace, snapshotWorkspace, type SnapshotBounds } from './workspace-snapshot';
+import { diffWorkspace, snapshotWorkspace, type KnownFiles, type SnapshotBounds } from './workspace-snapshot';
+
+/** Workspaces whose last snapshot is remembered (so the next one reads only what changed). */
+const KNOWN_WORKSPACES = 16;
 
 export interface ToolCallRef {
   session_id: string;
@@ -25,6 +28,9 @@ export interface ToolCallRef {
  * says that this call cannot be undone.
  */
 export class ToolCheckpoints {
+  /** The last snapshot of each recent workspace, by real path (most recent last). */
+  private readonly known = new Map<string, KnownFiles>();
+
   constructor(
     readonly store: CheckpointStore,
     readonly bounds: SnapshotBounds,
@@ -45,7 +51,9 @@ export class ToolCheckpoints {
       if (!ws.ok) return {};
       let pending: PendingCheckpoint;
       if (call.tool === 'shell_exec') {
-        pending = { ...base, workspace: ws.root, snapshot: await snapshotWorkspace(ws.root, this.store.blobs, this.bounds, signal) };
+        const snapshot = await snapshotWorkspace(ws.root, this.store.blobs, this.bounds, signal, this.known.get(ws.root));
+        this.remember(ws.root, { files: snapshot.files, takenAt: base.time });
+        pending = { ...base, workspace: ws.root, snapshot };
       } else {
         const target = await targetOf(ws.root, call.tool, call.params);
         if (!target) return {};
@@ -57,6 +65,12 @@ export class ToolCheckpoints {
       if (signal.aborted) throw signal.reason;
       return { failed: (err as Error).message };
     }
+  }
+
+  private remember(root: string, known: KnownFiles): void {
+    this.known.delete(root);
+    this.known.set(root, known);
+    if (this.known.size > KNOWN_WORKSPACES) this.known.delete(this.known.keys().next().value!);
   }
 
   /** Completes the checkpoint from its recorded before-state and the workspace now. */

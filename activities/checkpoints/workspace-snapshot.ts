@@ -22,6 +22,18 @@ export interface SnapshotEntry {
   state: FileState;
 }
 
+/**
+ * What an earlier snapshot of the same workspace saw, and when: a file with the same size and time
+ * is not read again (its blob is kept already), unless it changed so close to that snapshot that
+ * the same time could hide a second change (git's "racily clean" rule).
+ */
+export interface KnownFiles {
+  files: Record<string, SnapshotEntry>;
+  takenAt: number;
+}
+
+const RACY_MS = 2_000;
+
 export interface WorkspaceSnapshot {
   /** Workspace-relative paths (as list_files shows them). */
   files: Record<string, SnapshotEntry>;
@@ -34,7 +46,7 @@ export interface WorkspaceSnapshot {
  * never `.git`; in a git repository git lists them, with ls-files, which only reads the index), each
  * with its content kept as a blob within the bounds. Never writes inside the workspace.
  */
-export async function snapshotWorkspace(root: string, blobs: BlobStore, bounds: SnapshotBounds, signal: AbortSignal): Promise<WorkspaceSnapshot> {
+export async function snapshotWorkspace(root: string, blobs: BlobStore, bounds: SnapshotBounds, signal: AbortSignal, known?: KnownFiles): Promise<WorkspaceSnapshot> {
   const listing = await watchedFiles(root, bounds, signal);
   const files: Record<string, SnapshotEntry> = {};
   const notes: string[] = [];
@@ -55,7 +67,9 @@ export async function snapshotWorkspace(root: string, blobs: BlobStore, bounds: 
       else overBudget += 1;
       state = { state: 'unsaved', size: st.size, reason };
     } else {
-      state = await captureState(abs, blobs);
+      const seen = known?.files[rel];
+      const reusable = seen && seen.state.state === 'file' && seen.size === st.size && seen.mtimeMs === st.mtimeMs && st.mtimeMs < known!.takenAt - RACY_MS;
+      state = reusable && (await blobs.has(seen.state.state === 'file' ? seen.state.sha256 : '')) ? seen.state : await captureState(abs, blobs);
       if (state.state === 'file') kept += state.size;
     }
     files[rel] = { size: st.size, mtimeMs: st.mtimeMs, state };
