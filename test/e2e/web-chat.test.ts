@@ -245,7 +245,7 @@ test('a follow-up sent while a turn runs is queued and then answered; the model 
   await answers(page).filter({ hasText: 'You said: and then this' }).waitFor({ timeout: 60_000 });
   await eventually(() => turnEnds(page).filter({ hasText: 'done' }).count(), (n) => n === 2, 'two finished turns');
   expect(await page.getByRole('region', { name: 'Queued follow-ups' }).count()).toBe(0);
-  expect((await page.getByRole('article', { name: 'Prompt' }).allTextContents()).map((t) => t.replace('Fork from here', ''))).toEqual(['the long one', 'and then this']);
+  expect((await page.getByRole('article', { name: 'Prompt' }).allTextContents()).map((t) => t.replace('Fork from here', '').replace('Undo this turn', ''))).toEqual(['the long one', 'and then this']);
 
   // Fork from the second prompt: a new session opens, holding the conversation up to it.
   await page.getByRole('article', { name: 'Prompt' }).last().getByRole('button', { name: 'Fork from here' }).click();

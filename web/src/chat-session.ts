@@ -2,9 +2,9 @@ import type { HttpEventData } from '../../contracts/http-events';
 import { ChatView } from '../../services/chat/chat-view';
 import { blocksOfHistory } from '../../services/chat/stored-history';
 import { PromptReader } from '../../services/chat/fork-points';
-import type { RevertRequest } from '../../contracts/checkpoints';
-import { api, ApiError, type PromptImage, type SessionSettings, type SessionStats, type SessionView, type SettingsPatch } from './api';
+import { api, type PromptImage, type SessionSettings, type SessionStats, type SessionView, type SettingsPatch } from './api';
 import { followEvents, type ConnectionState } from './event-follower';
+import { Reverts } from './revert';
 
 /** A file a turn wrote, edited or deleted (`file.changed`). */
 export interface FileChange {
@@ -32,12 +32,8 @@ function newView(): ChatView {
 export class ChatSession {
   /** Replaced when the conversation is read anew (a revert or redo moved its active leaf). */
   view = newView();
-  /** This page reverted and the revert can be redone (until a redo or a new prompt). */
-  canRedo = false;
-  /** A revert refused because files were changed since by someone else: the paths, and the request to force. */
-  conflict: { paths: string[]; request: RevertRequest } | undefined;
-  /** A revert or redo is on its way. */
-  reverting = false;
+  /** Undo and redo (revert.ts). */
+  readonly reverts = new Reverts(this);
   session: SessionView | undefined;
   stats: SessionStats | undefined;
   /** Every setting (`GET …/settings`): read with the rest, and again whenever the session announces a change. */
@@ -160,56 +156,6 @@ export class ChatSession {
     return this.reloading;
   }
 
-  /** Undoes a turn (and every later one): files put back, the conversation back to before it. */
-  undo(turn: string): Promise<boolean> {
-    return this.revert({ turn_id: turn });
-  }
-
-  /** Redoes this page's last revert. */
-  redo(): Promise<boolean> {
-    return this.revert({ redo: true });
-  }
-
-  /** The refused revert again, overwriting the files changed since. */
-  overwrite(): Promise<boolean> {
-    const request = this.conflict?.request;
-    this.conflict = undefined;
-    return request ? this.revert({ ...request, force: true }) : Promise.resolve(false);
-  }
-
-  dismissConflict(): void {
-    this.conflict = undefined;
-    this.changed();
-  }
-
-  private async revert(request: RevertRequest): Promise<boolean> {
-    this.reverting = true;
-    this.conflict = undefined;
-    this.changed();
-    try {
-      return await this.attempt(request.redo ? 'nothing was redone' : 'the turn was not undone', async () => {
-        try {
-          const reply = await api.revert(this.id, request);
-          this.canRedo = !request.redo;
-          await this.reloadConversation();
-          const files = reply.files.map((f) => `${f.path}${f.operation === 'delete' ? ' (removed)' : ''}`).join(', ');
-          this.view.notice('info', `${request.redo ? 'redone' : 'undone'}: ${files ? `${request.redo ? 're-applied' : 'put back'} ${files}` : 'no files to change'}${reply.skipped?.length ? `; not restorable: ${reply.skipped.join(', ')}` : ''}`);
-        } catch (err) {
-          if (err instanceof ApiError && err.code === 'REVERT_CONFLICT') {
-            this.conflict = { paths: Array.isArray(err.details?.paths) ? err.details.paths.map(String) : [], request };
-            return;
-          }
-          if (err instanceof ApiError && err.code === 'SESSION_BUSY') throw new Error('a turn is running: stop it or wait, then try again');
-          if (err instanceof ApiError && err.code === 'NOTHING_TO_REDO') this.canRedo = false;
-          throw err;
-        }
-      });
-    } finally {
-      this.reverting = false;
-      this.changed();
-    }
-  }
-
   private async loadHistory(): Promise<void> {
     try {
       const session = await api.session(this.id);
@@ -276,8 +222,7 @@ export class ChatSession {
   /** A prompt, with the images attached to it; while a turn runs it waits as a follow-up. */
   send(text: string, images: Array<PromptImage & { name: string }> = []): Promise<boolean> {
     const running = this.running;
-    // A new prompt drops the revert a redo would restore (docs/undo.md).
-    this.canRedo = false;
+    this.reverts.prompted();
     return this.attempt('the prompt was not sent', async () => {
       const accepted = await api.prompt(this.id, text, crypto.randomUUID(), images.map(({ media_type, data }) => ({ media_type, data })));
       this.view.prompted(accepted.turn_id, text, accepted.queued || (running && this.view.turn !== accepted.turn_id));

@@ -7,7 +7,7 @@ import type { ChatSession } from '../chat-session';
  */
 export function UndoButton({ chat, turn }: { chat: ChatSession; turn: string }) {
   return (
-    <button type="button" class="link undo" disabled={chat.reverting} title="Put back the files this turn (and later ones) changed, and take the conversation back to before it" onClick={() => void chat.undo(turn)}>
+    <button type="button" class="link undo" disabled={chat.reverts.busy} title="Put back the files this turn (and later ones) changed, and take the conversation back to before it" onClick={() => void chat.reverts.undo(turn)}>
       Undo this turn
     </button>
   );
@@ -15,9 +15,9 @@ export function UndoButton({ chat, turn }: { chat: ChatSession; turn: string }) 
 
 /** Redo, in the session bar after this page undid a turn: the files and the turns come back. */
 export function RedoButton({ chat }: { chat: ChatSession }) {
-  if (!chat.canRedo) return null;
+  if (!chat.reverts.canRedo) return null;
   return (
-    <button type="button" disabled={chat.reverting || chat.running} title="Redo the last undo: its file changes and its turns come back" onClick={() => void chat.redo()}>
+    <button type="button" disabled={chat.reverts.busy || chat.running} title="Redo the last undo: its file changes and its turns come back" onClick={() => void chat.reverts.redo()}>
       Redo
     </button>
   );
@@ -25,7 +25,7 @@ export function RedoButton({ chat }: { chat: ChatSession }) {
 
 /** A revert refused because someone else changed files since: which ones, and whether to overwrite them. */
 export function RevertConflict({ chat }: { chat: ChatSession }) {
-  const conflict = chat.conflict;
+  const conflict = chat.reverts.conflict;
   if (!conflict) return null;
   return (
     <section class="problem revert-conflict" role="alert" aria-label="Revert conflict">
@@ -35,10 +35,10 @@ export function RevertConflict({ chat }: { chat: ChatSession }) {
           <li key={p}>{p}</li>
         ))}
       </ul>
-      <button type="button" disabled={chat.reverting} onClick={() => void chat.overwrite()}>
+      <button type="button" disabled={chat.reverts.busy} onClick={() => void chat.reverts.overwrite()}>
         Overwrite
       </button>{' '}
-      <button type="button" class="link" onClick={() => chat.dismissConflict()}>
+      <button type="button" class="link" onClick={() => chat.reverts.dismissConflict()}>
         Cancel
       </button>
     </section>
