@@ -114,6 +114,8 @@ export class ChatSession {
 
   private apply(data: HttpEventData): void {
     if (this.buffered) return void this.buffered.push(data);
+    // A turn started here or elsewhere (its first event names it) drops the revert a redo would restore (docs/undo.md).
+    if ('turn_id' in data && data.turn_id !== this.eventTurn) this.reverts.prompted();
     // HTTP's file.changed names no turn: a session runs one turn at a time, the one of the last event that named one.
     if ('turn_id' in data) this.eventTurn = data.turn_id;
     const turn = this.view.turn ?? this.eventTurn;
@@ -150,6 +152,7 @@ export class ChatSession {
         this.buffered ??= [];
         this.view = newView();
         await this.loadHistory();
+        if (this.reverts.line) this.view.notice('info', this.reverts.line);
       } while (this.reloadAgain);
       this.reloading = undefined;
     })();
@@ -222,7 +225,6 @@ export class ChatSession {
   /** A prompt, with the images attached to it; while a turn runs it waits as a follow-up. */
   send(text: string, images: Array<PromptImage & { name: string }> = []): Promise<boolean> {
     const running = this.running;
-    this.reverts.prompted();
     return this.attempt('the prompt was not sent', async () => {
       const accepted = await api.prompt(this.id, text, crypto.randomUUID(), images.map(({ media_type, data }) => ({ media_type, data })));
       this.view.prompted(accepted.turn_id, text, accepted.queued || (running && this.view.turn !== accepted.turn_id));

@@ -46,6 +46,12 @@ export class Reverts {
   conflict: { paths: string[]; request: RevertRequest; turn?: string | undefined } | undefined;
   /** A revert or redo is on its way. */
   busy = false;
+  /**
+   * What this page's last undo or redo did, shown under the conversation until the next prompt. Kept
+   * here because the conversation may be read anew again after it (its file.changed events can arrive
+   * after the reply), and each reading starts a fresh view.
+   */
+  line: string | undefined;
 
   constructor(private readonly host: RevertHost) {}
 
@@ -70,9 +76,10 @@ export class Reverts {
     this.host.changed();
   }
 
-  /** A new prompt drops the revert a redo would restore (docs/undo.md). */
+  /** A turn started (a new prompt): it drops the revert a redo would restore (docs/undo.md), and the line about it. */
   prompted(): void {
     this.canRedo = false;
+    this.line = undefined;
   }
 
   /** When done the conversation is read anew and a line says what changed; a refusal is the page's problem line. */
@@ -88,8 +95,8 @@ export class Reverts {
       if (outcome.kind === 'refused') host.problem = `${request.redo ? 'nothing was redone' : 'the turn was not undone'}: ${outcome.text}`;
       if (request.redo || outcome.kind === 'done') this.canRedo = !request.redo && outcome.kind === 'done';
       if (outcome.kind !== 'done') return false;
+      this.line = outcome.text;
       await host.reloadConversation();
-      host.view.notice('info', outcome.text);
       return true;
     } catch (err) {
       host.problem = `${request.redo ? 'nothing was redone' : 'the turn was not undone'}: ${(err as Error).message}`;
