@@ -21,6 +21,11 @@ export function revertText(verb: 'undone' | 'redone', turn: string | undefined, 
   return `${what}: ${files.length > 0 ? `${verb === 'undone' ? 'put back' : 're-applied'} ${files.join(', ')}` : 'no files to change'}${skipped}`;
 }
 
+/** What undoing a turn with nothing left to undo says: the server finds no checkpoint and no entry before it. */
+export function firstTurnText(turn: string): string {
+  return `nothing more to undo: ${turn} is the session's first turn (nothing before it to go back to) and has no file changes left to put back`;
+}
+
 /** The conflict a 409 REVERT_CONFLICT names, or undefined for any other failure. */
 export function conflictPaths(err: unknown): string[] | undefined {
   if (!(err instanceof GatewayError) || err.code !== 'REVERT_CONFLICT') return undefined;
@@ -52,6 +57,7 @@ async function sendRevert(chat: ChatController, id: string, request: RevertReque
       return;
     }
     if (err instanceof GatewayError && err.code === 'SESSION_BUSY') return chat.say('warning', 'a turn is running: stop it (Esc) or wait, then try again');
+    if (err instanceof GatewayError && err.code === 'CHECKPOINT_NOT_FOUND' && turn !== undefined) return chat.say('warning', firstTurnText(turn));
     if (err instanceof GatewayError && err.code === 'NOTHING_TO_REDO') return chat.say('warning', 'nothing to redo (no revert since the last prompt)');
     throw err;
   }

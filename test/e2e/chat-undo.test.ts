@@ -107,4 +107,10 @@ test('/undo puts the file back and takes the turn off the screen; /redo brings b
   expect(notes()).toBe('before\n');
   expect(screen).not.toContain('The notes are written.');
   expect((await api('GET', `/api/sessions/${sid}/messages`)).body.messages.map((m: any) => m.entry_id).filter((e: string) => e.endsWith(':user'))).toHaveLength(1);
+
+  // The first turn changed no file and has nothing before it: nothing more to undo, and the chat says so.
+  prompt(t, '/undo');
+  await t.waitFor((s) => flat(s).includes("nothing more to undo: t1 is the session's first turn"), 'the nothing-more-to-undo line');
+  expect(notes()).toBe('before\n');
+  expect(t.screen()).toContain('You said: warm up');
 }, 150_000);
