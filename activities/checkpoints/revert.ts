@@ -1,12 +1,13 @@
 import path from 'node:path';
 import type { CheckpointFile, CheckpointRecord, FileState, RevertRequest, RevertResult } from '../../contracts/checkpoints';
 import type { StoreClient } from '../../contracts/session-store/client';
+import { OFF_BRANCH_SPENDING_PREFIX, spendingOfEntries } from '../../contracts/spending';
 import type { AgentEventPublisher } from '../events/publisher';
 import { resolveInWorkspace } from '../tools/paths';
 import { checkpointOrder, turnNumber, type CheckpointStore, type RedoRecord } from './checkpoint-store';
 import { currentDigest, restoreState, sameContent } from './file-state';
 
-export type RevertStore = Pick<StoreClient, 'getMessage' | 'messages' | 'setActiveLeaf'>;
+export type RevertStore = Pick<StoreClient, 'getMessage' | 'messages' | 'setActiveLeaf' | 'setMeta'>;
 
 export interface RevertDeps {
   checkpoints: CheckpointStore;
@@ -64,7 +65,11 @@ export function createRevertCheckpoints(deps: RevertDeps) {
   async function finishRevert(input: RevertInput, record: RedoRecord): Promise<RevertResult> {
     const applied = await apply(input, record.files.map((f) => ({ path: f.path, to: f.before })));
     await deps.checkpoints.setReverted(input.session_id, record.entry_ids, true);
-    if (record.leaf_after && record.leaf_after !== record.leaf_before) await deps.store.setActiveLeaf({ session_id: input.session_id, entry_id: record.leaf_after });
+    if (record.leaf_after && record.leaf_after !== record.leaf_before) {
+      // The undone turns leave the branch budgets are summed from; what they spent stays spent.
+      if ((await activeLeaf(input.session_id)) === record.leaf_before) await keepSpending(input.session_id, record);
+      await deps.store.setActiveLeaf({ session_id: input.session_id, entry_id: record.leaf_after });
+    }
     return { ...applied, entry_ids: record.entry_ids, active_leaf: record.leaf_after };
   }
 
@@ -79,7 +84,11 @@ export function createRevertCheckpoints(deps: RevertDeps) {
     if (conflicts.length > 0 && !input.force) return { files: [], entry_ids: [], conflicts };
     const applied = await apply(input, record.files.map((f) => ({ path: f.path, to: f.after })));
     await deps.checkpoints.setReverted(input.session_id, record.entry_ids, false);
-    if (record.leaf_before && record.leaf_before !== record.leaf_after) await deps.store.setActiveLeaf({ session_id: input.session_id, entry_id: record.leaf_before });
+    if (record.leaf_before && record.leaf_before !== record.leaf_after) {
+      await deps.store.setActiveLeaf({ session_id: input.session_id, entry_id: record.leaf_before });
+      // Back on the branch: counted from there again, not twice.
+      await deps.store.setMeta({ session_id: input.session_id, metadata_patch: { [`${OFF_BRANCH_SPENDING_PREFIX}${record.revert_id}`]: null } });
+    }
     await deps.checkpoints.setRedo(input.session_id, undefined);
     return { ...applied, entry_ids: record.entry_ids, active_leaf: record.leaf_before, ...(conflicts.length > 0 ? { conflicts } : {}) };
   }
@@ -103,6 +112,23 @@ export function createRevertCheckpoints(deps: RevertDeps) {
       );
     }
     return { files, ...(skipped.length > 0 ? { skipped } : {}) };
+  }
+
+  /** Records what the entries after `leaf_after` on the active path spent, under the revert's id. */
+  async function keepSpending(sessionId: string, record: RedoRecord): Promise<void> {
+    const path: Parameters<typeof spendingOfEntries>[0][number][] = [];
+    let cursor: string | undefined;
+    let after = false;
+    do {
+      const page = await deps.store.messages({ session_id: sessionId, include_custom: true, limit: 500, ...(cursor ? { cursor } : {}) });
+      if (!page) return;
+      for (const item of page.messages) {
+        if (after) path.push(item);
+        if (item.entry_id === record.leaf_after) after = true;
+      }
+      cursor = page.next_cursor;
+    } while (cursor);
+    await deps.store.setMeta({ session_id: sessionId, metadata_patch: { [`${OFF_BRANCH_SPENDING_PREFIX}${record.revert_id}`]: spendingOfEntries(path) } });
   }
 
   /** The entry the conversation's active path ends at (null: an empty session). */

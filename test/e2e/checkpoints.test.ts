@@ -137,6 +137,9 @@ test('write, edit, delete and shell changes are undone and redone; the leaf move
   const t2 = await turn(sid, 'once more', [call('write_file', { path: 'edit.txt', content: 'second\n' })]);
   const fullPath = await activePath(sid);
   expect(fullPath).toContain(`${t2}:user`);
+  const spent = async () => (await http(base, 'GET', `/api/sessions/${sid}/stats`)).body.usage;
+  const spentBefore = await spent();
+  expect(spentBefore.input).toBeGreaterThan(0);
 
   // Undo the second turn: its file back, the leaf just before its user message.
   const undo2 = await revert(sid, { turn_id: t2 }, 1);
@@ -147,12 +150,15 @@ test('write, edit, delete and shell changes are undone and redone; the leaf move
   const afterUndo = await activePath(sid);
   expect(afterUndo).toEqual(fullPath.slice(0, fullPath.indexOf(`${t2}:user`)));
   expect(afterUndo.at(-1)).toMatch(new RegExp(`^${t1}:`));
+  // The undone turn left the branch, not the bill: the session's spending (what budgets check) stays.
+  expect(await spent()).toEqual(spentBefore);
 
   // Redo: the file and the leaf come back.
   const redo2 = await revert(sid, { redo: true }, 1);
   expect(redo2.status).toBe(200);
   expect(read(ws, 'edit.txt')).toBe('second\n');
   expect(await activePath(sid)).toEqual(fullPath);
+  expect(await spent()).toEqual(spentBefore); // back on the branch: counted once
   expect((await http(base, 'POST', `/api/sessions/${sid}/revert`, { redo: true })).body.error.code).toBe('NOTHING_TO_REDO');
 
   // Undo everything from the first turn on: created files removed, the deleted one restored.

@@ -1,6 +1,6 @@
 import { lookupModel, type ModelCatalog } from '../../../contracts/model-catalog';
 import type { StoreClient } from '../../../contracts/session-store/client';
-import { spendingOfEntry } from '../../../contracts/spending';
+import { offBranchSpending, spendingOfEntry } from '../../../contracts/spending';
 import { addUsage, contextShare, contextTokens, zeroUsage, type UsageTotals } from '../events/usage-totals';
 
 export type { UsageTotals } from '../events/usage-totals';
@@ -21,7 +21,8 @@ export interface SessionStats {
  * messages by role, steps, and how full the context was at the last step. `turn` narrows to one turn.
  */
 export async function sessionStats(store: StoreClient, sessionId: string, opts: { model: string; catalog: ModelCatalog; turn?: string }): Promise<SessionStats> {
-  let usage: UsageTotals = zeroUsage();
+  // What turns a revert undid spent stays spent (contracts/spending.ts); a one-turn view leaves it out.
+  let usage: UsageTotals = opts.turn === undefined ? addUsage(zeroUsage(), offBranchSpending((await store.get({ session_id: sessionId }))?.meta.metadata)) : zeroUsage();
   const messages = { user: 0, assistant: 0, tool_results: 0, total: 0 };
   const turns = new Set<string>();
   let steps = 0;
