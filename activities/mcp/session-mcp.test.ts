@@ -17,6 +17,9 @@ const tsx = path.resolve(__dirname, '../../node_modules/.bin/tsx');
  * and over Streamable HTTP (in this process). The session's config comes from its metadata, as the
  * gateway stores it.
  */
+// Each test starts a tsx child (seconds on a loaded machine).
+jest.setTimeout(60_000);
+
 describe('SessionMcp with real MCP servers', () => {
   let project: string;
   let http: FixtureHttpServer;
@@ -109,6 +112,27 @@ describe('SessionMcp with real MCP servers', () => {
     const next = await mcp.stepTools({ ...base(), turn_id: 't2', step: 0 });
     expect(next.failures).toEqual([]);
     expect(next.tools.some((t) => t.name === 'mcp__broken__lookup')).toBe(true);
+  });
+
+  it('a call that outlasts tool_timeout_s answers a timeout error', async () => {
+    servers.local = { ...(servers.local as object), tool_timeout_s: 1 };
+    const slow = await call('t1', 'mcp__local__sleep', { seconds: 20 });
+    expect(slow.is_error).toBe(true);
+    expect(slow.content).toMatch(/^mcp__local__sleep failed: .*timed out/i);
+  });
+
+  it('a server killed mid-call answers an error result; the next turn starts it again', async () => {
+    const first = await call('t1', 'mcp__local__lookup', { word: 'a' });
+    const pid = Number(/pid=(\d+)/.exec(first.content)![1]);
+    const running = call('t1', 'mcp__local__sleep', { seconds: 20 });
+    setTimeout(() => process.kill(pid, 'SIGKILL'), 500);
+    const cut = await running;
+    expect(cut.is_error).toBe(true);
+    expect(cut.content).toMatch(/^mcp__local__sleep failed: /);
+    const next = await mcp.stepTools({ ...base(), turn_id: 't2', step: 0 });
+    expect(next.failures).toEqual([]);
+    const again = await call('t2', 'mcp__local__lookup', { word: 'a' });
+    expect(Number(/pid=(\d+)/.exec(again.content)![1])).not.toBe(pid);
   });
 
   it('a server killed between turns is started again on the next turn', async () => {
