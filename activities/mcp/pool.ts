@@ -127,7 +127,13 @@ export class McpPool {
     clearInterval(this.sweeper);
     const all = [...this.entries.values()];
     this.entries.clear();
-    await Promise.all(all.map(async (e) => (e.state === 'connected' ? e.conn.client.close().catch(() => undefined) : undefined)));
+    // A server still starting is closed once it has started (or has failed: nothing to close).
+    await Promise.all(
+      all.map(async (e) => {
+        const conn = e.state === 'connected' ? e.conn : e.state === 'connecting' ? await e.promise.catch(() => undefined) : undefined;
+        await conn?.client.close().catch(() => undefined);
+      }),
+    );
   }
 }
 
