@@ -53,7 +53,8 @@ export class SessionMcp {
         out.readOnly.set(name, tool.annotations?.readOnlyHint === true);
       }
     }
-    await this.deps.status?.put(input.session_id, statusOf(listed, problems, (this.deps.now ?? Date.now)())).catch(() => undefined);
+    // Most sessions have no servers: no write per step for them (the gateway lists only configured servers anyway).
+    if (listed.length > 0 || problems.length > 0) await this.deps.status?.put(input.session_id, statusOf(listed, problems, (this.deps.now ?? Date.now)())).catch(() => undefined);
     return out;
   }
 
