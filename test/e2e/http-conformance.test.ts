@@ -259,6 +259,11 @@ describe('a stack with tokens', () => {
     expect((await call(base, 'GET', `/api/sessions/${sid}/checkpoints`)).body.checkpoints).toMatchObject([{ turn_id: 't1', tool: 'write_file', paths: ['notes.txt'] }]);
     expect((await call(base, 'POST', `/api/sessions/${sid}/revert`, { body: { turn_id: 't1' } })).body.files).toEqual([{ path: 'notes.txt', operation: 'delete' }]);
     expect(fs.existsSync(path.join(project, 'notes.txt'))).toBe(false);
+    // A session's own MCP server, not started yet: listed as pending, its header value never answered (docs/mcp.md).
+    const withMcp = (await call(base, 'POST', '/api/sessions', { body: { project_path: project, mcp_servers: { docs: { url: 'http://127.0.0.1:9/mcp', headers: { Authorization: 'Bearer conformance-secret' } } } } })).body.session_id as string;
+    const mcp = await call(base, 'GET', `/api/sessions/${withMcp}/mcp`);
+    expect(mcp.body.servers).toMatchObject([{ name: 'docs', source: 'session', state: 'pending' }]);
+    expect(JSON.stringify(mcp.body)).not.toContain('conformance-secret');
   }, 60_000);
 
   test('a long turn: busy, steer, jobs listed, shown, cancelled; interrupt and abort-retry when nothing runs', async () => {
