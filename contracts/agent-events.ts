@@ -142,6 +142,8 @@ export const agentEventSchema = z.discriminatedUnion('type', [
     limit: z.object({ max_cost_usd: z.number().nullable(), max_tokens: z.number().int().nullable() }),
   }),
   z.object({ type: z.literal('notice'), level: z.enum(['info', 'warning']), message: z.string() }),
+  /** The active leaf moved without a turn (a revert or a redo, docs/undo.md): a client showing the conversation reads it again. */
+  z.object({ type: z.literal('conversation.moved'), reason: z.enum(['revert', 'redo']), active_leaf: z.string().nullable() }),
   z.object({
     type: z.literal('error'),
     code: z.string(),

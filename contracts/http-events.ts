@@ -32,6 +32,8 @@ export const httpEventDataSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('tool.output'), tool_call_id: z.string(), content: z.string().describe('The next piece of the output (incremental).') }),
   z.object({ type: z.literal('tool.result'), tool_call_id: z.string(), status: z.enum(['success', 'error', 'rejected']), result: z.unknown() }),
   z.object({ type: z.literal('file.changed'), path: z.string(), operation: z.enum(['write', 'edit', 'delete']), timestamp: z.number().int() }),
+  /** A revert or redo moved the conversation's active leaf (docs/undo.md): read the conversation again. */
+  z.object({ type: z.literal('conversation.moved'), reason: z.enum(['revert', 'redo']), active_leaf: z.string().nullable() }),
   z.object({
     type: z.literal('retry'),
     attempt: z.number().int().positive(),

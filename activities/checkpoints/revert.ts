@@ -69,6 +69,7 @@ export function createRevertCheckpoints(deps: RevertDeps) {
       // The undone turns leave the branch budgets are summed from; what they spent stays spent.
       if ((await activeLeaf(input.session_id)) === record.leaf_before) await keepSpending(input.session_id, record);
       await deps.store.setActiveLeaf({ session_id: input.session_id, entry_id: record.leaf_after });
+      await moved(input, 'revert', record.leaf_after);
     }
     return { ...applied, entry_ids: record.entry_ids, active_leaf: record.leaf_after };
   }
@@ -88,6 +89,7 @@ export function createRevertCheckpoints(deps: RevertDeps) {
       await deps.store.setActiveLeaf({ session_id: input.session_id, entry_id: record.leaf_before });
       // Back on the branch: counted from there again, not twice.
       await deps.store.setMeta({ session_id: input.session_id, metadata_patch: { [`${OFF_BRANCH_SPENDING_PREFIX}${record.revert_id}`]: null } });
+      await moved(input, 'redo', record.leaf_before);
     }
     await deps.checkpoints.setRedo(input.session_id, undefined);
     return { ...applied, entry_ids: record.entry_ids, active_leaf: record.leaf_before, ...(conflicts.length > 0 ? { conflicts } : {}) };
@@ -112,6 +114,11 @@ export function createRevertCheckpoints(deps: RevertDeps) {
       );
     }
     return { files, ...(skipped.length > 0 ? { skipped } : {}) };
+  }
+
+  /** Tells every client the conversation moved (its id per revert, so a retried activity announces it once). */
+  async function moved(input: RevertInput, reason: 'revert' | 'redo', leaf: string | null): Promise<void> {
+    await deps.events.publish(input.session_id, [{ id: `revert:${input.revert_id}:moved`, event: { type: 'conversation.moved', reason, active_leaf: leaf } }]);
   }
 
   /** Records what the entries after `leaf_after` on the active path spent, under the revert's id. */

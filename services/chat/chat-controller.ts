@@ -162,6 +162,8 @@ export class ChatController {
   }
 
   private afterEvent(data: Parameters<ChatView['apply']>[0]): void {
+    // A revert or redo (here, another chat, the page, curl) moved the conversation: read it again.
+    if (data.type === 'conversation.moved') return void this.reload();
     if (data.type === 'turn.finished') void this.refresh();
     if (data.type === 'agent.state' && data.state === 'waiting_approval') {
       const id = this.sessionId!;

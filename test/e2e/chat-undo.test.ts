@@ -114,3 +114,19 @@ test('/undo puts the file back and takes the turn off the screen; /redo brings b
   expect(notes()).toBe('before\n');
   expect(t.screen()).toContain('You said: warm up');
 }, 150_000);
+
+test('an undo made elsewhere (curl) reaches an open chat: the undone turn leaves its screen', async () => {
+  const created = await api('POST', '/api/sessions', { project_path: workspace, model: 'scripted/echo' });
+  const sid = created.body.session_id as string;
+  expect((await api('POST', `/api/sessions/${sid}/prompt`, { text: 'first words' })).status).toBe(202);
+  await turnEnded(sid, 1);
+  expect((await api('POST', `/api/sessions/${sid}/prompt`, { text: 'second words' })).status).toBe(202);
+  await turnEnded(sid, 2);
+  const t = startChatTerminal(['--session', sid], { cwd: workspace, gateway: stack.urls.gateway });
+  terminals.push(t);
+  await t.waitFor((s) => s.includes('You said: second words'), 'both turns');
+  // It changed no file: only conversation.moved tells the chat (docs/undo.md).
+  expect((await api('POST', `/api/sessions/${sid}/revert`, { turn_id: 't2' })).status).toBe(200);
+  const screen = await t.waitFor((s) => !s.includes('second words') && s.includes('You said: first words'), 'the undone turn gone');
+  expect(screen).not.toContain('You said: second words');
+}, 60_000);

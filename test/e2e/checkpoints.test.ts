@@ -89,18 +89,24 @@ async function activePath(sid: string): Promise<string[]> {
 }
 
 /** Reverts (or redoes), collecting the file.changed events it announces. */
-async function revert(sid: string, body: Record<string, unknown>, expectFiles = 0): Promise<{ status: number; body: any; changed: Array<{ path: string; operation: string }> }> {
+async function revert(sid: string, body: Record<string, unknown>, expectFiles = 0, expectMoved = false): Promise<{ status: number; body: any; changed: Array<{ path: string; operation: string }>; moved?: any }> {
   // A stream without a cursor shows live events only, from the moment its headers arrive.
-  const stream: SseConnection | undefined = expectFiles > 0 ? await openSse(`${base}/api/sessions/${sid}/events`) : undefined;
+  const stream: SseConnection | undefined = expectFiles > 0 || expectMoved ? await openSse(`${base}/api/sessions/${sid}/events`) : undefined;
   try {
     const res = await http(base, 'POST', `/api/sessions/${sid}/revert`, body);
     let changed: Array<{ path: string; operation: string }> = [];
+    let moved: any;
     if (stream) {
       let seen = 0;
-      const events = await readUntil(stream, (e) => e.event === 'file.changed' && ++seen >= expectFiles, 30_000);
+      const done = () => seen >= expectFiles && (!expectMoved || moved !== undefined);
+      const events = await readUntil(stream, (e) => {
+        if (e.event === 'file.changed') seen++;
+        if (e.event === 'conversation.moved') moved = JSON.parse(e.data);
+        return done();
+      }, 30_000);
       changed = events.filter((e) => e.event === 'file.changed').map((e) => JSON.parse(e.data)).map((d) => ({ path: d.path, operation: d.operation }));
     }
-    return { ...res, changed };
+    return { ...res, changed, ...(moved ? { moved } : {}) };
   } finally {
     stream?.close();
   }
@@ -142,7 +148,7 @@ test('write, edit, delete and shell changes are undone and redone; the leaf move
   expect(spentBefore.input).toBeGreaterThan(0);
 
   // Undo the second turn: its file back, the leaf just before its user message.
-  const undo2 = await revert(sid, { turn_id: t2 }, 1);
+  const undo2 = await revert(sid, { turn_id: t2 }, 1, true);
   expect(undo2.status).toBe(200);
   expect(undo2.body.files).toEqual([{ path: 'edit.txt', operation: 'write' }]);
   expect(undo2.changed).toEqual([{ path: 'edit.txt', operation: 'write' }]);
@@ -150,12 +156,15 @@ test('write, edit, delete and shell changes are undone and redone; the leaf move
   const afterUndo = await activePath(sid);
   expect(afterUndo).toEqual(fullPath.slice(0, fullPath.indexOf(`${t2}:user`)));
   expect(afterUndo.at(-1)).toMatch(new RegExp(`^${t1}:`));
+  // Every client hears that the conversation moved, and where to (docs/undo.md).
+  expect(undo2.moved).toEqual({ type: 'conversation.moved', reason: 'revert', active_leaf: afterUndo.at(-1) });
   // The undone turn left the branch, not the bill: the session's spending (what budgets check) stays.
   expect(await spent()).toEqual(spentBefore);
 
   // Redo: the file and the leaf come back.
-  const redo2 = await revert(sid, { redo: true }, 1);
+  const redo2 = await revert(sid, { redo: true }, 1, true);
   expect(redo2.status).toBe(200);
+  expect(redo2.moved).toEqual({ type: 'conversation.moved', reason: 'redo', active_leaf: fullPath.at(-1) });
   expect(read(ws, 'edit.txt')).toBe('second\n');
   expect(await activePath(sid)).toEqual(fullPath);
   expect(await spent()).toEqual(spentBefore); // back on the branch: counted once

@@ -104,3 +104,22 @@ test('Undo this turn puts the file back and takes the turn off the page (other t
   await eventually(() => prompts(page).count(), (n) => n === 1, 'the undone turn gone again');
   expect(await page.getByRole('alert', { name: 'Revert conflict' }).count()).toBe(0);
 });
+
+test('an undo made elsewhere (curl) of a turn that changed no file takes the turn off every open tab', async () => {
+  // No file.changed is sent for it: only conversation.moved tells the pages (docs/undo.md).
+  const sid = (await api('POST', '/api/sessions', { project_path: workspace, model: 'scripted/echo' })).body.session_id as string;
+  expect((await api('POST', `/api/sessions/${sid}/prompt`, { text: 'first words' })).status).toBe(202);
+  await turnEnded(sid, 1);
+  const page = await open(sid);
+  const other = await open(sid);
+  await page.getByRole('textbox', { name: 'Message' }).fill('second words');
+  await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+  await turnEnded(sid, 2);
+  await eventually(() => prompts(other).count(), (n) => n === 2, 'the other tab showing both turns');
+
+  const undone = await api('POST', `/api/sessions/${sid}/revert`, { turn_id: 't2' });
+  expect(undone.status).toBe(200);
+  expect(undone.body.files).toEqual([]);
+  for (const tab of [page, other]) await eventually(() => prompts(tab).count(), (n) => n === 1, 'the undone turn gone from a tab');
+  expect(await prompts(other).first().textContent()).toContain('first words');
+}, 120_000);

@@ -119,9 +119,10 @@ export class ChatSession {
     // HTTP's file.changed names no turn: a session runs one turn at a time, the one of the last event that named one.
     if ('turn_id' in data) this.eventTurn = data.turn_id;
     const turn = this.view.turn ?? this.eventTurn;
-    // Between turns only a revert or redo changes files, and it also moved the conversation: read it
-    // again (this is how other tabs learn of an undo; no event says the active leaf moved).
-    if (data.type === 'file.changed' && !this.running) return void this.reloadConversation();
+    // A revert or redo (here, in another tab, curl, `strand chat`) moved the conversation: read it again.
+    if (data.type === 'conversation.moved') return void this.reloadConversation();
+    // Between turns a file changes only by a revert or redo (its conversation.moved follows, if the leaf moved).
+    if (data.type === 'file.changed' && !this.running) return;
     if (data.type === 'file.changed' && turn) {
       const list = this.files.get(turn) ?? [];
       if (!list.some((f) => f.path === data.path && f.operation === data.operation)) list.push({ path: data.path, operation: data.operation });

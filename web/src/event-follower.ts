@@ -19,7 +19,7 @@ const HEADERS_TIMEOUT_MS = 15_000;
 /** The gateway sends a keepalive every 15 s: a stream silent for longer is dead (a dropped network). */
 const SILENCE_MS = 40_000;
 
-const EVENT_TYPES = new Set(['agent.state', 'message.delta', 'thinking.delta', 'message.done', 'tool.call', 'tool.output', 'tool.result', 'file.changed', 'retry', 'stream.reset', 'usage', 'error', 'turn.finished', 'compaction.started', 'compaction.finished', 'budget.exceeded']);
+const EVENT_TYPES = new Set(['agent.state', 'message.delta', 'thinking.delta', 'message.done', 'tool.call', 'tool.output', 'tool.result', 'file.changed', 'retry', 'stream.reset', 'usage', 'error', 'turn.finished', 'compaction.started', 'compaction.finished', 'budget.exceeded', 'conversation.moved']);
 
 /**
  * Follows `GET /api/sessions/{id}/events` with fetch (EventSource cannot send the Authorization

@@ -43,6 +43,8 @@ export function toHttpEvent(envelope: AgentEventEnvelope): HttpEvent | undefined
       return { event: 'tool.result', data: { type: 'tool.result', tool_call_id: e.tool_call_id, status: e.status === 'skipped' ? 'rejected' : e.status, result: e.result } };
     case 'file.changed':
       return { event: 'file.changed', data: { type: 'file.changed', path: e.path, operation: e.operation, timestamp: e.timestamp } };
+    case 'conversation.moved':
+      return { event: 'conversation.moved', data: { type: 'conversation.moved', reason: e.reason, active_leaf: e.active_leaf } };
     case 'retry.scheduled':
       return {
         event: 'retry',

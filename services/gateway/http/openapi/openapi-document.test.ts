@@ -131,6 +131,7 @@ const SAMPLES: AgentEvent[] = [
   { type: 'compaction.finished', summary: 's', tokens_before: 10 },
   { type: 'checklist', items: [{ id: '1', text: 'x', status: 'done' }] },
   { type: 'budget.exceeded', turn_id: 't', step: 1, spent_usd: 0.5, spent_tokens: 1200, limit: { max_cost_usd: 0.5, max_tokens: null } },
+  { type: 'conversation.moved', reason: 'revert', active_leaf: 't1:s0:assistant' },
   { type: 'notice', level: 'info', message: 'm' },
   { type: 'error', code: 'LLM_API_ERROR', message: 'boom', turn_id: 't1', provider: 'scripted', status: 500, kind: 'permanent' },
   { type: 'turn.finished', turn_id: 't1', outcome: 'done', steps: 1 },
