@@ -2,6 +2,9 @@ import type { RevertRequest } from '../../contracts/checkpoints';
 import { turnOfEntry } from './chat-blocks';
 import type { ChatController } from './chat-controller';
 import { GatewayError, type RevertReply, type StoredMessageItem } from './gateway-client';
+import { firstTurnText, revertText } from './undo-text';
+
+export { firstTurnText, revertText } from './undo-text';
 
 /** The last turn of the conversation's active branch (the one whose prompt is latest), if any. */
 export function lastTurnOf(items: StoredMessageItem[]): string | undefined {
@@ -11,19 +14,6 @@ export function lastTurnOf(items: StoredMessageItem[]): string | undefined {
     if (turn !== undefined && entryId === `${turn}:user`) return turn;
   }
   return undefined;
-}
-
-/** What a revert or redo did, as one line: the files and what became of each. */
-export function revertText(verb: 'undone' | 'redone', turn: string | undefined, reply: RevertReply): string {
-  const what = turn ? `turn ${turn} ${verb}` : verb;
-  const files = reply.files.map((f) => `${f.path}${f.operation === 'delete' ? ' (removed)' : ''}`);
-  const skipped = reply.skipped?.length ? `; not restorable (beyond the snapshot bounds): ${reply.skipped.join(', ')}` : '';
-  return `${what}: ${files.length > 0 ? `${verb === 'undone' ? 'put back' : 're-applied'} ${files.join(', ')}` : 'no files to change'}${skipped}`;
-}
-
-/** What undoing a turn with nothing left to undo says: the server finds no checkpoint and no entry before it. */
-export function firstTurnText(turn: string): string {
-  return `nothing more to undo: ${turn} is the session's first turn (nothing before it to go back to) and has no file changes left to put back`;
 }
 
 /** The conflict a 409 REVERT_CONFLICT names, or undefined for any other failure. */

@@ -32,15 +32,9 @@ export class ApiError extends Error {
 
 export type { SessionSettings, SessionStats, SessionView, PendingApproval, StoredMessageItem };
 
-/** What `PATCH …/settings` takes: given fields replace, the rest stay (the approval policy field by field). */
-export interface SettingsPatch {
-  auto_retry?: boolean;
-  auto_compaction?: boolean;
-  approval?: Partial<SessionSettings['approval']>;
-  name?: string;
-  /** Spending caps: given fields replace, null clears one (docs/budgets.md). */
-  budget?: { max_cost_usd?: number | null; max_tokens?: number | null };
-}
+import type { SettingsPatch } from './settings-state';
+
+export type { SettingsPatch };
 
 /** Called on every 401: the token is missing or refused. */
 let onUnauthorized: () => void = () => undefined;

@@ -4,6 +4,7 @@ import { blocksOfHistory } from '../../services/chat/stored-history';
 import { PromptReader } from '../../services/chat/fork-points';
 import { api, type PromptImage, type SessionSettings, type SessionStats, type SessionView, type SettingsPatch } from './api';
 import { followEvents, type ConnectionState } from './event-follower';
+import { SettingsState } from './settings-state';
 import { Reverts } from './revert';
 
 /** A file a turn wrote, edited or deleted (`file.changed`). */
@@ -37,7 +38,10 @@ export class ChatSession {
   session: SessionView | undefined;
   stats: SessionStats | undefined;
   /** Every setting (`GET …/settings`): read with the rest, and again whenever the session announces a change. */
-  settings: SessionSettings | undefined;
+  get settings(): SessionSettings | undefined {
+    return this.settingsState.current;
+  }
+  private readonly settingsState = new SettingsState();
   /** A compaction asked for from this page is running. */
   compacting = false;
   connection: ConnectionState = { kind: 'connecting' };
@@ -179,10 +183,9 @@ export class ChatSession {
   /** Re-reads what events do not carry: the session's model and thinking level, settings, totals, approvals. */
   async refresh(): Promise<void> {
     try {
-      const [session, stats, approvals, settings] = await Promise.all([api.session(this.id), api.stats(this.id), api.approvals(this.id), api.settings(this.id).catch(() => this.settings)]);
+      const [session, stats, approvals] = await Promise.all([api.session(this.id), api.stats(this.id), api.approvals(this.id), this.settingsState.read(() => api.settings(this.id).catch(() => undefined))]);
       this.session = session;
       this.stats = stats;
-      this.settings = settings;
       this.view.statsRead();
       this.view.setApprovals(approvals);
     } catch {
@@ -203,8 +206,7 @@ export class ChatSession {
   /** Re-reads the settings: a change made elsewhere (another tab, curl) is announced as `agent.state`. */
   private async readSettings(): Promise<void> {
     try {
-      this.settings = await api.settings(this.id);
-      this.changed();
+      if (await this.settingsState.read(() => api.settings(this.id))) this.changed();
     } catch {
       // The next state change or turn end reads them again.
     }
@@ -271,9 +273,14 @@ export class ChatSession {
 
   /** Changes some settings (`PATCH …/settings`); the answer is every setting after the change. */
   changeSettings(patch: SettingsPatch): Promise<boolean> {
+    const changing = this.settingsState.change(patch, () => api.changeSettings(this.id, patch), () => api.settings(this.id));
+    this.changed();
     return this.attempt('the settings were not changed', async () => {
-      this.settings = await api.changeSettings(this.id, patch);
-      this.changed();
+      try {
+        await changing;
+      } finally {
+        this.changed();
+      }
     });
   }
 
