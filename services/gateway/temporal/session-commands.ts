@@ -36,6 +36,7 @@ import {
 import type { SessionSettings } from '../../../contracts/session-settings';
 import { SESSION_WORKFLOW_TYPE, sessionWorkflowId } from '../../../contracts/workflow-ids';
 import { describeJob, listRunningJobs, type TurnJob } from './jobs';
+import { withTaskRetry } from './with-task-retry';
 import { translateFailure } from './translate-failure';
 import { searchAttributeKeys as saKeys } from '../../../contracts/search-attributes';
 import type { TemporalLink } from './temporal-link';
@@ -91,12 +92,11 @@ export class SessionCommands {
 
   /** Starts a turn (or queues it, or answers a retried request id with its turn). */
   async prompt(info: SessionStartInfo, prompt: PromptCommand): Promise<PromptAccepted> {
+    const updateId = prompt.request_id ?? randomUUID();
     try {
-      return await this.client().workflow.executeUpdateWithStart(promptUpdate, {
-        args: [prompt],
-        updateId: prompt.request_id ?? randomUUID(),
-        startWorkflowOperation: this.startOperation(info),
-      });
+      return await withTaskRetry(() =>
+        this.client().workflow.executeUpdateWithStart(promptUpdate, { args: [prompt], updateId, startWorkflowOperation: this.startOperation(info) }),
+      );
     } catch (err) {
       throw translateFailure(err);
     }
@@ -104,12 +104,11 @@ export class SessionCommands {
 
   /** Changes settings, waking a dormant session if need be (settings live with its workflow). */
   async setSettings(info: SessionStartInfo, change: SettingsChange, requestId?: string): Promise<SessionSettings> {
+    const updateId = requestId ?? randomUUID();
     try {
-      return await this.client().workflow.executeUpdateWithStart(setSettingsUpdate, {
-        args: [change],
-        updateId: requestId ?? randomUUID(),
-        startWorkflowOperation: this.startOperation(info),
-      });
+      return await withTaskRetry(() =>
+        this.client().workflow.executeUpdateWithStart(setSettingsUpdate, { args: [change], updateId, startWorkflowOperation: this.startOperation(info) }),
+      );
     } catch (err) {
       throw translateFailure(err);
     }

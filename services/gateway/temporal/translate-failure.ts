@@ -35,12 +35,20 @@ export function translateFailure(err: unknown): unknown {
   if (struggling) return new StrandError(ErrorCode.UNAVAILABLE, `Temporal could not do it now: ${struggling.message}`, undefined, { cause: err });
   // The server refuses an update while the workflow's last task failed on a worker (a worker crash,
   // an SDK fault under load); Temporal retries that task, so the command can succeed a moment later.
-  const taskFailed = chain.find((e) => grpcCode(e) === GRPC_FAILED_PRECONDITION && /workflow task/i.test(messagesOf(err)));
-  if (taskFailed) return new StrandError(ErrorCode.UNAVAILABLE, `the session's workflow could not take the command now (its last workflow task failed; Temporal retries it): ${messagesOf(err)}`, undefined, { cause: err });
+  if (isWorkflowTaskFailure(err)) return new StrandError(ErrorCode.UNAVAILABLE, `the session's workflow could not take the command now (its last workflow task failed; Temporal retries it): ${messagesOf(err)}`, undefined, { cause: err });
   // "Namespace default is not found" from a server whose database fails (or was never set up).
   const noNamespace = chain.find((e) => grpcCode(e) === GRPC_NOT_FOUND && /namespace/i.test(e.message));
   if (noNamespace) return new StrandError(ErrorCode.UNAVAILABLE, `Temporal does not find its namespace: ${noNamespace.message}`, undefined, { cause: err });
   return err;
+}
+
+/**
+ * The server refused a command because the workflow's last task failed on a worker (a worker crash,
+ * an SDK fault under load). Temporal retries that task, so the same command, under the same update
+ * id (deduplicated by the server and the workflow), can succeed a moment later (with-task-retry.ts).
+ */
+export function isWorkflowTaskFailure(err: unknown): boolean {
+  return causes(err).some((e) => grpcCode(e) === GRPC_FAILED_PRECONDITION) && /workflow task/i.test(messagesOf(err));
 }
 
 function grpcCode(e: Error): number | undefined {
