@@ -182,6 +182,10 @@ export class ChatController {
         view.promptText(turn, text);
         this.changed();
       },
+      lost: (turn) => {
+        view.promptUnread(turn);
+        this.changed();
+      },
     });
   }
 

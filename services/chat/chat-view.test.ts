@@ -202,3 +202,26 @@ test('a turn waiting at its budget: a line with the spending, the cap and how to
   expect(v.phase).toBe('waiting_budget');
   expect(texts(v).at(-1)).toBe('N:budget reached: spent $1.25 and 9000 tokens of $1; the turn waits. /budget <usd> raises the dollar cap (/budget off clears both), Esc ends the turn');
 });
+
+test("another client's turn that ends before its prompt is read: the prompt stays live until its text comes (or is said to be unreadable)", () => {
+  const v = new ChatView();
+  for (const e of [delta('t1', 0, 'You said: hi'), done('t1:s0:assistant', 'You said: hi'), finished('t1')]) v.apply(e);
+  // Settled blocks are drawn once: settling the empty prompt would show it empty for good.
+  expect(v.settled).toBe(0);
+  expect(v.live().map((b) => b.key)).toEqual(['user:t1', 't1:0', 'end:t1']);
+  v.promptText('t1', 'hi');
+  expect(v.settled).toBe(v.blocks.length);
+  expect(texts(v)).toEqual(['U:hi', 'A:You said: hi', 'E:done']);
+  // A later turn whose prompt is never read: said, then settled.
+  for (const e of [delta('t2', 0, 'x'), finished('t2')]) v.apply(e);
+  v.notice('info', 'a notice between turns');
+  expect(v.settled).toBe(3);
+  v.promptUnread('t2');
+  expect(v.settled).toBe(v.blocks.length);
+  expect(texts(v)[3]).toMatch(/^U:\(this prompt, sent from another client, could not be read\)$/);
+  // A prompt read while its turn still runs settles with the blocks after it that are final.
+  v.apply(delta('t3', 0, 'y'));
+  expect(v.live().map((b) => b.key)).toEqual(['user:t3', 't3:0']);
+  v.promptText('t3', 'third');
+  expect(v.live().map((b) => b.key)).toEqual(['t3:0']);
+});

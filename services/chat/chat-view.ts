@@ -136,7 +136,7 @@ export class ChatView {
         this.approvals = this.approvals.filter((a) => a.turn_id !== data.turn_id);
         this.steps.forget(`${data.turn_id}:`);
         this.turn = undefined;
-        this.settled = this.blocks.length;
+        this.settleAll();
         return;
       case 'budget.exceeded': {
         const caps = [data.limit.max_cost_usd !== null ? `$${data.limit.max_cost_usd}` : '', data.limit.max_tokens !== null ? `${data.limit.max_tokens} tokens` : ''].filter(Boolean).join(' · ');
@@ -176,11 +176,18 @@ export class ChatView {
       block.text = text;
       this.version++;
     }
+    if (this.turn === undefined) this.settleAll();
+    else this.settle();
+  }
+
+  /** A prompt sent elsewhere that could not be read from the store: said, so the block can settle. */
+  promptUnread(turn: string): void {
+    if (this.unknownPrompts.has(turn)) this.promptText(turn, '(this prompt, sent from another client, could not be read)');
   }
 
   notice(level: 'info' | 'warning' | 'error', text: string): void {
     this.add({ kind: 'notice', key: `notice:${++this.noticeCount}`, level, text });
-    if (this.turn === undefined) this.settled = this.blocks.length;
+    if (this.turn === undefined) this.settleAll();
   }
 
   /**
@@ -221,8 +228,22 @@ export class ChatView {
    * not outgrow the terminal.
    */
   private settle(): void {
-    const final = (b: ChatBlock) => (b.kind === 'assistant' ? b.done : b.kind === 'tool' ? b.outcome !== undefined : true);
+    const final = (b: ChatBlock) => (b.kind === 'assistant' ? b.done : b.kind === 'tool' ? b.outcome !== undefined : !this.unread(b));
     while (this.settled < this.blocks.length && final(this.blocks[this.settled]!)) this.settled++;
+  }
+
+  /**
+   * Settles every block up to the first prompt still being read from the store: a settled block is
+   * drawn once (the terminal's scrollback), so a prompt settled before its text came would show
+   * empty for good (seen in CI: another client's fast turn ended before its prompt was read).
+   */
+  private settleAll(): void {
+    const unread = this.blocks.findIndex((b, i) => i >= this.settled && this.unread(b));
+    this.settled = unread < 0 ? this.blocks.length : unread;
+  }
+
+  private unread(block: ChatBlock): boolean {
+    return block.kind === 'user' && block.turn !== undefined && this.unknownPrompts.has(block.turn);
   }
 
   /** The blocks still changing (the turn in progress), after the settled ones. */

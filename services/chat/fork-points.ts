@@ -32,6 +32,8 @@ export interface PromptReaderOptions {
   found: (turn: string, text: string) => void;
   /** Whether the prompt is still wanted (the client may have moved on to another session). */
   wanted: (turn: string) => boolean;
+  /** Called once when a prompt still wanted was not read in `attempts` reads (the client says so). */
+  lost?: (turn: string) => void;
   /** Reads of one prompt before giving up (it is stored as the turn starts; a read may come first). */
   attempts?: number;
   /** Wait before the second read; each later read waits this much longer. */
@@ -52,9 +54,10 @@ export class PromptReader {
   read(turn: string, attempt = 1): void {
     if (this.closed || this.reading.has(turn)) return;
     this.reading.add(turn);
-    const { forkPoints, found, wanted, attempts = 10, delayMs = 500 } = this.options;
+    const { forkPoints, found, wanted, lost, attempts = 10, delayMs = 500 } = this.options;
     const again = () => {
-      if (attempt >= attempts || this.closed) return;
+      if (this.closed) return;
+      if (attempt >= attempts) return void (wanted(turn) && lost?.(turn));
       const timer = setTimeout(() => {
         this.timers.delete(timer);
         this.reading.delete(turn);

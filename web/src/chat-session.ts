@@ -60,6 +60,10 @@ export class ChatSession {
       this.view.promptText(turn, text);
       this.changed();
     },
+    lost: (turn) => {
+      this.view.promptUnread(turn);
+      this.changed();
+    },
   });
   private readonly stream: { close(): void };
   private buffered: HttpEventData[] | undefined = [];
