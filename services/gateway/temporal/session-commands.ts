@@ -5,7 +5,7 @@ import {
   WorkflowUpdateFailedError,
   type Client,
 } from '@temporalio/client';
-import { ApplicationFailure, TypedSearchAttributes, WorkflowNotFoundError } from '@temporalio/common';
+import { ApplicationFailure, TypedSearchAttributes, WorkflowNotFoundError, type UpdateDefinition } from '@temporalio/common';
 import { checkpointsUpdate, type CheckpointCommand, type CheckpointCommandResult } from '../../../contracts/checkpoints';
 import { ErrorCode, StrandError } from '../../../contracts/errors';
 import {
@@ -92,62 +92,38 @@ export class SessionCommands {
 
   /** Starts a turn (or queues it, or answers a retried request id with its turn). */
   async prompt(info: SessionStartInfo, prompt: PromptCommand): Promise<PromptAccepted> {
-    const updateId = prompt.request_id ?? randomUUID();
-    try {
-      return await withTaskRetry(() =>
-        this.client().workflow.executeUpdateWithStart(promptUpdate, { args: [prompt], updateId, startWorkflowOperation: this.startOperation(info) }),
-      );
-    } catch (err) {
-      throw translateFailure(err);
-    }
+    return this.updateWithStart(info, promptUpdate, prompt, prompt.request_id);
   }
 
   /** Changes settings, waking a dormant session if need be (settings live with its workflow). */
   async setSettings(info: SessionStartInfo, change: SettingsChange, requestId?: string): Promise<SessionSettings> {
-    const updateId = requestId ?? randomUUID();
-    try {
-      return await withTaskRetry(() =>
-        this.client().workflow.executeUpdateWithStart(setSettingsUpdate, { args: [change], updateId, startWorkflowOperation: this.startOperation(info) }),
-      );
-    } catch (err) {
-      throw translateFailure(err);
-    }
+    return this.updateWithStart(info, setSettingsUpdate, change, requestId);
   }
 
   /** Compacts an idle session now (SESSION_BUSY while a turn runs). */
   async compact(info: SessionStartInfo, instructions: string | undefined, requestId?: string) {
-    try {
-      return await this.client().workflow.executeUpdateWithStart(compactUpdate, {
-        args: [instructions ? { instructions } : {}],
-        updateId: requestId ?? randomUUID(),
-        startWorkflowOperation: this.startOperation(info),
-      });
-    } catch (err) {
-      throw translateFailure(err);
-    }
+    return this.updateWithStart(info, compactUpdate, instructions ? { instructions } : {}, requestId);
   }
 
   /** Runs a user's shell command in the session's workspace (idle sessions only), waking a dormant one. */
   async userCommand(info: SessionStartInfo, cmd: UserCommand, requestId?: string): Promise<UserCommandResult> {
-    try {
-      return await this.client().workflow.executeUpdateWithStart(userCommandUpdate, {
-        args: [cmd],
-        updateId: requestId ?? randomUUID(),
-        startWorkflowOperation: this.startOperation(info),
-      });
-    } catch (err) {
-      throw translateFailure(err);
-    }
+    return this.updateWithStart(info, userCommandUpdate, cmd, requestId);
   }
 
   /** Lists a session's file checkpoints, or reverts / redoes them (idle sessions only), waking a dormant one. */
   async checkpoints(info: SessionStartInfo, cmd: CheckpointCommand, requestId?: string): Promise<CheckpointCommandResult> {
+    return this.updateWithStart(info, checkpointsUpdate, cmd, requestId);
+  }
+
+  /**
+   * One update with start: the update id is the client's request id (a fresh one without), so the
+   * command is applied once however often it is sent; a refusal because the workflow's last task
+   * failed is sent again under that id (with-task-retry.ts).
+   */
+  private async updateWithStart<Ret, Arg>(info: SessionStartInfo, update: UpdateDefinition<Ret, [Arg]>, arg: Arg, requestId: string | undefined): Promise<Ret> {
+    const updateId = requestId ?? randomUUID();
     try {
-      return await this.client().workflow.executeUpdateWithStart(checkpointsUpdate, {
-        args: [cmd],
-        updateId: requestId ?? randomUUID(),
-        startWorkflowOperation: this.startOperation(info),
-      });
+      return await withTaskRetry(() => this.client().workflow.executeUpdateWithStart(update, { args: [arg], updateId, startWorkflowOperation: this.startOperation(info) }));
     } catch (err) {
       throw translateFailure(err);
     }
