@@ -13,6 +13,16 @@ function errnoCode(err: unknown): string | undefined {
  * larger than `maxBytes` (`unsaved`: a change to it can be seen, not undone).
  */
 export async function captureState(abs: string, blobs: BlobStore, maxBytes = Number.POSITIVE_INFINITY): Promise<FileState> {
+  return stateOf(abs, maxBytes, (bytes) => blobs.put(bytes));
+}
+
+/** The state of `abs` now, compared by content only (no blob written): for conflict checks. */
+export async function currentDigest(abs: string): Promise<FileState> {
+  return stateOf(abs, Number.POSITIVE_INFINITY, async (bytes) => BlobStore.digest(bytes));
+}
+
+/** What is at `abs`: absent, a symlink, something not a file, or a file whose bytes `digest` names. */
+async function stateOf(abs: string, maxBytes: number, digest: (bytes: Buffer) => Promise<string>): Promise<FileState> {
   let st;
   try {
     st = await fs.lstat(abs);
@@ -24,22 +34,7 @@ export async function captureState(abs: string, blobs: BlobStore, maxBytes = Num
   if (!st.isFile()) return { state: 'unsaved', size: 0, reason: 'not a regular file' };
   if (st.size > maxBytes) return { state: 'unsaved', size: st.size, reason: `larger than ${maxBytes} bytes` };
   const bytes = await fs.readFile(abs);
-  return { state: 'file', sha256: await blobs.put(bytes), size: bytes.length, mode: st.mode & 0o7777 };
-}
-
-/** The state of `abs` now, compared by content only (no blob written): for conflict checks. */
-export async function currentDigest(abs: string): Promise<FileState> {
-  let st;
-  try {
-    st = await fs.lstat(abs);
-  } catch (err) {
-    if (errnoCode(err) === 'ENOENT' || errnoCode(err) === 'ENOTDIR') return { state: 'absent' };
-    throw err;
-  }
-  if (st.isSymbolicLink()) return { state: 'symlink', target: await fs.readlink(abs) };
-  if (!st.isFile()) return { state: 'unsaved', size: 0, reason: 'not a regular file' };
-  const bytes = await fs.readFile(abs);
-  return { state: 'file', sha256: BlobStore.digest(bytes), size: bytes.length, mode: st.mode & 0o7777 };
+  return { state: 'file', sha256: await digest(bytes), size: bytes.length, mode: st.mode & 0o7777 };
 }
 
 /** Whether two states name the same content (mode aside: a chmod alone is no conflict). */
