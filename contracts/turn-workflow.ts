@@ -64,6 +64,8 @@ export interface TurnWorkflowResult {
   turn_id: string;
   outcome: TurnOutcome;
   steps: number;
+  /** Asked to stop at a step boundary (psi's interrupt, or a sub-agent's parent's). */
+  interrupted?: boolean;
 }
 
 /** A turn's report of where it is, so the session knows its phase (and publishes `session.state` for a turn that does not). */

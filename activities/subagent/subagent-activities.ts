@@ -33,6 +33,8 @@ export interface FinishSubagentInput extends TaskCallRef {
   steps: number;
   /** Why the child workflow failed, when it did not even return an outcome. */
   failure?: string;
+  /** The parent's interrupt reached it: it stopped at a step boundary. */
+  interrupted?: boolean;
 }
 
 export interface SubagentDeps {
@@ -113,6 +115,8 @@ export function createSubagentActivities(deps: SubagentDeps) {
       let outcome: ToolOutcome;
       if (input.outcome === 'done' && answer.trim() !== '' && lastStop !== 'function_call') {
         outcome = { content: answer, is_error: false, details };
+      } else if (input.outcome === 'done' && input.interrupted) {
+        outcome = { content: `The sub-agent was interrupted (the turn was asked to stop) after ${input.steps} steps, before its final answer.${answer.trim() ? ` Its last words:\n${answer}` : ''}`, is_error: true, details };
       } else if (input.outcome === 'done') {
         outcome = { content: `The sub-agent stopped after ${input.steps} steps without a final answer.${answer.trim() ? ` Its last words:\n${answer}` : ''}`, is_error: true, details };
       } else {

@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { openSse, readUntil, type SseEvent } from '../harness/sse-client';
 import { http, startTestStack, type TestStack } from '../harness/stack-fixture';
+import { interruptUpdate } from '../../contracts/session-workflow';
+import { sessionWorkflowId } from '../../contracts/workflow-ids';
 
 /**
  * Durable subagents on the real stack (docs/subagents.md). One scripted model plays parent and child
@@ -37,6 +39,11 @@ beforeAll(async () => {
   script('sub-parallel', 1_500);
   script('sub-slow', 60_000);
   script('sub-crash', 6_000);
+  // A sub-agent with a long job: eight more steps of a 2 s think and a read (the parent never gets past step 0 here).
+  const task = (id: string) => ({ type: 'tool_call', id, name: 'task', args: { description: id, prompt: 'Read README.md many times.' } });
+  const read = { type: 'tool_call', name: 'read_file', args: { path: 'README.md' } };
+  const steps = [[{ type: 'text', text: 'Delegating.' }, task('task_a'), task('task_b'), read], ...Array.from({ length: 8 }, () => [{ type: 'delay', ms: 2_000 }, { type: 'text', text: 'Reading again.' }, read]), [{ type: 'text', text: 'Answer: done' }]];
+  fs.writeFileSync(path.join(scripts, 'sub-interrupt.json'), JSON.stringify({ steps }));
   stack = await startTestStack({ STRAND_SCRIPTS_DIR: scripts });
   base = stack.urls.gateway;
   connection = await Connection.connect({ address: stack.urls.temporal });
@@ -145,6 +152,33 @@ test('aborting the parent cancels its running children; the parent turn ends abo
   const results = stored.filter((m: any) => m.message.function_id === 'task').map((m: any) => m.message);
   expect(results.map((m: any) => [m.function_call_id, m.is_error])).toEqual([['task_a', true], ['task_b', true]]);
   expect(results.every((m: any) => /aborted/.test(m.content[0].text))).toBe(true);
+}, 150_000);
+
+test("an interrupt (psi's C-c C-c: stop at the next step boundary) reaches the running sub-agents: each stops after its current step, and so does the parent", async () => {
+  const { sid, events } = await startSession('scripted/sub-interrupt');
+  const seen = new Set<string>();
+  await readUntil(events, (e) => {
+    if (e.event === 'subagent' && data(e).event === 'tool.result' && /Subagent/.test(JSON.stringify(data(e).data.result))) seen.add(data(e).tool_call_id);
+    return seen.size === 2;
+  }, 60_000);
+  // What EDN's interrupt op sends (edn-session.test.ts drives the op itself): the session workflow's interrupt update.
+  const asked = await client.workflow.getHandle(sessionWorkflowId(sid)).executeUpdate(interruptUpdate, { args: [] });
+  expect(asked).toMatchObject({ pending: true, turn_id: 't1' });
+  const rest = await readUntil(events, (e) => e.event === 'turn.finished', 60_000);
+  events.close();
+  expect(data(rest[rest.length - 1]!)).toMatchObject({ turn_id: 't1', outcome: 'done' });
+  const stored = (await http(base, 'GET', `/api/sessions/${sid}/messages`)).body.messages;
+  // The parent stopped after step 0: no second model step.
+  expect(stored.some((m: any) => m.entry_id === 't1:s1:assistant')).toBe(false);
+  for (const call of ['task_a', 'task_b']) {
+    const result = stored.find((m: any) => m.message.function_call_id === call).message;
+    expect(result.is_error).toBe(true);
+    expect(result.content[0].text).toMatch(/^The sub-agent was interrupted \(the turn was asked to stop\) after [23] steps/);
+    expect((await client.workflow.getHandle(childId(sid, call)).describe()).status.name).toBe('COMPLETED');
+    // Of its ten steps it ran the one under way and no more (not all ten, as it did before interrupts were passed on).
+    const sub = (await http(base, 'GET', `/api/sessions/${encodeURIComponent(`${sid}~task~t1~${call}`)}/messages`)).body.messages;
+    expect(sub.filter((m: any) => m.message.role === 'assistant').length).toBeLessThanOrEqual(3);
+  }
 }, 150_000);
 
 test('kill -9 the worker while the children run: after a restart they and the parent finish, each answer stored once', async () => {

@@ -2,7 +2,7 @@ import * as wf from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import type { SessionSettings } from '../../contracts/session-settings';
 import { subagentPolicy } from '../../contracts/subagents';
-import type { TurnWorkflowInput, TurnWorkflowResult } from '../../contracts/turn-workflow';
+import { turnInterruptSignal, type TurnWorkflowInput, type TurnWorkflowResult } from '../../contracts/turn-workflow';
 import { TURN_WORKFLOW_TYPE, subagentWorkflowId } from '../../contracts/workflow-ids';
 import { storeRetry } from '../retry-policies';
 
@@ -16,7 +16,12 @@ export interface TaskCall {
   step: number;
   call_id: string;
   settings: SessionSettings;
+  /** True once the parent turn was asked to stop at its next step boundary. */
+  interrupted?: () => boolean;
 }
+
+/** Histories of sub-agents started before interrupts were passed on replay without the forwarding. */
+const FORWARD_INTERRUPT_PATCH = 'subagent-forward-interrupt';
 
 /**
  * One `task` call (docs/subagents.md): its sub-session, then the sub-agent as a child turn workflow
@@ -47,7 +52,7 @@ export async function runTask(call: TaskCall): Promise<void> {
   let result: TurnWorkflowResult | undefined;
   let failure: string | undefined;
   try {
-    result = await wf.executeChild<(i: TurnWorkflowInput) => Promise<TurnWorkflowResult>>(TURN_WORKFLOW_TYPE, {
+    const child = await wf.startChild<(i: TurnWorkflowInput) => Promise<TurnWorkflowResult>>(TURN_WORKFLOW_TYPE, {
       workflowId: subagentWorkflowId(wf.workflowInfo().workflowId, call.call_id),
       taskQueue: wf.workflowInfo().taskQueue,
       args: [input],
@@ -55,11 +60,36 @@ export async function runTask(call: TaskCall): Promise<void> {
       parentClosePolicy: 'TERMINATE',
       cancellationType: wf.ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
     });
+    result = await (call.interrupted && wf.patched(FORWARD_INTERRUPT_PATCH) ? forwardingInterrupt(child, call.interrupted) : child.result());
   } catch (err) {
     if (wf.isCancellation(err)) throw err;
     failure = err instanceof wf.ChildWorkflowFailure && err.cause ? err.cause.message : err instanceof Error ? err.message : String(err);
   }
   await acts.finishSubagent.executeWithOptions({ startToCloseTimeout: '20 seconds', retry: storeRetry, summary: `task ${call.call_id}: result` }, [
-    { ...ref, sub_session_id: started.session_id, outcome: result?.outcome ?? 'error', steps: result?.steps ?? 0, ...(failure ? { failure } : {}) },
+    { ...ref, sub_session_id: started.session_id, outcome: result?.outcome ?? 'error', steps: result?.steps ?? 0, ...(result?.interrupted ? { interrupted: true } : {}), ...(failure ? { failure } : {}) },
   ]);
+}
+
+/**
+ * The child's result, passing the parent's interrupt on: the parent stops after the step that runs
+ * this call, so without it an interrupt would wait for the whole sub-agent. The sub-agent stops after
+ * its own current step and its answer so far is the call's result (docs/subagents.md).
+ */
+async function forwardingInterrupt(child: wf.ChildWorkflowHandle<(i: TurnWorkflowInput) => Promise<TurnWorkflowResult>>, interrupted: () => boolean): Promise<TurnWorkflowResult> {
+  const forward = new wf.CancellationScope();
+  const forwarding = forward
+    .run(async () => {
+      await wf.condition(interrupted);
+      await child.signal(turnInterruptSignal);
+    })
+    .catch((err: unknown) => {
+      // Cancelled once the child ended; a child that ended before the signal reached it needs none.
+      if (!wf.isCancellation(err) && !(err instanceof Error && /not found|already completed/i.test(err.message))) throw err;
+    });
+  try {
+    return await child.result();
+  } finally {
+    forward.cancel();
+    await forwarding;
+  }
 }

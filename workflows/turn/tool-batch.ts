@@ -70,6 +70,8 @@ export class ToolBatch {
       report: (p: Omit<TurnProgress, 'turn_id' | 'report_id'>) => Promise<void>;
       /** True once a steering message waits: calls still waiting for approval are then skipped. */
       steered: () => boolean;
+      /** True once the turn was asked to stop at its next step boundary: running sub-agents are asked too. */
+      interrupted?: () => boolean;
       /** The turn's settings: a `task` call's sub-agent runs with them. */
       settings?: SessionSettings;
       /** Set in a sub-agent's turn: only its tools run, and nothing waits for approval (fail closed). */
@@ -125,7 +127,7 @@ export class ToolBatch {
     await Promise.all(
       approved.map((c) =>
         c.name === TASK_TOOL && !this.ctx.subagent && this.ctx.settings
-          ? runTask({ session_id: this.ctx.session_id, project_path: this.ctx.project_path, turn_id: this.ctx.turn_id, step: this.ctx.step, call_id: c.id, settings: this.ctx.settings })
+          ? runTask({ session_id: this.ctx.session_id, project_path: this.ctx.project_path, turn_id: this.ctx.turn_id, step: this.ctx.step, call_id: c.id, settings: this.ctx.settings, interrupted: this.ctx.interrupted })
           : tools.runTool.executeWithOptions({ ...TOOL_OPTIONS, summary: `${c.name}${c.label ? ` ${c.label}` : ''}` }, [
           { session_id: this.ctx.session_id, project_path: this.ctx.project_path, turn_id: this.ctx.turn_id, step: this.ctx.step, call_id: c.id, name: c.name },
         ]),

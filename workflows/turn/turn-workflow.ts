@@ -47,7 +47,7 @@ export async function turnWorkflow(raw: TurnWorkflowInput): Promise<TurnWorkflow
   if (turn.sessionPart) await wf.condition(wf.allHandlersFinished);
   // A sub-agent stopped by its parent's abort ends cancelled, as the Temporal UI should show it.
   if (input.subagent && outcome === 'aborted') throw new wf.CancelledFailure('the parent turn was aborted');
-  return { turn_id, outcome, steps };
+  return { turn_id, outcome, steps, ...(turn.interrupted ? { interrupted: true } : {}) };
 }
 
 /** One step: the model, its tools, steering taken after it; `stop` when the turn is done. */
@@ -56,7 +56,7 @@ async function runStep(turn: TurnState, step: number): Promise<'next' | 'stop'> 
   const sid = input.session_id;
   const result = await modelStepWithRetries(turn, step);
   if (result.tool_calls.length > 0) {
-    const ctx = { session_id: sid, project_path: input.project_path, turn_id, step, policy: turn.policy, publish: (e: Parameters<TurnState['publish']>[0]) => turn.publish(e), report: turn.report.bind(turn), steered: () => turn.steering.length > 0, settings: input.settings, subagent: input.subagent };
+    const ctx = { session_id: sid, project_path: input.project_path, turn_id, step, policy: turn.policy, publish: (e: Parameters<TurnState['publish']>[0]) => turn.publish(e), report: turn.report.bind(turn), steered: () => turn.steering.length > 0, interrupted: () => turn.interrupted, settings: input.settings, subagent: input.subagent };
     turn.batch = new ToolBatch(ctx, result.tool_calls);
     await turn.batch.run();
     const done = turn.batch;
