@@ -41,6 +41,10 @@ afterAll(async () => {
 test('npm start in a network namespace with only loopback: ready, and a whole turn is served', async () => {
   const probe = spawnSync('unshare', ['-n', 'true'], { encoding: 'utf8' });
   if (probe.status !== 0) throw new Error(`this test needs to create a network namespace (unshare -n, as root, as CI runs): ${probe.stderr.trim()}`);
+  // The install step runs here, with the network, first: in a checkout whose lock is newer than its
+  // node_modules, `npm start` would otherwise run `npm ci` offline, which removes node_modules and fails.
+  const install = spawnSync('bash', [path.join(REPO, 'infra', 'ensure-deps.sh')], { cwd: REPO, encoding: 'utf8', timeout: 600_000 });
+  if (install.status !== 0) throw new Error(`the install step failed before the offline start: ${install.stderr.trim()}`);
   place = await stackPlace();
   run = runDetached('unshare', ['-n', 'sh', '-c', 'ip link set lo up && exec npm start'], place.env);
   await run.waitFor(READY, START_TIMEOUT_MS);
