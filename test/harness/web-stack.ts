@@ -78,8 +78,10 @@ export function useWebStack(options: WebStackOptions): WebStack {
       const allowed = allowedFailures;
       const expectedFailures = allowed !== undefined && p.failed.every((f) => allowed(f));
       const errors = pageErrors(p, dropped).filter((e) => !(expectedFailures && /^Failed to load resource/.test(e)));
-      // A failure names the responses that failed: the console's line does not.
-      expect(errors.length > 0 ? [...errors, ...p.failed.map((f) => `(response ${f})`)] : []).toEqual([]);
+      // A failure names the responses that failed (the console's line does not) and, for a 5xx, what
+      // the services logged at warn level or above around it (the gateway logs why it answered 503).
+      const serverSide = p.failed.some((f) => /^5\d\d /.test(f)) ? ready(stack).output.filter((l) => /"level":(40|50|60)\b|\b(WARN|ERROR)\b/.test(l)).slice(-15) : [];
+      expect(errors.length > 0 ? [...errors, ...p.failed.map((f) => `(response ${f})`), ...serverSide.map((l) => `(log ${l})`)] : []).toEqual([]);
       await options.checkPage?.(p);
       await p.page.close();
     }

@@ -40,6 +40,7 @@ beforeAll(async () => {
   app.get('/transcript', (c) =>
     handler(new StrandError(ErrorCode.TRANSCRIPT_ERROR, 'the transcript could not be written', {}, { cause: Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' }) }), c),
   );
+  app.get('/unavailable', (c) => handler(new StrandError(ErrorCode.UNAVAILABLE, 'Temporal did not answer: 14 UNAVAILABLE: connection refused'), c));
   server = await new Promise<ServerType>((resolve) => {
     const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
   });
@@ -81,4 +82,11 @@ test('real failures stay at error level: an unforeseen error, a backend reset wi
   ]);
   // The cause (with its code) is in the log, not in the answer.
   expect(lines[2]!.err?.message).toContain('EACCES');
+});
+
+test('a 503 is logged at warn with the reason the client was given (an infrastructure fault, not a bug)', async () => {
+  lines.length = 0;
+  const res = await fetch(`${base}/unavailable`);
+  expect(res.status).toBe(503);
+  expect(lines).toEqual([expect.objectContaining({ level: 40, msg: 'answered 503 UNAVAILABLE', path: '/unavailable', method: 'GET', reason: 'Temporal did not answer: 14 UNAVAILABLE: connection refused' })]);
 });

@@ -23,7 +23,8 @@ export function isClientGone(err: unknown, signal: AbortSignal | undefined): boo
 /**
  * The HTTP app's one error handler: known errors keep their code and message, unknown ones answer
  * INTERNAL without their text. Logged at error level: INTERNAL (unforeseen) and TRANSCRIPT_ERROR (the
- * gateway could not produce or write a transcript), with their cause. A client that went away
+ * gateway could not produce or write a transcript), with their cause; UNAVAILABLE at warn level, with
+ * the reason the client was given. A client that went away
  * mid-request is not a server error: debug only (it will not read the answer anyway).
  */
 export function httpErrorHandler(log: Logger): ErrorHandler {
@@ -35,6 +36,8 @@ export function httpErrorHandler(log: Logger): ErrorHandler {
     const mapped = toStrandError(err);
     if (mapped.code === ErrorCode.INTERNAL) log.error({ err, path: c.req.path }, 'unhandled error');
     else if (mapped.code === ErrorCode.TRANSCRIPT_ERROR) log.error({ err: mapped, path: c.req.path }, 'a transcript could not be produced or written');
+    // An infrastructure fault answered 503: the operator reads here what the client was told, and why.
+    else if (mapped.code === ErrorCode.UNAVAILABLE) log.warn({ path: c.req.path, method: c.req.method, reason: mapped.message }, 'answered 503 UNAVAILABLE');
     return errorResponse(c, mapped);
   };
 }
