@@ -70,6 +70,15 @@ async function startSession(model: string): Promise<{ sid: string; events: Await
   return { sid, events };
 }
 
+/** Until both children have had a tool result matching `result` (their read of README.md), on the parent's stream. */
+async function bothChildrenRead(events: Awaited<ReturnType<typeof openSse>>, result = /Subagent/): Promise<void> {
+  const seen = new Set<string>();
+  await readUntil(events, (e) => {
+    if (e.event === 'subagent' && data(e).event === 'tool.result' && result.test(JSON.stringify(data(e).data.result))) seen.add(data(e).tool_call_id);
+    return seen.size === 2;
+  }, 60_000);
+}
+
 test('two task calls run as parallel child workflows; each answer is its tool result; the parent answers after them', async () => {
   const { sid, events } = await startSession('scripted/sub-parallel');
   const all = await readUntil(events, (e) => e.event === 'turn.finished', 90_000);
@@ -133,11 +142,7 @@ test('two task calls run as parallel child workflows; each answer is its tool re
 test('aborting the parent cancels its running children; the parent turn ends aborted', async () => {
   const { sid, events } = await startSession('scripted/sub-slow');
   // Both children are in their (long) answer step: each has had its read_file result.
-  const seen = new Set<string>();
-  await readUntil(events, (e) => {
-    if (e.event === 'subagent' && data(e).event === 'tool.result' && /README|Subagent/.test(JSON.stringify(data(e).data.result))) seen.add(data(e).tool_call_id);
-    return seen.size === 2;
-  }, 60_000);
+  await bothChildrenRead(events, /README|Subagent/);
   // HTTP's abort: answers once the turn has ended.
   expect((await http(base, 'POST', `/api/sessions/${sid}/interrupt`)).status).toBe(200);
   const rest = await readUntil(events, (e) => e.event === 'turn.finished', 60_000);
@@ -156,11 +161,7 @@ test('aborting the parent cancels its running children; the parent turn ends abo
 
 test("an interrupt (psi's C-c C-c: stop at the next step boundary) reaches the running sub-agents: each stops after its current step, and so does the parent", async () => {
   const { sid, events } = await startSession('scripted/sub-interrupt');
-  const seen = new Set<string>();
-  await readUntil(events, (e) => {
-    if (e.event === 'subagent' && data(e).event === 'tool.result' && /Subagent/.test(JSON.stringify(data(e).data.result))) seen.add(data(e).tool_call_id);
-    return seen.size === 2;
-  }, 60_000);
+  await bothChildrenRead(events);
   // What EDN's interrupt op sends (edn-session.test.ts drives the op itself): the session workflow's interrupt update.
   const asked = await client.workflow.getHandle(sessionWorkflowId(sid)).executeUpdate(interruptUpdate, { args: [] });
   expect(asked).toMatchObject({ pending: true, turn_id: 't1' });
@@ -183,11 +184,7 @@ test("an interrupt (psi's C-c C-c: stop at the next step boundary) reaches the r
 
 test('kill -9 the worker while the children run: after a restart they and the parent finish, each answer stored once', async () => {
   const { sid, events } = await startSession('scripted/sub-crash');
-  const seen = new Set<string>();
-  await readUntil(events, (e) => {
-    if (e.event === 'subagent' && data(e).event === 'tool.result' && /Subagent/.test(JSON.stringify(data(e).data.result))) seen.add(data(e).tool_call_id);
-    return seen.size === 2;
-  }, 60_000);
+  await bothChildrenRead(events);
   await stack.process('worker').kill();
   await stack.restart('worker');
   const rest = await readUntil(events, (e) => e.event === 'turn.finished', 120_000);
