@@ -28,7 +28,8 @@ test('every recorded session and turn history replays on the current workflow co
   // Older sets: `pre-22.*` recorded on the code before issue 22 (6e39041), `acks.*` on turns that waited
   // for the session to publish their state (cd426a9), `marker.*` on turns that asked patched() for the
   // thinking report (aacac4e), `patch.*` on sessions that asked patched() whether turns publish their
-  // state (0681e48): what was running when each change shipped.
+  // state (0681e48), `pre-intents.*` on sessions whose abort, interrupt and steer found no child yet
+  // (before `turn-command-intents`): what was running when each change shipped.
   expect(files).toEqual([
     'acks.manual-compaction.session.json',
     'acks.turn-with-tool.session.json',
@@ -49,6 +50,17 @@ test('every recorded session and turn history replays on the current workflow co
     'patch.two-turns.session.json',
     'pre-22.turn-with-tool.session.json',
     'pre-22.turn-with-tool.turn-1.json',
+    'pre-intents.abort-running.session.json',
+    'pre-intents.abort-running.turn-1.json',
+    'pre-intents.budget-wait.session.json',
+    'pre-intents.budget-wait.turn-1.json',
+    'pre-intents.images-and-task.session.json',
+    'pre-intents.images-and-task.turn-1.json',
+    'pre-intents.interrupt-running.session.json',
+    'pre-intents.interrupt-running.turn-1.json',
+    'pre-intents.revert.session.json',
+    'pre-intents.steer-running.session.json',
+    'pre-intents.steer-running.turn-1.json',
     'settings-during-approval.session.json',
     'settings-during-approval.turn-1.json',
     'turn-with-tool.session.json',
