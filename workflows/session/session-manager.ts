@@ -17,6 +17,8 @@ import {
   type PromptCommand,
   type SettingsChange,
   type SteerCommand,
+  type AbortResult,
+  type TurnCommand,
   type UserCommand,
   type UserCommandResult,
 } from '../../contracts/session-workflow';
@@ -40,6 +42,14 @@ import { COMPACTION_OPTIONS, compaction, local, stateEvent, statePart, userComma
 import type { EventQueue } from '../event-queue';
 import type { SessionState } from './session-state';
 import { registerCheckpoints } from './session-checkpoints';
+
+/**
+ * Patch id (2026-11) of abort, interrupt and steer applied to a turn whose child does not exist yet
+ * (queued, or being started): recorded as intents instead of answered "nothing ran".
+ */
+export const TURN_COMMAND_INTENTS = 'turn-command-intents';
+/** Patch id (2026-11) of the derived phase: clear_queue during a compaction keeps its phase; a revert publishes one. */
+export const PHASE_TRANSITIONS = 'phase-transitions';
 
 /** How long an approval for a call the turn has not reported yet may wait for it. */
 const APPROVAL_ARRIVAL_MS = 3_000;
@@ -75,9 +85,9 @@ export class SessionManager {
     const s = this.state;
     wf.setHandler(sessionStateQuery, () => s.snapshot());
     wf.setHandler(promptUpdate, (p) => this.prompt(p), { validator: (p) => s.validatePrompt(p) });
-    wf.setHandler(abortUpdate, () => this.abort(), { validator: () => s.validateTurnRunning('abort') });
+    wf.setHandler(abortUpdate, (cmd) => this.abort(cmd), { validator: (cmd) => s.validateTurnCommand('abort', cmd) });
     wf.setHandler(abortRetryUpdate, () => this.abortRetry(), { validator: () => s.validateAbortRetry() });
-    wf.setHandler(interruptUpdate, () => this.interrupt(), { validator: () => s.validateTurnRunning('interrupt') });
+    wf.setHandler(interruptUpdate, (cmd) => this.interrupt(cmd), { validator: (cmd) => s.validateTurnCommand('interrupt', cmd) });
     wf.setHandler(steerUpdate, (cmd) => this.steer(cmd), { validator: (cmd) => s.validateSteer(cmd) });
     wf.setHandler(approvalUpdate, (cmd) => this.approve(cmd), { validator: (cmd) => s.validateApproval(cmd) });
     wf.setHandler(setSettingsUpdate, (change) => this.setSettings(change), { validator: (change) => s.validateSettings(change) });
@@ -130,6 +140,34 @@ export class SessionManager {
     await this.child.signal(turnBudgetSignal, { ...(budget ? { budget } : {}) }).catch(() => undefined);
   }
 
+  /**
+   * Signals the running turn; false when it had already ended (Temporal answers "Unable to signal
+   * external workflow because it was not found"): a command racing the turn's end is answered, not failed.
+   */
+  async signalChild<Args extends unknown[]>(signal: wf.SignalDefinition<Args>, ...args: Args): Promise<boolean> {
+    const child = this.child;
+    if (!child) return false;
+    try {
+      await child.signal(signal, ...args);
+      return true;
+    } catch (err) {
+      if (wf.isCancellation(err)) throw err;
+      return false;
+    }
+  }
+
+  /** The turn's child has just started: what clients asked of it meanwhile reaches it now. */
+  async applyIntents(turn: string): Promise<void> {
+    const intent = this.state.intents.take(turn);
+    if (!intent) return;
+    if (intent.abort) {
+      await this.signalChild(turnAbortSignal);
+      return;
+    }
+    for (const text of intent.steering) await this.signalChild(turnSteerSignal, { text });
+    if (intent.interrupt) await this.signalChild(turnInterruptSignal);
+  }
+
   /** The turn has ended: the session publishes its state itself again. */
   releaseChild(): void {
     this.child = undefined;
@@ -142,9 +180,15 @@ export class SessionManager {
     const s = this.state;
     // Steering a running turn: delivered to it, no new turn.
     const running = s.activeTurn;
+    const steered = (turn: string): PromptAccepted => ({ turn_id: turn, turn_number: turnNumberOf(turn) ?? 0, agent_state: s.phase, queued: false, duplicate: false, steered: true });
     if (prompt.behavior === 'steer' && running && this.child) {
-      await this.child.signal(turnSteerSignal, { text: prompt.text });
-      return { turn_id: running, turn_number: turnNumberOf(running) ?? 0, agent_state: s.phase, queued: false, duplicate: false, steered: true };
+      if (await this.signalChild(turnSteerSignal, { text: prompt.text })) return steered(running);
+      // The turn had just ended: the prompt starts a turn of its own, as it would have a moment later.
+      if (!wf.patched(TURN_COMMAND_INTENTS)) throw wf.ApplicationFailure.nonRetryable(`turn ${running} has ended`, FailureType.INVALID_COMMAND);
+    } else if (prompt.behavior === 'steer' && running && wf.patched(TURN_COMMAND_INTENTS)) {
+      // Chosen but not started yet: the turn takes it as soon as it has.
+      s.intents.steer(running, prompt.text);
+      return steered(running);
     }
     if (s.loaded) return s.accept(prompt);
     s.claimUnloaded();
@@ -156,13 +200,36 @@ export class SessionManager {
     return s.accept(prompt);
   }
 
-  /** Answers once the turn has ended and its end was announced, so "aborted" is true when told. */
-  async abort() {
-    const turn = this.state.activeTurn;
-    if (!turn || !this.child) return { aborted: false, turn_id: null };
-    await this.child.signal(turnAbortSignal);
-    await wf.condition(() => this.state.activeTurn !== turn);
-    return { aborted: true, turn_id: turn };
+  /**
+   * Answers once the turn has ended, with how it ended: `aborted` is true only when it did. A queued
+   * turn is dropped; one chosen but not started yet is ended without running (session-turns.ts) or,
+   * started meanwhile, aborted right after its start.
+   */
+  async abort(cmd?: TurnCommand): Promise<AbortResult> {
+    const s = this.state;
+    const turn = s.commandTarget(cmd?.turn_id);
+    if (!turn) return { aborted: false, turn_id: null };
+    if (turn === s.activeTurn && this.child) {
+      if (!(await this.signalChild(turnAbortSignal))) return { aborted: false, turn_id: turn, ended: true };
+    } else {
+      if (!wf.patched(TURN_COMMAND_INTENTS)) return { aborted: false, turn_id: null };
+      if (s.dropQueued(turn)) {
+        await this.announceDropped(turn);
+        return { aborted: true, turn_id: turn };
+      }
+      s.intents.abort(turn);
+    }
+    await wf.condition(() => s.activeTurn !== turn);
+    return s.intents.outcomeOf(turn) === 'aborted' ? { aborted: true, turn_id: turn } : { aborted: false, turn_id: turn, ended: true };
+  }
+
+  /** A queued turn aborted before it ran: announced as ended, the queue as it is now. */
+  private async announceDropped(turn: string): Promise<void> {
+    this.syncAttributes();
+    await this.events.publish([
+      { turn_id: turn, event: { type: 'turn.finished', turn_id: turn, outcome: 'aborted', steps: 0 } },
+      { event: stateEvent(this.state), ...(this.state.activeTurn ? { turn_id: this.state.activeTurn } : {}) },
+    ]);
   }
 
   async abortRetry() {
@@ -173,21 +240,36 @@ export class SessionManager {
     return { cancelled: true, turn_id: turn };
   }
 
-  async interrupt() {
-    const turn = this.state.activeTurn;
-    if (!turn || !this.child) return { pending: false, turn_id: null };
-    if (!this.state.interruptPending) {
-      this.state.interruptPending = true;
-      await this.child.signal(turnInterruptSignal);
+  /** `pending: true` once the turn will stop at its next step boundary (a turn not started yet: from its start). */
+  async interrupt(cmd?: TurnCommand) {
+    const s = this.state;
+    const turn = s.commandTarget(cmd?.turn_id);
+    if (!turn) return { pending: false, turn_id: null };
+    if (turn === s.activeTurn && this.child) {
+      if (!s.interruptPending) {
+        s.interruptPending = true;
+        if (!(await this.signalChild(turnInterruptSignal))) return { pending: false, turn_id: turn };
+        await this.publishState();
+      }
+      return { pending: true, turn_id: turn };
+    }
+    if (!wf.patched(TURN_COMMAND_INTENTS)) return { pending: false, turn_id: null };
+    s.intents.interrupt(turn);
+    if (turn === s.activeTurn && !s.interruptPending) {
+      s.interruptPending = true;
       await this.publishState();
     }
     return { pending: true, turn_id: turn };
   }
 
+  /** `delivered: true` once the turn has it or will take it at its start; false (with its id) when it had ended. */
   async steer(cmd: SteerCommand) {
-    const turn = this.state.activeTurn;
-    if (!turn || !this.child) return { delivered: false, turn_id: null };
-    await this.child.signal(turnSteerSignal, { text: cmd.text });
+    const s = this.state;
+    const turn = s.commandTarget(cmd.turn_id);
+    if (!turn) return { delivered: false, turn_id: null };
+    if (turn === s.activeTurn && this.child) return { delivered: await this.signalChild(turnSteerSignal, { text: cmd.text }), turn_id: turn };
+    if (!wf.patched(TURN_COMMAND_INTENTS)) return { delivered: false, turn_id: null };
+    s.intents.steer(turn, cmd.text);
     return { delivered: true, turn_id: turn };
   }
 
@@ -200,7 +282,7 @@ export class SessionManager {
       throw wf.ApplicationFailure.nonRetryable(`no tool call ${cmd.tool_call_id} is waiting for approval`, FailureType.UNKNOWN_TOOL_CALL);
     }
     const { settingsChanged } = s.applyApproval(cmd);
-    if (this.child) await this.child.signal(turnApprovalSignal, cmd);
+    await this.signalChild(turnApprovalSignal, cmd);
     // The turn reports what it does next (tool_execution); only a settings change is news here.
     if (settingsChanged) {
       await this.persistSettings();
@@ -225,27 +307,25 @@ export class SessionManager {
 
   async compact({ instructions }: { instructions?: string | undefined }) {
     const s = this.state;
-    s.compacting = true;
+    s.beginWork('compaction');
     try {
       await wf.condition(() => s.loaded);
-      s.phase = 'compacting';
       await this.publishState();
       const model = s.settings.model;
       return await compaction.compactSession.executeWithOptions({ ...COMPACTION_OPTIONS, summary: `compact (manual) · ${model}` }, [
         { session_id: s.sessionId, compaction_id: entryIds.manualCompaction(wf.uuid4()), model, reason: 'manual', context_window: 0, ...(instructions ? { instructions } : {}) },
       ]);
     } finally {
-      s.endExclusiveWork();
+      s.endWork();
       await this.publishState();
     }
   }
 
   async runUserCommand(cmd: UserCommand): Promise<UserCommandResult> {
     const s = this.state;
-    s.runningCommand = true;
+    s.beginWork('command');
     try {
       await wf.condition(() => s.loaded);
-      s.phase = 'tool_execution';
       await this.publishState();
       const scope = new wf.CancellationScope();
       this.commandScope = scope;
@@ -257,7 +337,7 @@ export class SessionManager {
       throw err;
     } finally {
       this.commandScope = undefined;
-      s.endExclusiveWork();
+      s.endWork();
       await this.publishState();
     }
   }
@@ -270,6 +350,8 @@ export class SessionManager {
 
   async clearQueue() {
     const cleared = this.state.clearQueue();
+    // Before the patch this published `idle` while a compaction or command still ran (replayed as it was).
+    if (this.state.working && !wf.patched(PHASE_TRANSITIONS)) this.state.legacyIdle();
     if (cleared > 0) await this.publishState();
     return { cleared };
   }
