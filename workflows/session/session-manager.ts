@@ -214,7 +214,7 @@ export class SessionManager {
     } else {
       if (!wf.patched(TURN_COMMAND_INTENTS)) return { aborted: false, turn_id: null };
       if (s.dropQueued(turn)) {
-        await this.announceDropped(turn);
+        await this.announceDropped([turn]);
         return { aborted: true, turn_id: turn };
       }
       s.intents.abort(turn);
@@ -223,13 +223,13 @@ export class SessionManager {
     return s.intents.outcomeOf(turn) === 'aborted' ? { aborted: true, turn_id: turn } : { aborted: false, turn_id: turn, ended: true };
   }
 
-  /** A queued turn aborted before it ran: announced as ended, the queue as it is now. */
-  private async announceDropped(turn: string): Promise<void> {
-    this.syncAttributes();
-    await this.events.publish([
-      { turn_id: turn, event: { type: 'turn.finished', turn_id: turn, outcome: 'aborted', steps: 0 } },
-      { event: stateEvent(this.state), ...(this.state.activeTurn ? { turn_id: this.state.activeTurn } : {}) },
-    ]);
+  /**
+   * Queued turns dropped before they ran (an abort, clear_queue): each announced as ended `aborted`,
+   * so whoever waits for its end hears it; then the state with the queue as it is now.
+   */
+  private async announceDropped(turns: string[]): Promise<void> {
+    await this.events.publish(turns.map((turn) => ({ turn_id: turn, event: { type: 'turn.finished' as const, turn_id: turn, outcome: 'aborted' as const, steps: 0 } })));
+    await this.publishState();
   }
 
   async abortRetry() {
@@ -349,11 +349,14 @@ export class SessionManager {
   }
 
   async clearQueue() {
-    const cleared = this.state.clearQueue();
+    const dropped = this.state.clearQueue();
     // Before the patch this published `idle` while a compaction or command still ran (replayed as it was).
     if (this.state.working && !wf.patched(PHASE_TRANSITIONS)) this.state.legacyIdle();
-    if (cleared > 0) await this.publishState();
-    return { cleared };
+    if (dropped.length === 0) return { cleared: 0 };
+    // Each dropped turn is announced as ended (a client waiting for it would wait forever otherwise).
+    if (wf.patched(TURN_COMMAND_INTENTS)) await this.announceDropped(dropped);
+    else await this.publishState();
+    return { cleared: dropped.length };
   }
 
   /**

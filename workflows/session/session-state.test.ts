@@ -35,7 +35,7 @@ describe('SessionState', () => {
     state.finishTurn();
     expect(state.phase).toBe('thinking');
     expect(state.startNext()?.text).toBe('b');
-    expect(state.clearQueue()).toBe(1);
+    expect(state.clearQueue()).toEqual(['t3']);
     state.finishTurn();
     expect(state.phase).toBe('idle');
     expect(state.accept({ text: 'd' }).turn_id).toBe('t4');

@@ -344,11 +344,12 @@ export class SessionState {
     return JSON.stringify(record.settings) !== before;
   }
 
-  clearQueue(): number {
-    const cleared = this.queue.length;
-    for (const q of this.queue) this.intents.ended(turnId(q.turn_number), 'aborted');
+  /** Drops every queued prompt; the turns it drops. */
+  clearQueue(): string[] {
+    const dropped = this.queue.map((q) => turnId(q.turn_number));
+    for (const turn of dropped) this.intents.ended(turn, 'aborted');
     this.queue.length = 0;
-    return cleared;
+    return dropped;
   }
 
   /** What clear_queue did before `phase-transitions` while a compaction or command ran (replay only). */
