@@ -16,18 +16,12 @@ import {
   type PromptAccepted,
   type PromptCommand,
   type SettingsChange,
-  type SteerCommand,
-  type AbortResult,
-  type TurnCommand,
   type UserCommand,
   type UserCommandResult,
 } from '../../contracts/session-workflow';
 import {
-  turnAbortRetrySignal,
-  turnAbortSignal,
   turnApprovalSignal,
   turnBudgetSignal,
-  turnInterruptSignal,
   turnProgressPublishedSignal,
   turnProgressSignal,
   turnSteerSignal,
@@ -42,12 +36,8 @@ import { COMPACTION_OPTIONS, compaction, local, stateEvent, statePart, userComma
 import type { EventQueue } from '../event-queue';
 import type { SessionState } from './session-state';
 import { registerCheckpoints } from './session-checkpoints';
+import { TURN_COMMAND_INTENTS, abortRetry, abortTurn, announceDropped, interruptTurn, steerTurn } from './turn-commands';
 
-/**
- * Patch id (2026-11) of abort, interrupt and steer applied to a turn whose child does not exist yet
- * (queued, or being started): recorded as intents instead of answered "nothing ran".
- */
-export const TURN_COMMAND_INTENTS = 'turn-command-intents';
 /** Patch id (2026-11) of the derived phase: clear_queue during a compaction keeps its phase; a revert publishes one. */
 export const PHASE_TRANSITIONS = 'phase-transitions';
 
@@ -85,10 +75,10 @@ export class SessionManager {
     const s = this.state;
     wf.setHandler(sessionStateQuery, () => s.snapshot());
     wf.setHandler(promptUpdate, (p) => this.prompt(p), { validator: (p) => s.validatePrompt(p) });
-    wf.setHandler(abortUpdate, (cmd) => this.abort(cmd), { validator: (cmd) => s.validateTurnCommand('abort', cmd) });
-    wf.setHandler(abortRetryUpdate, () => this.abortRetry(), { validator: () => s.validateAbortRetry() });
-    wf.setHandler(interruptUpdate, (cmd) => this.interrupt(cmd), { validator: (cmd) => s.validateTurnCommand('interrupt', cmd) });
-    wf.setHandler(steerUpdate, (cmd) => this.steer(cmd), { validator: (cmd) => s.validateSteer(cmd) });
+    wf.setHandler(abortUpdate, (cmd) => abortTurn(this, cmd), { validator: (cmd) => s.validateTurnCommand('abort', cmd) });
+    wf.setHandler(abortRetryUpdate, () => abortRetry(this), { validator: () => s.validateAbortRetry() });
+    wf.setHandler(interruptUpdate, (cmd) => interruptTurn(this, cmd), { validator: (cmd) => s.validateTurnCommand('interrupt', cmd) });
+    wf.setHandler(steerUpdate, (cmd) => steerTurn(this, cmd), { validator: (cmd) => s.validateSteer(cmd) });
     wf.setHandler(approvalUpdate, (cmd) => this.approve(cmd), { validator: (cmd) => s.validateApproval(cmd) });
     wf.setHandler(setSettingsUpdate, (change) => this.setSettings(change), { validator: (change) => s.validateSettings(change) });
     wf.setHandler(compactUpdate, (cmd) => this.compact(cmd), { validator: (_cmd) => s.validateCompact() });
@@ -156,18 +146,6 @@ export class SessionManager {
     }
   }
 
-  /** The turn's child has just started: what clients asked of it meanwhile reaches it now. */
-  async applyIntents(turn: string): Promise<void> {
-    const intent = this.state.intents.take(turn);
-    if (!intent) return;
-    if (intent.abort) {
-      await this.signalChild(turnAbortSignal);
-      return;
-    }
-    for (const text of intent.steering) await this.signalChild(turnSteerSignal, { text });
-    if (intent.interrupt) await this.signalChild(turnInterruptSignal);
-  }
-
   /** The turn has ended: the session publishes its state itself again. */
   releaseChild(): void {
     this.child = undefined;
@@ -198,79 +176,6 @@ export class SessionManager {
       s.releaseUnloaded();
     }
     return s.accept(prompt);
-  }
-
-  /**
-   * Answers once the turn has ended, with how it ended: `aborted` is true only when it did. A queued
-   * turn is dropped; one chosen but not started yet is ended without running (session-turns.ts) or,
-   * started meanwhile, aborted right after its start.
-   */
-  async abort(cmd?: TurnCommand): Promise<AbortResult> {
-    const s = this.state;
-    const turn = s.commandTarget(cmd?.turn_id);
-    if (!turn) return { aborted: false, turn_id: null };
-    if (turn === s.activeTurn && this.child) {
-      if (!(await this.signalChild(turnAbortSignal))) return { aborted: false, turn_id: turn, ended: true };
-    } else {
-      if (!wf.patched(TURN_COMMAND_INTENTS)) return { aborted: false, turn_id: null };
-      if (s.dropQueued(turn)) {
-        await this.announceDropped([turn]);
-        return { aborted: true, turn_id: turn };
-      }
-      s.intents.abort(turn);
-    }
-    await wf.condition(() => s.activeTurn !== turn);
-    return s.intents.outcomeOf(turn) === 'aborted' ? { aborted: true, turn_id: turn } : { aborted: false, turn_id: turn, ended: true };
-  }
-
-  /**
-   * Queued turns dropped before they ran (an abort, clear_queue): each announced as ended `aborted`,
-   * so whoever waits for its end hears it; then the state with the queue as it is now.
-   */
-  private async announceDropped(turns: string[]): Promise<void> {
-    await this.events.publish(turns.map((turn) => ({ turn_id: turn, event: { type: 'turn.finished' as const, turn_id: turn, outcome: 'aborted' as const, steps: 0 } })));
-    await this.publishState();
-  }
-
-  async abortRetry() {
-    const turn = this.state.activeTurn;
-    if (!turn || !this.child || this.state.phase !== 'retrying') return { cancelled: false, turn_id: null };
-    await this.child.signal(turnAbortRetrySignal);
-    await wf.condition(() => this.state.activeTurn !== turn);
-    return { cancelled: true, turn_id: turn };
-  }
-
-  /** `pending: true` once the turn will stop at its next step boundary (a turn not started yet: from its start). */
-  async interrupt(cmd?: TurnCommand) {
-    const s = this.state;
-    const turn = s.commandTarget(cmd?.turn_id);
-    if (!turn) return { pending: false, turn_id: null };
-    if (turn === s.activeTurn && this.child) {
-      if (!s.interruptPending) {
-        s.interruptPending = true;
-        if (!(await this.signalChild(turnInterruptSignal))) return { pending: false, turn_id: turn };
-        await this.publishState();
-      }
-      return { pending: true, turn_id: turn };
-    }
-    if (!wf.patched(TURN_COMMAND_INTENTS)) return { pending: false, turn_id: null };
-    s.intents.interrupt(turn);
-    if (turn === s.activeTurn && !s.interruptPending) {
-      s.interruptPending = true;
-      await this.publishState();
-    }
-    return { pending: true, turn_id: turn };
-  }
-
-  /** `delivered: true` once the turn has it or will take it at its start; false (with its id) when it had ended. */
-  async steer(cmd: SteerCommand) {
-    const s = this.state;
-    const turn = s.commandTarget(cmd.turn_id);
-    if (!turn) return { delivered: false, turn_id: null };
-    if (turn === s.activeTurn && this.child) return { delivered: await this.signalChild(turnSteerSignal, { text: cmd.text }), turn_id: turn };
-    if (!wf.patched(TURN_COMMAND_INTENTS)) return { delivered: false, turn_id: null };
-    s.intents.steer(turn, cmd.text);
-    return { delivered: true, turn_id: turn };
   }
 
   async approve(cmd: ApprovalCommand) {
@@ -354,7 +259,7 @@ export class SessionManager {
     if (this.state.working && !wf.patched(PHASE_TRANSITIONS)) this.state.legacyIdle();
     if (dropped.length === 0) return { cleared: 0 };
     // Each dropped turn is announced as ended (a client waiting for it would wait forever otherwise).
-    if (wf.patched(TURN_COMMAND_INTENTS)) await this.announceDropped(dropped);
+    if (wf.patched(TURN_COMMAND_INTENTS)) await announceDropped(this, dropped);
     else await this.publishState();
     return { cleared: dropped.length };
   }

@@ -6,6 +6,7 @@ import { inheritedSearchAttributes } from '../search-attributes';
 import { stateEvent, statePart } from './session-events';
 import type { SessionManager } from './session-manager';
 import { summaryOf } from './summary';
+import { applyIntents } from './turn-commands';
 
 /** Patch id of turns that publish their own `session.state` (2026-11); deprecate once no older turn runs. */
 export const TURN_PUBLISHES_STATE = 'turn-publishes-state';
@@ -26,7 +27,7 @@ export async function runNextTurn(manager: SessionManager): Promise<void> {
   const started = abortedBeforeStart ? Promise.resolve({ outcome: 'aborted' as const, steps: 0 }) : startTurn(manager, next)
     .then(async (handle) => {
       manager.child = handle;
-      await manager.applyIntents(id);
+      await applyIntents(manager, id);
       await manager.deliverPart();
       await manager.deliverBudget();
       return handle.result();
