@@ -84,10 +84,22 @@ export const promptAcceptedSchema = z.object({
 });
 export type PromptAccepted = z.infer<typeof promptAcceptedSchema>;
 
-export const abortResultSchema = z.object({ aborted: z.boolean(), turn_id: z.string().nullable() });
+/**
+ * The turn an abort, interrupt or steer means: `turn_id` names it; without one (older clients, or a
+ * client that does not know it yet) it means the running turn, else the next queued one. The session
+ * applies the command to that turn even when its child workflow has not started yet.
+ */
+export const turnCommandSchema = z.object({ turn_id: z.string().min(1).optional() }).optional();
+export type TurnCommand = z.infer<typeof turnCommandSchema>;
+
+/**
+ * `aborted` is true when the turn ended (or, not started yet, was dropped) as aborted; false with the
+ * turn's id when it had already ended otherwise (`ended: true`) before the abort reached it.
+ */
+export const abortResultSchema = z.object({ aborted: z.boolean(), turn_id: z.string().nullable(), ended: z.boolean().optional() });
 export type AbortResult = z.infer<typeof abortResultSchema>;
 
-export const steerCommandSchema = z.object({ text: z.string().min(1, 'steering text must not be empty') });
+export const steerCommandSchema = z.object({ text: z.string().min(1, 'steering text must not be empty'), turn_id: z.string().min(1).optional() });
 export type SteerCommand = z.infer<typeof steerCommandSchema>;
 
 export const approvalCommandSchema = z.object({
@@ -128,18 +140,24 @@ export const NOTHING_RUNNING = 'NOTHING_RUNNING';
 
 /** Starts a turn, or queues it (`behavior: queue`); SESSION_BUSY while a turn runs otherwise. */
 export const promptUpdate = defineUpdate<PromptAccepted, [PromptCommand]>('prompt');
-/** Stops the running turn (the turn records what it had and ends `aborted`). */
-export const abortUpdate = defineUpdate<AbortResult, []>('abort');
+/** Stops the running turn, or the one named (the turn records what it had and ends `aborted`); a queued one is dropped. */
+export const abortUpdate = defineUpdate<AbortResult, [TurnCommand]>('abort');
 /** Gives up a scheduled provider retry: the turn ends with the error it was retrying. */
 export const abortRetryUpdate = defineUpdate<{ cancelled: boolean; turn_id: string | null }, []>('abortRetry');
-/** A message for the running turn, delivered after its current tool batch. */
+/**
+ * A message for the running turn (or the one named, or the next queued one), delivered after its
+ * current tool batch; to a turn not started yet, as soon as it has. `delivered: false` with a turn id:
+ * that turn had already ended.
+ */
 export const steerUpdate = defineUpdate<{ delivered: boolean; turn_id: string | null }, [SteerCommand]>('steer');
 /**
  * Asks the running turn to stop at its next step boundary (psi's deferred interrupt): the model step
  * under way and its tool calls finish, then the turn ends without calling the model again. Steering
- * text already sent is kept (recorded as user messages). `pending` is false when no turn runs.
+ * text already sent is kept (recorded as user messages). `pending` is false when no turn runs or
+ * waits, or (with the turn's id) when that turn had already ended. A turn not started yet takes it
+ * as soon as it starts.
  */
-export const interruptUpdate = defineUpdate<{ pending: boolean; turn_id: string | null }, []>('interrupt');
+export const interruptUpdate = defineUpdate<{ pending: boolean; turn_id: string | null }, [TurnCommand]>('interrupt');
 /** A person's answer to a pending tool approval. */
 export const approvalUpdate = defineUpdate<{ resolved: boolean }, [ApprovalCommand]>('approval');
 /** Drops queued prompts that have not started. */

@@ -163,7 +163,7 @@ test("an interrupt (psi's C-c C-c: stop at the next step boundary) reaches the r
   const { sid, events } = await startSession('scripted/sub-interrupt');
   await bothChildrenRead(events);
   // What EDN's interrupt op sends (edn-session.test.ts drives the op itself): the session workflow's interrupt update.
-  const asked = await client.workflow.getHandle(sessionWorkflowId(sid)).executeUpdate(interruptUpdate, { args: [] });
+  const asked = await client.workflow.getHandle(sessionWorkflowId(sid)).executeUpdate(interruptUpdate, { args: [{}] });
   expect(asked).toMatchObject({ pending: true, turn_id: 't1' });
   const rest = await readUntil(events, (e) => e.event === 'turn.finished', 60_000);
   events.close();

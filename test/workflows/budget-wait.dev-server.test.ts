@@ -42,7 +42,7 @@ test("a deferred interrupt ends a turn waiting at its prompt's cap; the model is
     await dev.env.client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'go', budget: { max_tokens: 100 } }], startWorkflowOperation: s.start });
     await waitFor(() => s.handle.query(sessionStateQuery), (st) => st.phase === 'waiting_budget');
     expect(events().find((e) => e.type === 'budget.exceeded')).toEqual({ type: 'budget.exceeded', turn_id: 't1', step: 0, spent_usd: 0, spent_tokens: 150, limit: { max_cost_usd: null, max_tokens: 100 } });
-    await s.handle.executeUpdate(interruptUpdate, { args: [] });
+    await s.handle.executeUpdate(interruptUpdate, { args: [{}] });
     await waitFor(() => s.handle.query(sessionStateQuery), (st) => st.phase === 'idle' && st.active_turn === null);
     expect(fakes.modelSteps).toEqual([]);
     const said = story(events());

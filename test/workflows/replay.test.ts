@@ -18,6 +18,20 @@ beforeAll(async () => {
   bundle = await buildWorkflowBundle();
 }, 120_000);
 
+/**
+ * The id the recording gave the workflow (record-histories.ts: session `replay-<scenario>`):
+ * `[<set>.]<scenario>.session[.run-<n>].json` or `…turn-<n>…` (a sub-agent: `turn-call-1`).
+ */
+function recordedWorkflowId(file: string): string {
+  const parts = file.split('.');
+  const at = parts.findIndex((p) => p === 'session' || p.startsWith('turn-'));
+  const session = `session:replay-${parts[at - 1]}`;
+  const part = parts[at]!;
+  if (part === 'session') return session;
+  const turn = part.slice('turn-'.length);
+  return /^\d+$/.test(turn) ? `${session}:turn:${turn}` : `${session}:turn:1:task:${turn}`;
+}
+
 /** A recorded history file, read back into the History the replayer takes. */
 function loadHistory(file: string): temporal.api.history.v1.History {
   return temporal.api.history.v1.History.fromObject(JSON.parse(fs.readFileSync(path.join(DIR, file), 'utf8')));
@@ -28,12 +42,22 @@ test('every recorded session and turn history replays on the current workflow co
   // Older sets: `pre-22.*` recorded on the code before issue 22 (6e39041), `acks.*` on turns that waited
   // for the session to publish their state (cd426a9), `marker.*` on turns that asked patched() for the
   // thinking report (aacac4e), `patch.*` on sessions that asked patched() whether turns publish their
-  // state (0681e48): what was running when each change shipped.
+  // state (0681e48), `pre-intents.*` on sessions whose abort, interrupt and steer found no child yet
+  // (before `turn-command-intents`): what was running when each change shipped.
   expect(files).toEqual([
+    'abort-running.session.json',
+    'abort-running.turn-1.json',
     'acks.manual-compaction.session.json',
     'acks.turn-with-tool.session.json',
     'acks.turn-with-tool.turn-1.json',
     'acks.two-turns.session.json',
+    'budget-wait.session.json',
+    'budget-wait.turn-1.json',
+    'clear-queue-during-compaction.session.json',
+    'images-and-task.session.json',
+    'images-and-task.turn-1.json',
+    'interrupt-running.session.json',
+    'interrupt-running.turn-1.json',
     'manual-compaction.session.json',
     'marker.manual-compaction.session.json',
     'marker.settings-during-approval.session.json',
@@ -49,16 +73,56 @@ test('every recorded session and turn history replays on the current workflow co
     'patch.two-turns.session.json',
     'pre-22.turn-with-tool.session.json',
     'pre-22.turn-with-tool.turn-1.json',
+    'pre-intents.abort-running.session.json',
+    'pre-intents.abort-running.turn-1.json',
+    'pre-intents.budget-wait.session.json',
+    'pre-intents.budget-wait.turn-1.json',
+    'pre-intents.clear-queue-during-compaction.session.json',
+    'pre-intents.images-and-task.session.json',
+    'pre-intents.images-and-task.turn-1.json',
+    'pre-intents.interrupt-running.session.json',
+    'pre-intents.interrupt-running.turn-1.json',
+    'pre-intents.revert.session.json',
+    'pre-intents.steer-running.session.json',
+    'pre-intents.steer-running.turn-1.json',
+    'pre-intents.subagent-interrupt.session.json',
+    'pre-intents.subagent-interrupt.turn-1.json',
+    'pre-intents.subagent-interrupt.turn-call-1.json',
+    'pre-intents.turn-continue-as-new.session.run-1.json',
+    'pre-intents.turn-continue-as-new.session.run-2.json',
+    'pre-intents.turn-continue-as-new.turn-1.run-1.json',
+    'pre-intents.turn-continue-as-new.turn-1.run-2.json',
+    'pre-intents.turn-continue-as-new.turn-1.run-5.json',
+    'queued-turn-commands.session.json',
+    'queued-turn-commands.turn-1.json',
+    'queued-turn-commands.turn-3.json',
+    'revert.session.json',
     'settings-during-approval.session.json',
     'settings-during-approval.turn-1.json',
+    'steer-running.session.json',
+    'steer-running.turn-1.json',
+    'subagent-interrupt.session.json',
+    'subagent-interrupt.turn-1.json',
+    'subagent-interrupt.turn-call-1.json',
+    'turn-continue-as-new.session.run-1.json',
+    'turn-continue-as-new.session.run-2.json',
+    'turn-continue-as-new.turn-1.run-1.json',
+    'turn-continue-as-new.turn-1.run-2.json',
+    'turn-continue-as-new.turn-1.run-5.json',
     'turn-with-tool.session.json',
     'turn-with-tool.turn-1.json',
     'two-turns.session.json',
   ]);
   const results: Array<{ file: string; error?: string }> = [];
-  const histories = files.map((file) => ({ workflowId: file, history: loadHistory(file) }));
-  for await (const result of Worker.runReplayHistories({ workflowBundle: bundle }, histories)) {
-    results.push({ file: result.workflowId, ...(result.error ? { error: `${result.error.name}: ${result.error.message}` } : {}) });
+  // One replay per history under the workflow id it was recorded with (a sub-agent's id derives from
+  // its parent turn's): a set's prefix aside, two sets may share ids, so they are not replayed as one batch.
+  for (const file of files) {
+    try {
+      await Worker.runReplayHistory({ workflowBundle: bundle }, loadHistory(file), recordedWorkflowId(file));
+      results.push({ file });
+    } catch (err) {
+      results.push({ file, error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
+    }
   }
   expect(results).toEqual(files.map((file) => ({ file })));
 }, 120_000);

@@ -117,8 +117,8 @@ test('abort, interrupt, steer, abort_retry, clear_queue and abort_command with n
     await dev.env.client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'hi' }], updateId: 'prompt-1', startWorkflowOperation: s.start });
     await waitFor(() => s.handle.query(sessionStateQuery), (st) => st.phase === 'idle');
     const refused = [
-      await s.handle.executeUpdate(abortUpdate, { args: [], updateId: 'abort' }).catch(failureType),
-      await s.handle.executeUpdate(interruptUpdate, { args: [], updateId: 'interrupt' }).catch(failureType),
+      await s.handle.executeUpdate(abortUpdate, { args: [{}], updateId: 'abort' }).catch(failureType),
+      await s.handle.executeUpdate(interruptUpdate, { args: [{}], updateId: 'interrupt' }).catch(failureType),
       await s.handle.executeUpdate(steerUpdate, { args: [{ text: 'late' }], updateId: 'steer' }).catch(failureType),
       await s.handle.executeUpdate(abortRetryUpdate, { args: [], updateId: 'abortRetry' }).catch(failureType),
       await s.handle.executeUpdate(clearQueueUpdate, { args: [], updateId: 'clearQueue' }).catch(failureType),

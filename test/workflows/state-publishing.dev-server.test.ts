@@ -50,7 +50,7 @@ test('a settings change and an interrupt during a turn reach the stream in order
 
     await s.handle.executeUpdate(setSettingsUpdate, { args: [{ name: 'renamed' }] });
     await waitFor(async () => lastState(), (st) => st?.session_name === 'renamed');
-    await s.handle.executeUpdate(interruptUpdate, { args: [] });
+    await s.handle.executeUpdate(interruptUpdate, { args: [{}] });
     await waitFor(async () => lastState(), (st) => st?.interrupt_pending === true);
     await s.handle.executeUpdate(approvalUpdate, { args: [{ tool_call_id: 'c1', decision: 'approve' }] });
     await waitFor(() => s.handle.query(sessionStateQuery), (st) => st.phase === 'idle' && st.last_turn === 1);

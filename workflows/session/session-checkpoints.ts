@@ -3,7 +3,7 @@ import { ApplicationFailure } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import { checkpointCommandSchema, checkpointsUpdate, revertRequestSchema, type CheckpointCommand, type CheckpointCommandResult } from '../../contracts/checkpoints';
 import { FailureType } from '../../contracts/failures';
-import type { SessionManager } from './session-manager';
+import { PHASE_TRANSITIONS, type SessionManager } from './session-manager';
 
 /** Listing reads files; a revert writes the workspace and moves the leaf: a few attempts, then it is reported. */
 const checkpointActivities = wf.proxyActivities<Activities>({
@@ -33,13 +33,15 @@ export function registerCheckpoints(manager: SessionManager): void {
 async function run(manager: SessionManager, cmd: CheckpointCommand): Promise<CheckpointCommandResult> {
   const s = manager.state;
   if (cmd.op === 'list') return { checkpoints: await checkpointActivities.listCheckpoints({ session_id: s.sessionId }) };
-  s.runningCommand = true;
+  s.beginWork('revert');
   try {
     await wf.condition(() => s.loaded);
+    // Its phase (tool_execution: it rewrites the workspace) is announced; before the patch a revert published none.
+    if (wf.patched(PHASE_TRANSITIONS)) await manager.publishState();
     const { op: _op, ...request } = cmd;
     return await checkpointActivities.revertCheckpoints({ ...request, session_id: s.sessionId, project_path: s.record!.project_path, revert_id: wf.uuid4() });
   } finally {
-    s.endExclusiveWork();
+    s.endWork();
     await manager.publishState();
   }
 }

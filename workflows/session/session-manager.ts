@@ -16,16 +16,12 @@ import {
   type PromptAccepted,
   type PromptCommand,
   type SettingsChange,
-  type SteerCommand,
   type UserCommand,
   type UserCommandResult,
 } from '../../contracts/session-workflow';
 import {
-  turnAbortRetrySignal,
-  turnAbortSignal,
   turnApprovalSignal,
   turnBudgetSignal,
-  turnInterruptSignal,
   turnProgressPublishedSignal,
   turnProgressSignal,
   turnSteerSignal,
@@ -40,6 +36,10 @@ import { COMPACTION_OPTIONS, compaction, local, stateEvent, statePart, userComma
 import type { EventQueue } from '../event-queue';
 import type { SessionState } from './session-state';
 import { registerCheckpoints } from './session-checkpoints';
+import { TURN_COMMAND_INTENTS, abortRetry, abortTurn, announceDropped, interruptTurn, steerTurn } from './turn-commands';
+
+/** Patch id (2026-11) of the derived phase: clear_queue during a compaction keeps its phase; a revert publishes one. */
+export const PHASE_TRANSITIONS = 'phase-transitions';
 
 /** How long an approval for a call the turn has not reported yet may wait for it. */
 const APPROVAL_ARRIVAL_MS = 3_000;
@@ -75,10 +75,10 @@ export class SessionManager {
     const s = this.state;
     wf.setHandler(sessionStateQuery, () => s.snapshot());
     wf.setHandler(promptUpdate, (p) => this.prompt(p), { validator: (p) => s.validatePrompt(p) });
-    wf.setHandler(abortUpdate, () => this.abort(), { validator: () => s.validateTurnRunning('abort') });
-    wf.setHandler(abortRetryUpdate, () => this.abortRetry(), { validator: () => s.validateAbortRetry() });
-    wf.setHandler(interruptUpdate, () => this.interrupt(), { validator: () => s.validateTurnRunning('interrupt') });
-    wf.setHandler(steerUpdate, (cmd) => this.steer(cmd), { validator: (cmd) => s.validateSteer(cmd) });
+    wf.setHandler(abortUpdate, (cmd) => abortTurn(this, cmd), { validator: (cmd) => s.validateTurnCommand('abort', cmd) });
+    wf.setHandler(abortRetryUpdate, () => abortRetry(this), { validator: () => s.validateAbortRetry() });
+    wf.setHandler(interruptUpdate, (cmd) => interruptTurn(this, cmd), { validator: (cmd) => s.validateTurnCommand('interrupt', cmd) });
+    wf.setHandler(steerUpdate, (cmd) => steerTurn(this, cmd), { validator: (cmd) => s.validateSteer(cmd) });
     wf.setHandler(approvalUpdate, (cmd) => this.approve(cmd), { validator: (cmd) => s.validateApproval(cmd) });
     wf.setHandler(setSettingsUpdate, (change) => this.setSettings(change), { validator: (change) => s.validateSettings(change) });
     wf.setHandler(compactUpdate, (cmd) => this.compact(cmd), { validator: (_cmd) => s.validateCompact() });
@@ -130,6 +130,22 @@ export class SessionManager {
     await this.child.signal(turnBudgetSignal, { ...(budget ? { budget } : {}) }).catch(() => undefined);
   }
 
+  /**
+   * Signals the running turn; false when it had already ended (Temporal answers "Unable to signal
+   * external workflow because it was not found"): a command racing the turn's end is answered, not failed.
+   */
+  async signalChild<Args extends unknown[]>(signal: wf.SignalDefinition<Args>, ...args: Args): Promise<boolean> {
+    const child = this.child;
+    if (!child) return false;
+    try {
+      await child.signal(signal, ...args);
+      return true;
+    } catch (err) {
+      if (wf.isCancellation(err)) throw err;
+      return false;
+    }
+  }
+
   /** The turn has ended: the session publishes its state itself again. */
   releaseChild(): void {
     this.child = undefined;
@@ -142,9 +158,15 @@ export class SessionManager {
     const s = this.state;
     // Steering a running turn: delivered to it, no new turn.
     const running = s.activeTurn;
+    const steered = (turn: string): PromptAccepted => ({ turn_id: turn, turn_number: turnNumberOf(turn) ?? 0, agent_state: s.phase, queued: false, duplicate: false, steered: true });
     if (prompt.behavior === 'steer' && running && this.child) {
-      await this.child.signal(turnSteerSignal, { text: prompt.text });
-      return { turn_id: running, turn_number: turnNumberOf(running) ?? 0, agent_state: s.phase, queued: false, duplicate: false, steered: true };
+      if (await this.signalChild(turnSteerSignal, { text: prompt.text })) return steered(running);
+      // The turn had just ended: the prompt starts a turn of its own, as it would have a moment later.
+      if (!wf.patched(TURN_COMMAND_INTENTS)) throw wf.ApplicationFailure.nonRetryable(`turn ${running} has ended`, FailureType.INVALID_COMMAND);
+    } else if (prompt.behavior === 'steer' && running && wf.patched(TURN_COMMAND_INTENTS)) {
+      // Chosen but not started yet: the turn takes it as soon as it has.
+      s.intents.steer(running, prompt.text);
+      return steered(running);
     }
     if (s.loaded) return s.accept(prompt);
     s.claimUnloaded();
@@ -156,41 +178,6 @@ export class SessionManager {
     return s.accept(prompt);
   }
 
-  /** Answers once the turn has ended and its end was announced, so "aborted" is true when told. */
-  async abort() {
-    const turn = this.state.activeTurn;
-    if (!turn || !this.child) return { aborted: false, turn_id: null };
-    await this.child.signal(turnAbortSignal);
-    await wf.condition(() => this.state.activeTurn !== turn);
-    return { aborted: true, turn_id: turn };
-  }
-
-  async abortRetry() {
-    const turn = this.state.activeTurn;
-    if (!turn || !this.child || this.state.phase !== 'retrying') return { cancelled: false, turn_id: null };
-    await this.child.signal(turnAbortRetrySignal);
-    await wf.condition(() => this.state.activeTurn !== turn);
-    return { cancelled: true, turn_id: turn };
-  }
-
-  async interrupt() {
-    const turn = this.state.activeTurn;
-    if (!turn || !this.child) return { pending: false, turn_id: null };
-    if (!this.state.interruptPending) {
-      this.state.interruptPending = true;
-      await this.child.signal(turnInterruptSignal);
-      await this.publishState();
-    }
-    return { pending: true, turn_id: turn };
-  }
-
-  async steer(cmd: SteerCommand) {
-    const turn = this.state.activeTurn;
-    if (!turn || !this.child) return { delivered: false, turn_id: null };
-    await this.child.signal(turnSteerSignal, { text: cmd.text });
-    return { delivered: true, turn_id: turn };
-  }
-
   async approve(cmd: ApprovalCommand) {
     const s = this.state;
     // Announced but not yet reported as waiting: give the turn a moment (it reports right after the step).
@@ -200,7 +187,7 @@ export class SessionManager {
       throw wf.ApplicationFailure.nonRetryable(`no tool call ${cmd.tool_call_id} is waiting for approval`, FailureType.UNKNOWN_TOOL_CALL);
     }
     const { settingsChanged } = s.applyApproval(cmd);
-    if (this.child) await this.child.signal(turnApprovalSignal, cmd);
+    await this.signalChild(turnApprovalSignal, cmd);
     // The turn reports what it does next (tool_execution); only a settings change is news here.
     if (settingsChanged) {
       await this.persistSettings();
@@ -225,27 +212,25 @@ export class SessionManager {
 
   async compact({ instructions }: { instructions?: string | undefined }) {
     const s = this.state;
-    s.compacting = true;
+    s.beginWork('compaction');
     try {
       await wf.condition(() => s.loaded);
-      s.phase = 'compacting';
       await this.publishState();
       const model = s.settings.model;
       return await compaction.compactSession.executeWithOptions({ ...COMPACTION_OPTIONS, summary: `compact (manual) · ${model}` }, [
         { session_id: s.sessionId, compaction_id: entryIds.manualCompaction(wf.uuid4()), model, reason: 'manual', context_window: 0, ...(instructions ? { instructions } : {}) },
       ]);
     } finally {
-      s.endExclusiveWork();
+      s.endWork();
       await this.publishState();
     }
   }
 
   async runUserCommand(cmd: UserCommand): Promise<UserCommandResult> {
     const s = this.state;
-    s.runningCommand = true;
+    s.beginWork('command');
     try {
       await wf.condition(() => s.loaded);
-      s.phase = 'tool_execution';
       await this.publishState();
       const scope = new wf.CancellationScope();
       this.commandScope = scope;
@@ -257,7 +242,7 @@ export class SessionManager {
       throw err;
     } finally {
       this.commandScope = undefined;
-      s.endExclusiveWork();
+      s.endWork();
       await this.publishState();
     }
   }
@@ -269,9 +254,14 @@ export class SessionManager {
   }
 
   async clearQueue() {
-    const cleared = this.state.clearQueue();
-    if (cleared > 0) await this.publishState();
-    return { cleared };
+    const dropped = this.state.clearQueue();
+    // Before the patch this published `idle` while a compaction or command still ran (replayed as it was).
+    if (this.state.working && !wf.patched(PHASE_TRANSITIONS)) this.state.legacyIdle();
+    if (dropped.length === 0) return { cleared: 0 };
+    // Each dropped turn is announced as ended (a client waiting for it would wait forever otherwise).
+    if (wf.patched(TURN_COMMAND_INTENTS)) await announceDropped(this, dropped);
+    else await this.publishState();
+    return { cleared: dropped.length };
   }
 
   /**

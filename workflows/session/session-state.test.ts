@@ -35,7 +35,7 @@ describe('SessionState', () => {
     state.finishTurn();
     expect(state.phase).toBe('thinking');
     expect(state.startNext()?.text).toBe('b');
-    expect(state.clearQueue()).toBe(1);
+    expect(state.clearQueue()).toEqual(['t3']);
     state.finishTurn();
     expect(state.phase).toBe('idle');
     expect(state.accept({ text: 'd' }).turn_id).toBe('t4');
@@ -59,6 +59,51 @@ describe('SessionState', () => {
     state.record = record(2);
     state.releaseUnloaded();
     expect(state.accept({ text: 'a' }).turn_id).toBe('t3');
+  });
+
+  test('the phase follows the named transitions: work keeps its phase through clear_queue; idle only when nothing runs or waits', () => {
+    const state = new SessionState('s', { record: record(), queue: [] });
+    state.beginWork('compaction');
+    expect(state.phase).toBe('compacting');
+    state.accept({ text: 'later', behavior: 'queue' });
+    expect(state.clearQueue()).toEqual(['t1']);
+    expect(state.phase).toBe('compacting');
+    state.endWork();
+    expect(state.phase).toBe('idle');
+    state.beginWork('revert');
+    expect(state.phase).toBe('tool_execution');
+    expect(typeOf(() => state.validatePrompt({ text: 'x' }))).toBe('SESSION_BUSY');
+    state.endWork();
+    state.accept({ text: 'a' });
+    expect(state.phase).toBe('thinking');
+    state.startNext();
+    state.applyProgress({ turn_id: 't2', phase: 'tool_execution', step: 0 });
+    expect(state.phase).toBe('tool_execution');
+    state.finishTurn('done');
+    expect(state.phase).toBe('idle');
+  });
+
+  test('a turn command means the named turn, else the running one, else the next queued one; a dropped turn ends aborted', () => {
+    const state = new SessionState('s', { record: record(), queue: [] });
+    expect(state.commandTarget(undefined)).toBeNull();
+    expect(typeOf(() => state.validateTurnCommand('abort', {}))).toBe('NOTHING_RUNNING');
+    state.accept({ text: 'a' });
+    state.accept({ text: 'b', behavior: 'queue' });
+    expect(state.commandTarget(undefined)).toBe('t1');
+    state.startNext();
+    expect(state.commandTarget(undefined)).toBe('t1');
+    expect(state.commandTarget('t2')).toBe('t2');
+    expect(state.commandTarget('t9')).toBeNull();
+    expect(typeOf(() => state.validateTurnCommand('abort', { turn_id: 't9' }))).toBe('NOTHING_RUNNING');
+    expect(state.dropQueued('t2')).toBe(true);
+    expect(state.intents.outcomeOf('t2')).toBe('aborted');
+    state.intents.interrupt('t3');
+    state.accept({ text: 'c', behavior: 'queue' });
+    state.finishTurn('done');
+    expect(state.intents.outcomeOf('t1')).toBe('done');
+    state.startNext();
+    // An interrupt sent while t3 waited applies from its start.
+    expect(state.interruptPending).toBe(true);
   });
 
   test('invalid prompts are rejected by the validator', () => {

@@ -12,6 +12,7 @@ import {
   approvalCommandSchema,
   promptCommandSchema,
   steerCommandSchema,
+  turnCommandSchema,
   settingsChangeSchema,
   userCommandSchema,
   type SettingsChange,
@@ -24,16 +25,25 @@ import {
 import type { TurnProgress } from '../../contracts/turn-workflow';
 import { turnId } from '../../contracts/workflow-ids';
 import type { AgentPhase } from '../../contracts/agent-events';
+import type { TurnOutcome } from '../../contracts/turn-workflow';
+import { TurnIntents } from './turn-intents';
+
+/** Work other than a turn that holds the session while it runs; each has its phase. */
+type ExclusiveWork = 'compaction' | 'command' | 'revert';
+const WORK_PHASE: Record<ExclusiveWork, AgentPhase> = { compaction: 'compacting', command: 'tool_execution', revert: 'tool_execution' };
 
 /**
  * The session workflow's runtime state and the rules for changing it. The workflow function owns the
  * loop and the side effects; this class owns the invariants: one turn at a time, a real FIFO queue,
  * turn numbers never reused, a request id accepted once (across runs: the seen ids are persisted and
  * carried), and a phase that is only `idle` when a prompt would be accepted.
+ *
+ * The phase is derived in one place (`phase`) from what runs, changed only by named transitions:
+ * startNext/finishTurn (a turn), begin/endWork (a compaction, a user's command, a revert). The running
+ * turn's own phase comes from its reports (applyProgress).
  */
 export class SessionState {
   record: SessionRecord | undefined;
-  phase: AgentPhase = 'idle';
   activeTurn: string | null = null;
   step: number | null = null;
   streaming = false;
@@ -48,10 +58,17 @@ export class SessionState {
   readonly queue: QueuedPrompt[];
   /** Prompts accepted by a fresh run before its record was loaded (they claim the session). */
   private unloadedPrompts = 0;
-  /** A manual compaction runs (the session takes no prompt meanwhile). */
-  compacting = false;
-  /** A user's own shell command runs (queued prompts wait for it). */
-  runningCommand = false;
+  /** The running turn's phase as it last reported it. */
+  #turnPhase: AgentPhase = 'thinking';
+  /** A compaction, a user's command or a revert runs (the session takes no turn meanwhile). */
+  #work: ExclusiveWork | null = null;
+  /**
+   * Only for histories recorded before `phase-transitions`: clear_queue during a compaction or a
+   * command published `idle` there, and replay must publish (and upsert) the same. Cleared by the next transition.
+   */
+  #legacyPhase: AgentPhase | null = null;
+  /** Abort, interrupt and steering for turns whose child does not exist yet; ended turns' outcomes. */
+  readonly intents = new TurnIntents();
 
   constructor(
     readonly sessionId: string,
@@ -65,9 +82,42 @@ export class SessionState {
     return this.record !== undefined;
   }
 
+  /** The one place the session's phase is decided: idle only when nothing runs and nothing waits. */
+  get phase(): AgentPhase {
+    if (this.activeTurn !== null) return this.#turnPhase;
+    if (this.#legacyPhase) return this.#legacyPhase;
+    if (this.#work) return WORK_PHASE[this.#work];
+    return this.queue.length > 0 ? 'thinking' : 'idle';
+  }
+
+  get compacting(): boolean {
+    return this.#work === 'compaction';
+  }
+
+  /** A compaction, a user's command or a revert runs. */
+  get working(): boolean {
+    return this.#work !== null;
+  }
+
+  get runningCommand(): boolean {
+    return this.#work === 'command';
+  }
+
+  /** A compaction, a user's command or a revert begins (their validators refused them unless idle). */
+  beginWork(work: ExclusiveWork): void {
+    this.#work = work;
+    this.#legacyPhase = null;
+  }
+
+  /** It ended: thinking when a queued prompt is about to start, else idle. */
+  endWork(): void {
+    this.#work = null;
+    this.#legacyPhase = null;
+  }
+
   /** True while a turn runs, one is queued, or a prompt is being accepted. */
   get busy(): boolean {
-    return this.activeTurn !== null || this.queue.length > 0 || this.unloadedPrompts > 0 || this.compacting || this.runningCommand;
+    return this.activeTurn !== null || this.queue.length > 0 || this.unloadedPrompts > 0 || this.#work !== null;
   }
 
   /**
@@ -76,30 +126,41 @@ export class SessionState {
    * the session is idle (their validators), and a queued prompt waits until whichever runs has ended.
    */
   get canStartTurn(): boolean {
-    return this.loaded && this.queue.length > 0 && this.activeTurn === null && !this.compacting && !this.runningCommand;
+    return this.loaded && this.queue.length > 0 && this.activeTurn === null && this.#work === null;
   }
 
   /** Work other than a turn that must end before the run may continue as new. */
   get holdsRun(): boolean {
-    return this.activeTurn !== null || this.unloadedPrompts > 0 || this.compacting || this.runningCommand;
+    return this.activeTurn !== null || this.unloadedPrompts > 0 || this.#work !== null;
   }
 
-  /** A compaction or a user's command ended: thinking when a queued prompt is about to start, else idle. */
-  endExclusiveWork(): void {
-    this.compacting = false;
-    this.runningCommand = false;
-    if (this.activeTurn === null) this.phase = this.queue.length > 0 ? 'thinking' : 'idle';
+  /**
+   * The turn an abort, interrupt or steer means: the one it names, or (none named) the running one,
+   * else the next queued one. Null when that turn has ended or never was.
+   */
+  commandTarget(turn_id: string | undefined): string | null {
+    if (turn_id === undefined) return this.activeTurn ?? (this.queue[0] ? turnId(this.queue[0].turn_number) : null);
+    if (turn_id === this.activeTurn || this.isQueued(turn_id)) return turn_id;
+    return null;
   }
 
-  /** abort, interrupt: only while a turn runs (otherwise the command never reaches history). */
-  validateTurnRunning(command: string): void {
-    if (this.activeTurn === null) throw nothingRunning(`${command}: no turn of session ${this.sessionId} is running`);
+  isQueued(turn: string): boolean {
+    return this.queue.some((q) => turnId(q.turn_number) === turn);
+  }
+
+  /** abort, interrupt: only for a turn that runs or waits (otherwise the command never reaches history). */
+  validateTurnCommand(command: string, cmd: unknown): void {
+    const parsed = turnCommandSchema.safeParse(cmd);
+    if (!parsed.success) throw ApplicationFailure.nonRetryable(parsed.error.issues.map((i) => i.message).join('; '), FailureType.INVALID_COMMAND);
+    if (this.commandTarget(parsed.data?.turn_id) === null) {
+      throw nothingRunning(`${command}: ${parsed.data?.turn_id ? `turn ${parsed.data.turn_id}` : 'no turn'} of session ${this.sessionId} is ${parsed.data?.turn_id ? 'not running or queued' : 'running'}`);
+    }
   }
 
   validateSteer(cmd: unknown): void {
     const parsed = steerCommandSchema.safeParse(cmd);
     if (!parsed.success) throw ApplicationFailure.nonRetryable(parsed.error.issues.map((i) => i.message).join('; '), FailureType.INVALID_COMMAND);
-    this.validateTurnRunning('steer');
+    this.validateTurnCommand('steer', { ...(parsed.data.turn_id ? { turn_id: parsed.data.turn_id } : {}) });
   }
 
   validateAbortRetry(): void {
@@ -162,14 +223,13 @@ export class SessionState {
     if (prompt.request_id) {
       record.requests = boundSeenRequests([...record.requests, { request_id: prompt.request_id, turn_id: turnId(turn.turn_number), turn_number: turn.turn_number }]);
     }
-    if (!wasBusy) this.phase = 'thinking';
     return {
       turn_id: turnId(turn.turn_number),
       turn_number: turn.turn_number,
       agent_state: this.phase,
       queued: wasBusy,
       // Between turns the head of the queue is about to start; behind a turn, compaction or command it waits.
-      ...(wasBusy ? { queue_position: Math.max(1, this.queue.length - (this.activeTurn || this.compacting || this.runningCommand ? 0 : 1)) } : {}),
+      ...(wasBusy ? { queue_position: Math.max(1, this.queue.length - (this.activeTurn || this.#work ? 0 : 1)) } : {}),
       duplicate: false,
     };
   }
@@ -179,7 +239,10 @@ export class SessionState {
     const next = this.queue.shift();
     if (!next) return undefined;
     this.activeTurn = turnId(next.turn_number);
-    this.phase = 'thinking';
+    this.#turnPhase = 'thinking';
+    this.#legacyPhase = null;
+    // An interrupt sent while the turn waited applies from its start.
+    this.interruptPending = this.intents.peek(this.activeTurn)?.interrupt === true;
     this.step = 0;
     this.streaming = true;
     this.retryAttempt = 0;
@@ -188,7 +251,8 @@ export class SessionState {
   }
 
   /** The running turn ended: idle unless another prompt waits (then it is about to start). */
-  finishTurn(): void {
+  finishTurn(outcome: TurnOutcome = 'done'): void {
+    if (this.activeTurn !== null) this.intents.ended(this.activeTurn, outcome);
     this.activeTurn = null;
     this.step = null;
     this.streaming = false;
@@ -197,12 +261,21 @@ export class SessionState {
     this.pendingApprovals = [];
     this.turnStartSeq = null;
     this.interruptPending = false;
-    this.phase = this.queue.length > 0 ? 'thinking' : 'idle';
+    this.#legacyPhase = null;
+  }
+
+  /** A queued turn aborted before it started: it leaves the queue and ends without running. */
+  dropQueued(turn: string): boolean {
+    const at = this.queue.findIndex((q) => turnId(q.turn_number) === turn);
+    if (at < 0) return false;
+    this.queue.splice(at, 1);
+    this.intents.ended(turn, 'aborted');
+    return true;
   }
 
   applyProgress(p: TurnProgress): boolean {
     if (p.turn_id !== this.activeTurn) return false;
-    this.phase = p.phase;
+    this.#turnPhase = p.phase;
     this.step = p.step;
     this.streaming = p.streaming ?? false;
     this.retryAttempt = p.retry_attempt ?? 0;
@@ -271,11 +344,17 @@ export class SessionState {
     return JSON.stringify(record.settings) !== before;
   }
 
-  clearQueue(): number {
-    const cleared = this.queue.length;
+  /** Drops every queued prompt; the turns it drops. */
+  clearQueue(): string[] {
+    const dropped = this.queue.map((q) => turnId(q.turn_number));
+    for (const turn of dropped) this.intents.ended(turn, 'aborted');
     this.queue.length = 0;
-    if (!this.activeTurn) this.phase = 'idle';
-    return cleared;
+    return dropped;
+  }
+
+  /** What clear_queue did before `phase-transitions` while a compaction or command ran (replay only). */
+  legacyIdle(): void {
+    if (this.activeTurn === null) this.#legacyPhase = 'idle';
   }
 
   snapshot(): SessionSnapshot {

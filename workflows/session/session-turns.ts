@@ -6,6 +6,7 @@ import { inheritedSearchAttributes } from '../search-attributes';
 import { stateEvent, statePart } from './session-events';
 import type { SessionManager } from './session-manager';
 import { summaryOf } from './summary';
+import { applyIntents } from './turn-commands';
 
 /** Patch id of turns that publish their own `session.state` (2026-11); deprecate once no older turn runs. */
 export const TURN_PUBLISHES_STATE = 'turn-publishes-state';
@@ -20,18 +21,22 @@ export async function runNextTurn(manager: SessionManager): Promise<void> {
   if (!next) return;
   // Where the turn's events begin, so a client that connects mid-turn gets them from there.
   state.turnStartSeq = (await manager.publishState()).first_seq ?? null;
-  const outcome = await startTurn(manager, next)
+  const id = turnId(next.turn_number);
+  // Aborted while it was being chosen (an intent only recorded under `turn-command-intents`): it never runs.
+  const abortedBeforeStart = state.intents.peek(id)?.abort === true;
+  const started = abortedBeforeStart ? Promise.resolve({ outcome: 'aborted' as const, steps: 0 }) : startTurn(manager, next)
     .then(async (handle) => {
       manager.child = handle;
+      await applyIntents(manager, id);
       await manager.deliverPart();
       await manager.deliverBudget();
       return handle.result();
     })
     .catch((err: unknown) => ({ outcome: 'error' as const, failure: err }));
+  const outcome = await started;
   manager.releaseChild();
-  const id = turnId(next.turn_number);
   // Released before anything is announced: whoever hears `turn.finished` or `idle` can prompt at once.
-  state.finishTurn();
+  state.finishTurn(outcome.outcome);
   const failure = 'failure' in outcome ? outcome.failure : undefined;
   manager.syncAttributes();
   await events.publish([

@@ -52,7 +52,6 @@ export class AcpLiveSession {
   private readonly gate: ApprovalGate<ApprovalItem>;
   private subscription: EventSubscription | undefined;
   private pending: PendingPrompt | undefined;
-  private readonly abortWhenRunning = new Set<string>();
   private holds = 0;
   private unhold: (() => void) | undefined;
   private stopped = false;
@@ -172,15 +171,11 @@ export class AcpLiveSession {
     prompt.settle({ stopReason: 'cancelled' });
   }
 
+  /** The session aborts the turn by its id whether it runs, waits in the queue or is only starting. */
   private async abortTurn(turn: string): Promise<void> {
     const { sessions, principal, log } = this.deps;
     try {
-      if ((await sessions.describe(this.sessionId, principal)).active_turn !== turn) {
-        this.abortWhenRunning.add(turn);
-        return;
-      }
-      this.abortWhenRunning.delete(turn);
-      await sessions.abort(this.sessionId, principal);
+      await sessions.abort(this.sessionId, principal, undefined, turn);
     } catch (err) {
       log.warn({ err, session: this.sessionId, turn }, 'could not abort a cancelled turn');
     }
@@ -204,7 +199,6 @@ export class AcpLiveSession {
 
   private async handle(read: StreamedEvent): Promise<void> {
     const e = read.event;
-    if (e.type === 'turn.started' && this.abortWhenRunning.has(e.turn_id)) void this.abortTurn(e.turn_id);
     if (e.type === 'session.state') await this.stateChanged(e);
     if (e.type === 'usage') {
       this.totals = addUsage(this.totals, e);
@@ -220,7 +214,6 @@ export class AcpLiveSession {
   }
 
   private async stateChanged(e: Extract<AgentEvent, { type: 'session.state' }>): Promise<void> {
-    if (e.turn_id && this.abortWhenRunning.has(e.turn_id)) void this.abortTurn(e.turn_id);
     const settings = `${e.model}|${e.thinking_level}`;
     if (settings !== this.shownSettings) {
       this.shownSettings = settings;
@@ -241,7 +234,6 @@ export class AcpLiveSession {
 
   private turnFinished(turn: string): void {
     this.permissions.turnEnded(turn);
-    this.abortWhenRunning.delete(turn);
     const prompt = this.pending;
     if (prompt?.turn !== turn) return;
     prompt.settle(stopReasonOf(this.stream.summary(turn), this.sessionId));

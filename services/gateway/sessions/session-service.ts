@@ -335,9 +335,10 @@ export class SessionService {
     return this.deps.commands.abortUserCommand(sessionId);
   }
 
-  async abort(sessionId: string, principal?: string, requestId?: string): Promise<AbortResult> {
+  /** Stops turn `turnId` (or the running, else the next queued one), even before its workflow has started. */
+  async abort(sessionId: string, principal?: string, requestId?: string, turnId?: string): Promise<AbortResult> {
     await this.require(sessionId, principal);
-    return this.deps.commands.abort(sessionId, requestId);
+    return this.deps.commands.abort(sessionId, requestId, turnId);
   }
 
   async abortRetry(sessionId: string, principal?: string, requestId?: string) {

@@ -134,9 +134,12 @@ export class SessionCommands {
     return this.onRunning(sessionId, { stopped: false }, (h) => h.executeUpdate(abortUserCommandUpdate, { args: [], updateId: requestId ?? randomUUID() }));
   }
 
-  /** Stops the running turn, if any (a session whose workflow is not running has none). */
-  async abort(sessionId: string, requestId?: string): Promise<AbortResult> {
-    return this.onRunning(sessionId, { aborted: false, turn_id: null }, (h) => h.executeUpdate(abortUpdate, { args: [], updateId: requestId ?? randomUUID() }));
+  /**
+   * Stops turn `turnId`, or (none given) the running turn, else the next queued one, even when its
+   * child workflow has not started yet (a session whose workflow is not running has none).
+   */
+  async abort(sessionId: string, requestId?: string, turnId?: string): Promise<AbortResult> {
+    return this.onRunning(sessionId, { aborted: false, turn_id: null }, (h) => h.executeUpdate(abortUpdate, { args: [turnId ? { turn_id: turnId } : {}], updateId: requestId ?? randomUUID() }));
   }
 
   /** Ends a turn that waits to retry its provider call, with that error. */
@@ -145,8 +148,8 @@ export class SessionCommands {
   }
 
   /** Asks the running turn to stop at its next step boundary; `pending` is false when none runs. */
-  async interrupt(sessionId: string, requestId?: string): Promise<{ pending: boolean; turn_id: string | null }> {
-    return this.onRunning(sessionId, { pending: false, turn_id: null }, (h) => h.executeUpdate(interruptUpdate, { args: [], updateId: requestId ?? randomUUID() }));
+  async interrupt(sessionId: string, requestId?: string, turnId?: string): Promise<{ pending: boolean; turn_id: string | null }> {
+    return this.onRunning(sessionId, { pending: false, turn_id: null }, (h) => h.executeUpdate(interruptUpdate, { args: [turnId ? { turn_id: turnId } : {}], updateId: requestId ?? randomUUID() }));
   }
 
   async steer(sessionId: string, cmd: SteerCommand, requestId?: string): Promise<{ delivered: boolean; turn_id: string | null }> {

@@ -132,8 +132,8 @@ export class ChatRun {
   }
 
   /**
-   * Cancels the turn once it is the session's running one. A turn still waiting in its session (or
-   * whose workflow is only starting) cannot be cancelled yet: `follow` asks again as its events come.
+   * Aborts the chat's turn by its id, once the session has handed it out: the session applies it
+   * whether the turn runs, waits in its queue or is only starting (its answer is not a guess).
    */
   private requestCancel(): void {
     const turn = this.turn;
@@ -141,12 +141,9 @@ export class ChatRun {
     const { sessions } = this.deps;
     const { sessionId, principal } = this.address;
     this.cancelling = true;
-    void (async () => {
-      if ((await sessions.describe(sessionId, principal)).active_turn !== turn.id) return false;
-      const result = await sessions.abort(sessionId, principal);
-      return result.aborted && result.turn_id === turn.id;
-    })()
-      .then((done) => (this.cancelled = done))
+    void sessions
+      .abort(sessionId, principal, undefined, turn.id)
+      .then(() => (this.cancelled = true))
       .catch((err: unknown) => this.deps.log.warn({ err, session: sessionId, turn: turn.id }, 'could not cancel a turn'))
       .finally(() => (this.cancelling = false));
   }
@@ -164,8 +161,6 @@ export class ChatRun {
         const read = stream.next(envelope);
         if (!read) continue;
         const e = read.event;
-        // An abort that came before the turn could be cancelled takes effect as the turn runs.
-        if (this.aborted) this.requestCancel();
         if (e.type === 'error') lastError = e;
         if (!read.silenced && (afterSeq === undefined || seq > afterSeq)) for (const event of toWsEvents(read)) this.sink.event(event, seq);
         if (e.type === 'turn.finished' && e.turn_id === turnId) {
