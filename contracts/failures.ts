@@ -26,6 +26,14 @@ export const FailureType = {
  * Failure types that mean strand's own infrastructure failed (not the model, not the request): a turn
  * retries the step with its own budget and reports them as `UNAVAILABLE`, never as `LLM_API_ERROR`.
  */
+/**
+ * The type Temporal's worker records for an activity that rethrew the cancellation its worker's
+ * shutdown sent (retryable). strand's activities leave with `infra.unavailable` instead; this one is
+ * what any other path (a cancellation rethrown from deep inside) produces, and it is a polite stop of
+ * strand's own worker: infrastructure, never the model's fault.
+ */
+export const WORKER_SHUTDOWN_FAILURE_TYPE = 'WorkerShutdown';
+
 export const INFRA_FAILURE_TYPES: readonly string[] = [FailureType.STORE_UNAVAILABLE, FailureType.INFRA_UNAVAILABLE];
 
 /** Provider failure classes (`provider.<kind>`), as activities raise them. */

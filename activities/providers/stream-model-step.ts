@@ -12,6 +12,7 @@ import type { PublishedText } from '../events/published-text';
 import type { AgentEventPublisher, OutgoingEvent } from '../events/publisher';
 import { StreamPublisher } from '../events/stream-publisher';
 import type { TurnCancelChannel } from '../events/turn-cancel';
+import { isWorkerShutdown, workerShutdownFailure } from '../infra/worker-shutdown';
 import type { StorePort } from '../store/store-port';
 import { beginTurn } from '../store/session-activities';
 import { storeCall } from '../store/store-failures';
@@ -214,6 +215,13 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
         await stream.flush();
         if (!done) throw new ProviderError('transient', `${provider} ended the stream without finishing the message`, { provider });
       } catch (err) {
+        // The worker is stopping (not the person): hand the step back like a crash, without recording
+        // an aborted answer. Every delta out is flushed, so the retry continues from exactly that text.
+        if (!userAborted && isWorkerShutdown(ctx)) {
+          await stream.flush().catch(() => undefined);
+          ctx.heartbeat({ step: input.step, chunks });
+          throw workerShutdownFailure(`model step ${input.step} of ${input.turn_id}`);
+        }
         if (cancelled()) {
           await recordAborted(assembler.blocks);
           throw ctx.cancellationSignal.reason instanceof CancelledFailure ? ctx.cancellationSignal.reason : new CancelledFailure('the user aborted the turn');

@@ -7,6 +7,7 @@ import type { ToolCheckpoints } from '../checkpoints/tool-checkpoints';
 import type { AgentEventPublisher } from '../events/publisher';
 import { StreamPublisher } from '../events/stream-publisher';
 import type { TurnCancelChannel } from '../events/turn-cancel';
+import { isWorkerShutdown, workerShutdownFailure } from '../infra/worker-shutdown';
 import type { StorePort } from '../store/store-port';
 import { storeCall } from '../store/store-failures';
 import type { ToolLedger, ToolOutcome } from './ledger';
@@ -109,6 +110,13 @@ export function createRunTool(deps: RunToolDeps) {
       });
     } catch (err) {
       if (!controller.signal.aborted) throw err;
+      // The worker is stopping (its grace time is over), not the person: nothing is recorded, so the
+      // retry on another worker runs the call again, or reports a command that must not run twice as
+      // interrupted (its checkpoint was begun: what it changed stays undoable).
+      if (controller.signal.reason === ctx.cancellationSignal.reason && isWorkerShutdown(ctx)) {
+        await stream.flush().catch(() => undefined);
+        throw workerShutdownFailure(`${input.name} (${input.call_id})`);
+      }
       // What the stopped tool changed before it stopped is still recorded (a fresh signal: this one fired).
       const aborted = await checkpointed({ content: `${input.name} was stopped: the user aborted the turn.`, is_error: true, details: { aborted: true } }, began, params, new AbortController().signal);
       await deps.ledger.put(key, aborted);

@@ -8,6 +8,7 @@ import type { StorePort } from '../store/store-port';
 import { storeCall } from '../store/store-failures';
 import type { ToolLedger, ToolOutcome } from './ledger';
 import type { ToolExecutorPort } from './run-tool';
+import { isWorkerShutdown } from '../infra/worker-shutdown';
 
 export interface UserCommandInput {
   session_id: string;
@@ -69,8 +70,14 @@ export function createRunUserCommand(deps: UserCommandDeps) {
         });
       } catch (err) {
         if (!controller.signal.aborted) throw err;
-        cancelled = true;
-        outcome = { content: 'the command was stopped (abort_bash)', is_error: true, details: { aborted: true } };
+        if (isWorkerShutdown(ctx)) {
+          // The worker is stopping, not the person: the command is reported as interrupted now, as its
+          // retry would report it (it is never run twice), with what it printed kept in the stream.
+          outcome = { content: 'the command was interrupted: the worker running it was stopped (a restart or a deploy) before it finished, so it was not run again', is_error: true, details: { interrupted: true } };
+        } else {
+          cancelled = true;
+          outcome = { content: 'the command was stopped (abort_bash)', is_error: true, details: { aborted: true } };
+        }
       } finally {
         clearInterval(ticker);
         ctx.cancellationSignal.removeEventListener('abort', onCancel);

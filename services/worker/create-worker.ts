@@ -20,8 +20,11 @@ import { StoreClient } from '../../contracts/session-store/client';
 import { createNatsPromptImageStore } from '../../contracts/prompt-image-store';
 import type { RunningRegistry } from './crash-watch/running-registry';
 import { workerTelemetry, type WorkerTelemetry } from './worker-telemetry';
+import type { ShutdownTimes } from './shutdown-times';
 
 export interface WorkerOptions {
+  /** How a polite stop hands back running activities (shutdown-times.ts); the SDK's defaults without it. */
+  shutdown?: ShutdownTimes;
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
@@ -86,6 +89,9 @@ export async function createStrandWorker(opts: WorkerOptions): Promise<Worker> {
     ...(telemetry ? { sinks: telemetry.sinks } : {}),
     // Each model step holds a slot while it streams; bounded so 2 cores are not oversubscribed.
     maxConcurrentActivityTaskExecutions: 50,
+    // A polite stop finishes what it can, then hands the rest back (shutdown-times.ts); the SDK's
+    // default grace of 0 cancelled every running step at the first SIGTERM.
+    ...(opts.shutdown ? { shutdownGraceTime: opts.shutdown.graceMs, shutdownForceTime: opts.shutdown.forceMs } : {}),
     // Heartbeats reach Temporal every 0.5 s (the default throttle is 80 % of the heartbeat timeout): a
     // model step's or tool's 2 s heartbeat timeout then spans four of them, and an abort carried by a
     // heartbeat's reply reaches a streaming step fast.

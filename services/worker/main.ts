@@ -15,6 +15,7 @@ import { ensureAgentEventsStream } from '../../contracts/agent-event-stream';
 import { connectNats } from '../common/nats';
 import { onShutdown } from '../common/shutdown';
 import { createStrandWorker } from './create-worker';
+import { shutdownTimesFromEnv } from './shutdown-times';
 import { coreMetrics } from './core-metrics';
 import { createCrashWatch } from './crash-watch';
 import { RecentFailures } from './recent-failures';
@@ -46,6 +47,7 @@ async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger(sdkLevels[env.logLevel] ?? 'INFO'), telemetryOptions: core.telemetry });
   const metricsServer = await startMetricsServer('127.0.0.1', portFromEnv('STRAND_WORKER_METRICS_PORT', 0), () => metricsText(registry, core.scrape));
   const taskQueue = taskQueueFromEnv();
+  const shutdown = shutdownTimesFromEnv();
   const delay = Number(process.env.STRAND_SCRIPTED_DELTA_DELAY_MS ?? '25');
   const [bundle, nc, connection] = await Promise.all([
     loadWorkflowBundle((m) => log.warn(m), workerInterceptorModules(tracing.enabled)),
@@ -70,6 +72,7 @@ async function main(): Promise<void> {
     events,
     bundle,
     scriptedDeltaDelayMs: Number.isFinite(delay) && delay >= 0 ? delay : 25,
+    shutdown,
     telemetry: { metrics, tracing, failures },
   });
   // The operator view's data (docs/observability.md): a snapshot on core NATS every interval, named
@@ -84,11 +87,14 @@ async function main(): Promise<void> {
   });
   // Containers' health checks look for this file: present while the worker polls Temporal.
   const readyFile = process.env.STRAND_READY_FILE?.trim();
+  let stopping = false;
   onShutdown(async () => {
     if (readyFile) fs.rmSync(readyFile, { force: true });
     // The SDK's runtime may already have begun shutting the worker down on the same signal.
+    stopping = true;
     if (worker.getState() === 'RUNNING') worker.shutdown();
-    await running;
+    // Past the force time the SDK gives up on a stuck drain (run() rejects): the rest still closes.
+    await running.catch((err: unknown) => log.warn(`the worker did not drain in time: ${err instanceof Error ? err.message : String(err)}`));
     telemetry.stop();
     await crashWatch.close();
     await events.close();
@@ -96,14 +102,17 @@ async function main(): Promise<void> {
     await connection.close();
     await metricsServer.close();
     await tracing.shutdown();
-  }, (m) => log.info(m));
+  }, (m) => log.info(m), shutdown.forceMs + 1_000);
   const running = worker.run();
   await crashWatch.watcher.start();
   void telemetry.publishNow(); // gateways list this worker at once, not an interval later
   // Printed whatever the log level: `strand up` and the tests wait for this line.
   if (readyFile) fs.writeFileSync(readyFile, `${process.pid}\n`);
   console.log(`[worker] ready task_queue=${taskQueue} temporal=${env.temporalAddress} nats=${env.natsUrl} metrics=http://127.0.0.1:${metricsServer.port}/metrics${tracing.enabled ? ' tracing=on' : ''}`);
-  await running;
+  // A run that ends while stopping is the shutdown's to finish and report (onShutdown exits).
+  await running.catch((err: unknown) => {
+    if (!stopping) throw err;
+  });
 }
 
 main().catch((err: unknown) => {

@@ -2,9 +2,9 @@ import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { connect, type NatsConnection } from 'nats';
 import { StoreClient } from '../../contracts/session-store/client';
 import { turnWorkflowId } from '../../contracts/workflow-ids';
-import type { InstanceName } from '../../infra/stack/stack';
 import { openSse, readUntil, type SseConnection, type SseEvent } from '../harness/sse-client';
 import { http, startTestStack, type TestStack } from '../harness/stack-fixture';
+import { workerRunning, workerThatLastRan } from '../harness/worker-of-activity';
 
 /**
  * Two gateways, two workers and two stores (the store's jetstream adapter) on one Temporal and one
@@ -91,35 +91,8 @@ async function drain(conn: SseConnection): Promise<SseEvent[]> {
   }
 }
 
-/** The worker instance whose pid is in a Temporal worker identity (`<pid>@<host>`). */
-function workerByIdentity(identity: string | null | undefined): InstanceName | undefined {
-  const pid = Number(identity?.split('@')[0]);
-  return stack.instances('worker').find((name) => stack.process(name).pid === pid);
-}
-
-/** Which worker runs the turn's model step right now (as Temporal last saw it). */
-async function workerOfModelStep(turn: WorkflowHandle): Promise<InstanceName> {
-  for (;;) {
-    const { raw } = await turn.describe();
-    const step = raw.pendingActivities?.find((a) => a.activityType?.name === MODEL_STEP && a.lastWorkerIdentity);
-    const name = workerByIdentity(step?.lastWorkerIdentity);
-    if (name) return name;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-/** The worker whose attempt of the model step completed, from the turn's history. */
-async function workerThatFinishedModelStep(turn: WorkflowHandle): Promise<InstanceName | undefined> {
-  const scheduled = new Map<string, string>();
-  let last: string | null | undefined;
-  for (const e of (await turn.fetchHistory()).events ?? []) {
-    const type = e.activityTaskScheduledEventAttributes?.activityType?.name;
-    if (type) scheduled.set(String(e.eventId), type);
-    const started = e.activityTaskStartedEventAttributes;
-    if (started && scheduled.get(String(started.scheduledEventId)) === MODEL_STEP) last = started.identity;
-  }
-  return workerByIdentity(last);
-}
+const workerOfModelStep = (turn: WorkflowHandle) => workerRunning(stack, turn, MODEL_STEP);
+const workerThatFinishedModelStep = (turn: WorkflowHandle) => workerThatLastRan(stack, turn, MODEL_STEP);
 
 test('a session made through gateway A is used through gateway B: prompt, events, messages', async () => {
   const [a, b] = gateways();

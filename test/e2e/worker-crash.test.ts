@@ -2,7 +2,8 @@ import { execSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openSse, readUntil, type SseEvent } from '../harness/sse-client';
+import { deltasOf, eventData, interruptMidAnswer } from '../harness/mid-answer';
+import { openSse, readUntil } from '../harness/sse-client';
 import { http, startTestStack, type TestStack } from '../harness/stack-fixture';
 
 /**
@@ -59,29 +60,18 @@ afterAll(async () => {
 }, 60_000);
 
 
-/** Prompts a fresh session and kills -9 the worker after the 8th delta; returns every SSE event of the turn and the stored answer. */
-async function crashMidAnswer(model?: string): Promise<{ all: SseEvent[]; answer: string; stored: any[] }> {
-  const created = await http(base, 'POST', '/api/sessions', { project_path: '/tmp/strand-e2e-crash', ...(model ? { model } : {}) });
-  const sid = created.body.session_id as string;
-  const text = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ');
-  const events = await openSse(`${base}/api/sessions/${sid}/events`);
-  await http(base, 'POST', `/api/sessions/${sid}/prompt`, { text });
-  let deltas = 0;
-  const before = await readUntil(events, (e) => e.event === 'message.delta' && ++deltas === 8);
-  await stack.process('worker').kill();
-  await stack.restart('worker');
-  const after = await readUntil(events, (e) => e.event === 'turn.finished', 90_000);
-  events.close();
-  const all = [...before, ...after];
-  expect(JSON.parse(after[after.length - 1]!.data)).toEqual({ type: 'turn.finished', turn_id: 't1', outcome: 'done' });
-  expect(all.filter((e) => e.event === 'message.done')).toHaveLength(1);
-  const messages = await http(base, 'GET', `/api/sessions/${sid}/messages`);
-  expect(messages.body.messages.map((m: any) => m.entry_id)).toEqual(['t1:user', 't1:s0:assistant']);
-  return { all, answer: `You said: ${text}`, stored: messages.body.messages };
-}
+/** Kills -9 the worker after the 8th delta of a fresh session's answer, then starts it again. */
+const crashMidAnswer = (model?: string) =>
+  interruptMidAnswer(
+    base,
+    async () => {
+      await stack.process('worker').kill();
+      await stack.restart('worker');
+    },
+    { projectPath: '/tmp/strand-e2e-crash', ...(model ? { model } : {}) },
+  );
 
-const data = (e: SseEvent) => JSON.parse(e.data);
-const deltasOf = (events: SseEvent[]) => events.filter((e) => e.event === 'message.delta').map(data);
+const data = eventData;
 
 test('a worker killed mid-stream: the retried step continues the answer; joining the deltas gives exactly the stored text', async () => {
   const { all, answer, stored } = await crashMidAnswer();

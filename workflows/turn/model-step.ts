@@ -24,6 +24,9 @@ const MODEL_STEP_OPTIONS: wf.ActivityOptions = {
 };
 const model = wf.proxyActivities<Activities>(MODEL_STEP_OPTIONS);
 
+/** Temporal's `WorkerShutdown` failure of a step is retried as infrastructure (before: it ended the turn). */
+export const WORKER_SHUTDOWN_IS_INFRA_PATCH = 'worker-shutdown-is-infrastructure';
+
 /** A step failure the turn gave up on; carried to the catch that announces it. */
 export class TurnFailure extends Error {
   constructor(readonly failure: StepFailure) {
@@ -71,7 +74,7 @@ export async function modelStepWithRetries(turn: TurnState, step: number) {
       ]);
     } catch (err) {
       if (wf.isCancellation(err) || turn.scope.consideredCancelled) throw err;
-      const failure = stepFailureOf(err);
+      const failure = stepFailureOf(err, () => wf.patched(WORKER_SHUTDOWN_IS_INFRA_PATCH));
       const counted = failure.kind === 'infrastructure' ? ++failures.infrastructure : failure.sharedBackoff ? ++failures.shared : ++failures.provider;
       const decision = decideRetry(failure, counted, { ...DEFAULT_RETRY_OPTIONS, autoRetry: input.settings.auto_retry });
       // Too long for the model: compact, then try the step once more.

@@ -28,4 +28,12 @@ describe('stepFailureOf', () => {
     const failure = stepFailureOf(viaActivity(ApplicationFailure.create({ message: 'shared backoff', type: 'provider.rate_limited', details: [{ provider: 'openai', retry_after_ms: 5000, shared_backoff: true }] })));
     expect(failure).toEqual({ kind: 'rate_limited', message: 'shared backoff', provider: 'openai', retryAfterMs: 5000, sharedBackoff: true });
   });
+
+  test("a worker stopped politely (Temporal's WorkerShutdown) is infrastructure, UNAVAILABLE; a history from before the rule keeps it permanent", () => {
+    const shutdown = () => viaActivity(ApplicationFailure.create({ message: 'Worker is shutting down and this activity did not complete in time', type: 'WorkerShutdown' }));
+    const failure = stepFailureOf(shutdown());
+    expect(failure.kind).toBe('infrastructure');
+    expect(errorCodeOf(failure)).toBe('UNAVAILABLE');
+    expect(stepFailureOf(shutdown(), () => false).kind).toBe('permanent');
+  });
 });

@@ -1,5 +1,5 @@
 import * as wf from '@temporalio/workflow';
-import { INFRA_FAILURE_TYPES, providerKindOf, type ProviderFailureDetails, type ProviderFailureKind } from '../../contracts/failures';
+import { INFRA_FAILURE_TYPES, WORKER_SHUTDOWN_FAILURE_TYPE, providerKindOf, type ProviderFailureDetails, type ProviderFailureKind } from '../../contracts/failures';
 
 /**
  * What failed a model step: the provider (one of its classes), or `infrastructure` — strand's own
@@ -23,12 +23,18 @@ export interface StepFailure {
  * Reads a model step's failure. Provider failures arrive typed (`provider.<kind>` with details); the
  * store or NATS unreachable arrive as `store.unavailable` / `infra.unavailable`; a heartbeat timeout
  * means the worker running the step died (or its stream stalled on our side): infrastructure, so the
- * step runs again at once on any worker. Anything else is a bug in our code: permanent, with its message.
+ * step runs again at once on any worker. Temporal's own `WorkerShutdown` (a worker stopped politely
+ * while the step ran) is infrastructure too, when `shutdownIsInfra` says so: the workflow passes a
+ * patch check, so a history recorded before this rule (where it ended the turn) replays unchanged.
+ * Anything else is a bug in our code: permanent, with its message.
  */
-export function stepFailureOf(err: unknown): StepFailure {
+export function stepFailureOf(err: unknown, shutdownIsInfra: () => boolean = () => true): StepFailure {
   const cause = err instanceof wf.ActivityFailure ? err.cause : err;
   if (cause instanceof wf.ApplicationFailure) {
     if (cause.type && INFRA_FAILURE_TYPES.includes(cause.type)) return { kind: 'infrastructure', message: cause.message };
+    if (cause.type === WORKER_SHUTDOWN_FAILURE_TYPE && shutdownIsInfra()) {
+      return { kind: 'infrastructure', message: 'the worker running the model step was stopped (a restart or a deploy)' };
+    }
     const kind = providerKindOf(cause.type);
     const details = (cause.details?.[0] ?? {}) as ProviderFailureDetails;
     return {
