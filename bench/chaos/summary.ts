@@ -38,7 +38,11 @@ const count = (records: TrialRecord[], f: (r: TrialRecord) => boolean) => record
 function describeFault(s: Scenario, outageS: number): string {
   if (s.fault === 'none') return `no fault (control), ${s.mode}`;
   if (s.fault === 'outage') return `${s.component} down ${outageS} s mid-stream`;
-  if (s.failover) return `kill -9 the worker running the ${s.mode === 'tool' ? 'tool' : 'step'} (one of two) mid-${s.mode}`;
+  if (s.fault === 'rolling') return `rolling restart of both workers (SIGTERM, start, then the other) mid-${s.mode}`;
+  if (s.fault === 'stack') return `the whole stack stopped (SIGTERM, in order) and started again mid-${s.mode}`;
+  const how = s.fault === 'stop' ? 'SIGTERM' : 'kill -9';
+  if (s.failover) return `${how} the worker running the ${s.mode === 'tool' ? 'tool' : 'step'} (one of two) mid-${s.mode}`;
+  if (s.fault === 'stop') return `SIGTERM ${s.component} mid-${s.mode}, then start it`;
   return `kill -9 ${s.component} mid-${s.mode}`;
 }
 

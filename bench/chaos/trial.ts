@@ -129,7 +129,7 @@ export async function runTrial(ctx: TrialContext): Promise<TrialRecord> {
     faultPoint = await reachFaultPoint(ctx, watcher, turns.first, plan);
     const activity = scenario.mode === 'tool' ? 'runTool' : 'streamModelStep';
     const target = scenario.failover ? await workerRunning(chaos.stack, sid, turns.first, activity) : undefined;
-    if (target) faultPoint += `, ${target} (running ${activity}) killed`;
+    if (target) faultPoint += `, ${target} (running ${activity}) ${scenario.fault === 'kill' ? 'killed' : 'stopped'}`;
     faultAt = performance.now();
     fault = injectFault(chaos.stack, scenario, config, target);
     const budget = (scenario.fault === 'outage' ? config.outageMs : 0) + config.finishTimeoutMs;
@@ -180,7 +180,7 @@ export async function runTrial(ctx: TrialContext): Promise<TrialRecord> {
   }
   if (faultRecord?.error) {
     verdict.passed = false;
-    verdict.problems.push(`the restart of ${scenario.component} failed: ${faultRecord.error}`);
+    verdict.problems.push(`the fault on ${scenario.component}: ${faultRecord.error}`);
   }
 
   const rel = (t: number | undefined) => round(t === undefined ? undefined : t - promptAt);
