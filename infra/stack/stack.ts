@@ -121,8 +121,12 @@ export async function startStack(
     nats: `nats://${host}:${ports.nats}`,
     ...(config.ui ? { temporalUi: `http://${host}:${ports.temporalUi}` } : {}),
   };
-  let supervisor: Supervisor | undefined;
   let stopping: Promise<void> | undefined;
+  // Supervision starts with the stack, not once it is all up: a service that dies after it was ready
+  // (during the warm-up turns, say, before `[strand] ready`) is restarted like any other. One that
+  // dies before it was ever ready fails the start instead, with its reason.
+  const supervisor: Supervisor | undefined = options.supervise ? createSupervisor((name) => launch(name as InstanceName), onLine, options.restartPolicy) : undefined;
+  const everReady = new Set<InstanceName>();
 
   const readiness: Record<ServiceName, (p: ManagedProcess, ordinal: number) => Promise<void>> = {
     nats: (p) => waitForTcp(host, ports.nats, START_TIMEOUT_MS, () => p.deathReason()),
@@ -166,7 +170,7 @@ export async function startStack(
     const proc = new ManagedProcess(instanceSpec(await serviceSpecs(config), name, gateway), onLine);
     proc.onExit((exit) => {
       recordChildren();
-      supervisor?.exited(name, exit);
+      if (everReady.has(name)) supervisor?.exited(name, exit);
     });
     procs.set(name, proc);
     return proc;
@@ -181,6 +185,7 @@ export async function startStack(
     proc.start();
     recordChildren();
     await readiness[service](proc, ordinalOf(name));
+    everReady.add(name);
   };
 
   const stopAll = () =>
@@ -215,7 +220,6 @@ export async function startStack(
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
   }
-  if (options.supervise) supervisor = createSupervisor((name) => launch(name as InstanceName), onLine, options.restartPolicy);
 
   return {
     config,

@@ -15,6 +15,7 @@ import { busyPorts, killAll, listProcs, portFree, runProcesses, waitAllGone } fr
 const STOP_LIMIT_MS = 15_000;
 const START_TIMEOUT_MS = 120_000;
 const READY = /^\[strand\] ready\b/;
+const READY_ANYWHERE = /^\[strand\] ready\b/m;
 
 interface Tracked {
   place: StackPlace;
@@ -108,6 +109,32 @@ describe('npm start under terminal signals', () => {
     await expectStackGone(t, procs, since);
     // Services stopped on purpose are not restarted.
     expect(run.output().match(/exited unexpectedly/g)).toHaveLength(1);
+  }, 180_000);
+
+  test('a gateway killed with -9 as soon as it is ready, before the stack says ready (the warm-up turns), is restarted too', async () => {
+    const t = await newPlace();
+    const run = runNpm(['start'], t.place.env);
+    t.rootPid = run.pid;
+    // Ready as the runner judges it (its /healthz answers; the runner polls it), while the workers
+    // still start and the warm-up turns have not run: `[strand] ready` is seconds away.
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    while ((await healthStatus(t.place.gateway)) !== 200 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 500));
+    expect(run.output()).not.toMatch(READY_ANYWHERE);
+    const gateway = readChildRecords(t.place.dataDir)?.children.find((c) => c.name === 'gateway');
+    expect(gateway).toBeDefined();
+    process.kill(gateway?.pid ?? -1, 'SIGKILL');
+    await run.waitFor(/^\[gateway\]\s+exited unexpectedly \(killed by SIGKILL\); restarting in 0\.5 s/, 10_000);
+    await run.waitFor(/^\[gateway\]\s+restarted/, 60_000);
+    await run.waitFor(READY, START_TIMEOUT_MS);
+    expect(await healthStatus(t.place.gateway)).toBe(200);
+    // The kill landed before the stack said it was ready: it was supervised from its start.
+    const out = run.output();
+    expect(out.indexOf('exited unexpectedly')).toBeLessThan(out.search(READY_ANYWHERE));
+    const procs = snapshot(t, run.pid);
+    const since = Date.now();
+    process.kill(-run.pid, 'SIGINT');
+    await expectStackGone(t, procs, since);
   }, 180_000);
 
   test('SIGKILL to the runner alone: its services exit by themselves and free their ports', async () => {
