@@ -15,6 +15,7 @@ import { ensureAgentEventsStream } from '../../contracts/agent-event-stream';
 import { connectNats } from '../common/nats';
 import { onShutdown } from '../common/shutdown';
 import { createStrandWorker } from './create-worker';
+import { createSdkLogFunction } from './sdk-log';
 import { shutdownTimesFromEnv } from './shutdown-times';
 import { coreMetrics } from './core-metrics';
 import { createCrashWatch } from './crash-watch';
@@ -44,7 +45,7 @@ async function main(): Promise<void> {
   const metrics = createWorkerMetrics(registry);
   const failures = new RecentFailures();
   const core = await coreMetrics();
-  Runtime.install({ logger: new DefaultLogger(sdkLevels[env.logLevel] ?? 'INFO'), telemetryOptions: core.telemetry });
+  Runtime.install({ logger: new DefaultLogger(sdkLevels[env.logLevel] ?? 'INFO', createSdkLogFunction()), telemetryOptions: core.telemetry });
   const metricsServer = await startMetricsServer('127.0.0.1', portFromEnv('STRAND_WORKER_METRICS_PORT', 0), () => metricsText(registry, core.scrape));
   const taskQueue = taskQueueFromEnv();
   const shutdown = shutdownTimesFromEnv();
