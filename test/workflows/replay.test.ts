@@ -4,6 +4,7 @@ import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildWorkflowBundle } from '../../services/worker/workflow-bundle';
+import { recordedWorkflowId } from './fixtures/recorded-workflow-id';
 
 /**
  * Replays recorded histories (fixtures/histories, written by fixtures/record-histories.ts) against the
@@ -17,20 +18,6 @@ let bundle: WorkflowBundleWithSourceMap;
 beforeAll(async () => {
   bundle = await buildWorkflowBundle();
 }, 120_000);
-
-/**
- * The id the recording gave the workflow (record-histories.ts: session `replay-<scenario>`):
- * `[<set>.]<scenario>.session[.run-<n>].json` or `…turn-<n>…` (a sub-agent: `turn-call-1`).
- */
-function recordedWorkflowId(file: string): string {
-  const parts = file.split('.');
-  const at = parts.findIndex((p) => p === 'session' || p.startsWith('turn-'));
-  const session = `session:replay-${parts[at - 1]}`;
-  const part = parts[at]!;
-  if (part === 'session') return session;
-  const turn = part.slice('turn-'.length);
-  return /^\d+$/.test(turn) ? `${session}:turn:${turn}` : `${session}:turn:1:task:${turn}`;
-}
 
 /** A recorded history file, read back into the History the replayer takes. */
 function loadHistory(file: string): temporal.api.history.v1.History {
