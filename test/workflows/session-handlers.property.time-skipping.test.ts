@@ -170,8 +170,13 @@ async function oneRun(seed: number): Promise<void> {
     return streamStep(input);
   };
   const taskQueue = `tq-${randomUUID()}`;
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: fakes.activities });
-  await worker.runUntil(async () => {
+  // Now and then (about one file run in three, on main before and after the turn-edge work) the
+  // promise of runUntil never settles after a run whose checks all passed, though the worker reports
+  // itself STOPPED with nothing in flight. Not understood yet; so that it cannot hang the file, a run
+  // whose checks have passed waits for it at most 20 s, and says so.
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: fakes.activities, shutdownForceTime: '15 seconds' });
+  let checked = false;
+  const running = worker.runUntil(async () => {
     const handle = await env.client.workflow.start('sessionWorkflow', { taskQueue, workflowId: `session:${randomUUID()}`, args: [{ session_id: `prop-${seed}`, idle_timeout_ms: 60 * 60 * 1000, turns_publish_state: true }] });
     const run: Run = { handle, rnd, release: () => void (budget += 1), inFlight: new Set(), exclusive: 0, accepted: [], abortedTurns: [], errors: [] };
     try {
@@ -204,7 +209,17 @@ async function oneRun(seed: number): Promise<void> {
       await handle.terminate('property run done');
     }
     if (run.errors.length > 0) throw new Error(`seed ${seed}: ${run.errors.join('; ')}`);
+    checked = true;
   });
+  const settled = await Promise.race([
+    running.then(() => true),
+    (async () => {
+      while (!checked) await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 20_000));
+      return false;
+    })(),
+  ]);
+  if (!settled) process.stderr.write(`[property] seed ${seed}: its checks passed, but runUntil had not settled 20 s later (worker ${worker.getState()})\n`);
 }
 
 test(`${RUNS} random interleavings of every handler keep the session's invariants (seed ${BASE_SEED})`, async () => {
@@ -216,4 +231,4 @@ test(`${RUNS} random interleavings of every handler keep the session's invariant
       throw new Error(`property failed with seed ${seed} (run again: PROPERTY_SEED=${seed}): ${err instanceof Error ? err.message : String(err)}`);
     }
   }
-}, 180_000);
+}, 400_000);
