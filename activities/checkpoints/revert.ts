@@ -54,7 +54,8 @@ export function createRevertCheckpoints(deps: RevertDeps) {
       workspace: input.project_path,
       files,
       leaf_before: leafNow,
-      leaf_after: leafTarget ?? leafNow,
+      // null: the turn was the session's first, the leaf goes to the root (an empty conversation).
+      leaf_after: leafTarget === undefined ? leafNow : leafTarget,
     };
     await deps.checkpoints.setRedo(input.session_id, record);
     const result = await finishRevert(input, record);
@@ -65,7 +66,7 @@ export function createRevertCheckpoints(deps: RevertDeps) {
   async function finishRevert(input: RevertInput, record: RedoRecord): Promise<RevertResult> {
     const applied = await apply(input, record.files.map((f) => ({ path: f.path, to: f.before })));
     await deps.checkpoints.setReverted(input.session_id, record.entry_ids, true);
-    if (record.leaf_after && record.leaf_after !== record.leaf_before) {
+    if (record.leaf_after !== record.leaf_before) {
       // The undone turns leave the branch budgets are summed from; what they spent stays spent.
       if ((await activeLeaf(input.session_id)) === record.leaf_before) await keepSpending(input.session_id, record);
       await deps.store.setActiveLeaf({ session_id: input.session_id, entry_id: record.leaf_after });
@@ -85,7 +86,7 @@ export function createRevertCheckpoints(deps: RevertDeps) {
     if (conflicts.length > 0 && !input.force) return { files: [], entry_ids: [], conflicts };
     const applied = await apply(input, record.files.map((f) => ({ path: f.path, to: f.after })));
     await deps.checkpoints.setReverted(input.session_id, record.entry_ids, false);
-    if (record.leaf_before && record.leaf_before !== record.leaf_after) {
+    if (record.leaf_before !== record.leaf_after) {
       await deps.store.setActiveLeaf({ session_id: input.session_id, entry_id: record.leaf_before });
       // Back on the branch: counted from there again, not twice.
       await deps.store.setMeta({ session_id: input.session_id, metadata_patch: { [`${OFF_BRANCH_SPENDING_PREFIX}${record.revert_id}`]: null } });
@@ -125,7 +126,7 @@ export function createRevertCheckpoints(deps: RevertDeps) {
   async function keepSpending(sessionId: string, record: RedoRecord): Promise<void> {
     const path: Parameters<typeof spendingOfEntries>[0][number][] = [];
     let cursor: string | undefined;
-    let after = false;
+    let after = record.leaf_after === null; // From the root: the whole active path is undone.
     do {
       const page = await deps.store.messages({ session_id: sessionId, include_custom: true, limit: 500, ...(cursor ? { cursor } : {}) });
       if (!page) return;
@@ -151,10 +152,13 @@ export function createRevertCheckpoints(deps: RevertDeps) {
     return leaf;
   }
 
-  /** The parent of the turn's user message: where the conversation stood before the turn. */
-  async function leafBefore(sessionId: string, turn: string): Promise<string | undefined> {
+  /**
+   * The parent of the turn's user message: where the conversation stood before the turn (null: the
+   * root, the turn was the first); undefined when the session has no such turn.
+   */
+  async function leafBefore(sessionId: string, turn: string): Promise<string | null | undefined> {
     const got = await deps.store.getMessage({ session_id: sessionId, entry_id: `${turn}:user` });
-    return got?.entry.parent_id ?? undefined;
+    return got ? got.entry.parent_id : undefined;
   }
 }
 

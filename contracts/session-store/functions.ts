@@ -84,8 +84,9 @@ export const updateMessageReplySchema = z.object({ updated: z.boolean(), revisio
 export const forkRequestSchema = z.strictObject({ session_id: id, entry_id: id, title: z.string().optional() });
 export const forkReplySchema = z.object({ session_id: z.string(), meta: sessionMetaSchema });
 
-export const setActiveLeafRequestSchema = z.strictObject({ session_id: id, entry_id: id });
-export const setActiveLeafReplySchema = z.object({ active_leaf: z.string() });
+/** `entry_id: null` points the leaf at the session's root: the active branch is empty (undo of a first turn). */
+export const setActiveLeafRequestSchema = z.strictObject({ session_id: id, entry_id: id.nullable() });
+export const setActiveLeafReplySchema = z.object({ active_leaf: z.string().nullable() });
 
 export const deleteRequestSchema = z.strictObject({ session_id: id });
 export const deleteReplySchema = z.object({ deleted: z.boolean() });

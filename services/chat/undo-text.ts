@@ -12,7 +12,11 @@ export function revertText(verb: 'undone' | 'redone', turn: string | undefined, 
   return `${what}: ${files.length > 0 ? `${verb === 'undone' ? 'put back' : 're-applied'} ${files.join(', ')}` : 'no files to change'}${skipped}`;
 }
 
-/** What undoing a turn with nothing left to undo says: the server finds no checkpoint and no entry before it. */
-export function firstTurnText(turn: string): string {
-  return `nothing more to undo: ${turn} is the session's first turn (nothing before it to go back to) and has no file changes left to put back`;
+/**
+ * What undoing a turn the server does not know says (404 CHECKPOINT_NOT_FOUND: no checkpoint and no
+ * such turn, e.g. another client undid it already). A first turn is undone like any other: the
+ * conversation goes back to empty.
+ */
+export function noSuchTurnText(turn: string): string {
+  return `nothing to undo: ${turn} is no longer in this conversation`;
 }

@@ -2,9 +2,9 @@ import type { RevertRequest } from '../../contracts/checkpoints';
 import { turnOfEntry } from './chat-blocks';
 import type { ChatController } from './chat-controller';
 import { GatewayError, type RevertReply, type StoredMessageItem } from './gateway-client';
-import { firstTurnText, revertText } from './undo-text';
+import { noSuchTurnText, revertText } from './undo-text';
 
-export { firstTurnText, revertText } from './undo-text';
+export { noSuchTurnText, revertText } from './undo-text';
 
 /** The last turn of the conversation's active branch (the one whose prompt is latest), if any. */
 export function lastTurnOf(items: StoredMessageItem[]): string | undefined {
@@ -47,16 +47,13 @@ async function sendRevert(chat: ChatController, id: string, request: RevertReque
       return;
     }
     if (err instanceof GatewayError && err.code === 'SESSION_BUSY') return chat.say('warning', 'a turn is running: stop it (Esc) or wait, then try again');
-    if (err instanceof GatewayError && err.code === 'CHECKPOINT_NOT_FOUND' && turn !== undefined) return chat.say('warning', firstTurnText(turn));
+    if (err instanceof GatewayError && err.code === 'CHECKPOINT_NOT_FOUND' && turn !== undefined) return chat.say('warning', noSuchTurnText(turn));
     if (err instanceof GatewayError && err.code === 'NOTHING_TO_REDO') return chat.say('warning', 'nothing to redo (no revert since the last prompt)');
     throw err;
   }
   // Read again first: the reload starts a fresh view, and the line below belongs on it.
   await chat.reload();
   chat.say('info', revertText(request.redo ? 'redone' : 'undone', turn, reply));
-  if (!request.redo && turn !== undefined && chat.view.blocks.some((b) => b.kind === 'user' && b.turn === turn)) {
-    chat.say('info', 'the first turn stays in the conversation (there is nothing before it to go back to); its files were put back');
-  }
 }
 
 /** `/undo`: the last turn of the conversation undone — its file changes put back and the conversation moved to before it. */

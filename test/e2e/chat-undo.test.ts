@@ -59,8 +59,8 @@ async function turnEnded(sid: string, turns: number): Promise<void> {
 }
 
 /**
- * A session whose first turn (scripted/echo) only talks — the first turn has nothing before it to take
- * the conversation back to — and whose model then writes notes.txt without asking.
+ * A session whose first turn (scripted/echo) only talks and whose model then writes notes.txt without
+ * asking.
  */
 async function sessionAfterOneTurn(): Promise<string> {
   const created = await api('POST', '/api/sessions', { project_path: workspace, model: 'scripted/echo' });
@@ -108,11 +108,15 @@ test('/undo puts the file back and takes the turn off the screen; /redo brings b
   expect(screen).not.toContain('The notes are written.');
   expect((await api('GET', `/api/sessions/${sid}/messages`)).body.messages.map((m: any) => m.entry_id).filter((e: string) => e.endsWith(':user'))).toHaveLength(1);
 
-  // The first turn changed no file and has nothing before it: nothing more to undo, and the chat says so.
+  // The first turn changed no file: its undo takes the conversation back to empty.
   prompt(t, '/undo');
-  await t.waitFor((s) => flat(s).includes("nothing more to undo: t1 is the session's first turn"), 'the nothing-more-to-undo line');
+  screen = await t.waitFor((s) => flat(s).includes('turn t1 undone: no files to change'), 'the first turn undone');
   expect(notes()).toBe('before\n');
-  expect(t.screen()).toContain('You said: warm up');
+  expect(screen).not.toContain('You said: warm up');
+  expect((await api('GET', `/api/sessions/${sid}/messages`)).body.messages).toEqual([]);
+  // Nothing is left to undo, and the chat says so.
+  prompt(t, '/undo');
+  await t.waitFor((s) => flat(s).includes('nothing to undo: no turn in this conversation'), 'the nothing-to-undo line');
 }, 150_000);
 
 test('an undo made elsewhere (curl) reaches an open chat: the undone turn leaves its screen', async () => {

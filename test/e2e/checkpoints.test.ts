@@ -209,6 +209,46 @@ test('write, edit, delete and shell changes are undone and redone; the leaf move
   expect(read(ws, 'edit.txt')).toBe('hello strand\n');
 }, 180_000);
 
+test('undo of the first turn takes the conversation back to empty and puts its files back; redo brings both back', async () => {
+  const ws = path.join(top, 'first-turn');
+  fs.mkdirSync(ws);
+  fs.writeFileSync(path.join(ws, 'edit.txt'), 'hello world\n');
+  const sid = await session(ws);
+  const t1 = await turn(sid, 'start things', [call('write_file', { path: 'new.txt', content: 'new\n' }), call('edit_file', { path: 'edit.txt', old: 'world', new: 'strand' })]);
+  const fullPath = await activePath(sid);
+  expect(fullPath[0]).toBe(`${t1}:user`);
+
+  const undo = await revert(sid, { turn_id: t1 }, 2, true);
+  expect(undo.status).toBe(200);
+  expect(undo.body.files).toEqual([
+    { path: 'edit.txt', operation: 'write' },
+    { path: 'new.txt', operation: 'delete' },
+  ]);
+  expect([read(ws, 'new.txt'), read(ws, 'edit.txt')]).toEqual([null, 'hello world\n']);
+  expect(await activePath(sid)).toEqual([]);
+  expect(undo.moved).toMatchObject({ type: 'conversation.moved', reason: 'revert' });
+
+  const redo = await revert(sid, { redo: true }, 2, true);
+  expect(redo.status).toBe(200);
+  expect(redo.moved).toEqual({ type: 'conversation.moved', reason: 'redo', active_leaf: fullPath.at(-1) });
+  expect([read(ws, 'new.txt'), read(ws, 'edit.txt')]).toEqual(['new\n', 'hello strand\n']);
+  expect(await activePath(sid)).toEqual(fullPath);
+
+  // A first turn that changed no file is undone too: nothing to put back, the conversation empty.
+  const talk = path.join(top, 'first-turn-talk');
+  fs.mkdirSync(talk);
+  const quiet = await session(talk);
+  const q1 = await turn(quiet, 'just talk', []);
+  expect(await activePath(quiet)).toContain(`${q1}:user`);
+  const undoTalk = await revert(quiet, { turn_id: q1 }, 0, true);
+  expect(undoTalk.status).toBe(200);
+  expect(undoTalk.body.files).toEqual([]);
+  expect(await activePath(quiet)).toEqual([]);
+  // A new prompt then starts the conversation afresh.
+  const q2 = await turn(quiet, 'a fresh start', []);
+  expect((await activePath(quiet))[0]).toBe(`${q2}:user`);
+}, 180_000);
+
 test('a revert while a turn runs is 409 SESSION_BUSY; bad bodies are 400; an unknown point is 404', async () => {
   const ws = path.join(top, 'busy');
   fs.mkdirSync(ws);

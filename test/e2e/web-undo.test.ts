@@ -58,7 +58,7 @@ async function open(sid: string): Promise<Page> {
 
 test('Undo this turn puts the file back and takes the turn off the page (other tabs too); Redo brings both back; a conflict shows its path and Overwrite forces it', async () => {
   fs.writeFileSync(path.join(workspace, 'notes.txt'), 'before\n');
-  // The first turn only talks: a first turn has nothing before it to take the conversation back to.
+  // The first turn only talks; the undo below is of the second, so the first stays on the page.
   const sid = (await api('POST', '/api/sessions', { project_path: workspace, model: 'scripted/echo' })).body.session_id as string;
   expect((await api('POST', `/api/sessions/${sid}/prompt`, { text: 'warm up' })).status).toBe(202);
   await turnEnded(sid, 1);

@@ -1,6 +1,6 @@
 import type { RevertRequest } from '../../contracts/checkpoints';
 import type { ChatView } from '../../services/chat/chat-view';
-import { firstTurnText, revertText } from '../../services/chat/undo-text';
+import { noSuchTurnText, revertText } from '../../services/chat/undo-text';
 import { api, ApiError } from './api';
 
 /** What a revert or redo came to: done (said as `strand chat` says it), refused with a reason, or a conflict to confirm. */
@@ -19,7 +19,7 @@ export async function sendRevert(sessionId: string, request: RevertRequest, turn
     if (!(err instanceof ApiError)) throw err;
     if (err.code === 'REVERT_CONFLICT') return { kind: 'conflict', paths: Array.isArray(err.details?.paths) ? err.details.paths.map(String) : [] };
     if (err.code === 'SESSION_BUSY') return { kind: 'refused', text: 'a turn is running: stop it or wait, then try again' };
-    if (err.code === 'CHECKPOINT_NOT_FOUND' && turn !== undefined) return { kind: 'refused', text: firstTurnText(turn) };
+    if (err.code === 'CHECKPOINT_NOT_FOUND' && turn !== undefined) return { kind: 'refused', text: noSuchTurnText(turn) };
     if (err.code === 'NOTHING_TO_REDO') return { kind: 'refused', text: 'nothing to redo (no undo since the last prompt)' };
     throw err;
   }

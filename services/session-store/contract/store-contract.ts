@@ -146,6 +146,40 @@ export function describeStoreContract(name: string, make: () => Promise<StoreHar
       expect(await code(h.store.setActiveLeaf({ session_id: s, entry_id: 'ghost' }))).toBe('session/entry_not_found');
     });
 
+    test('set-active-leaf to the root (entry_id null): an empty branch; an append starts a new one; back to the old leaf restores it', async () => {
+      const { session_id: s } = await h.store.create({});
+      const u = await h.store.append({ session_id: s, entry_id: 't1:user', message: user('q') });
+      const a = await h.store.append({ session_id: s, message: assistant('') });
+      await h.store.updateMessage({ session_id: s, entry_id: a.entry_id, content: [{ type: 'text', text: 'answer' }] });
+      const before = h.events.length;
+      const updatedAt = h.store.get({ session_id: s })!.meta.updated_at;
+      h.clock.tick(5);
+      expect(await h.store.setActiveLeaf({ session_id: s, entry_id: null })).toEqual({ active_leaf: null });
+      // Like any move: no event, updated_at unchanged, entries and their revisions untouched; repeating it is a no-op.
+      expect(await h.store.setActiveLeaf({ session_id: s, entry_id: null })).toEqual({ active_leaf: null });
+      expect(h.events.length).toBe(before);
+      expect(h.store.get({ session_id: s })!.meta).toMatchObject({ updated_at: updatedAt, message_count: 2 });
+      expect(h.store.messages({ session_id: s })!.messages).toEqual([]);
+      expect(h.store.messages({ session_id: s, include_custom: true })!.messages).toEqual([]);
+      expect(h.store.getMessage({ session_id: s, entry_id: a.entry_id })!.entry.revision).toBe(1);
+      expect(h.store.messages({ session_id: s, from_entry_id: a.entry_id })!.messages.map((m) => m.entry_id)).toEqual([u.entry_id, a.entry_id]);
+      // A retried append of an entry that exists answers as before and does not move the leaf off the root.
+      expect((await h.store.append({ session_id: s, entry_id: 't1:user', message: user('q') })).entry_id).toBe(u.entry_id);
+      expect(h.store.messages({ session_id: s })!.messages).toEqual([]);
+      // The root survives a restart.
+      const again = await h.restart();
+      expect(again.messages({ session_id: s })!.messages).toEqual([]);
+      // An append starts a new branch from the root; the old branch stays reachable.
+      const fresh = await again.append({ session_id: s, message: user('another start') });
+      expect(fresh.parent_id).toBeNull();
+      expect(again.messages({ session_id: s })!.messages.map((m) => m.entry_id)).toEqual([fresh.entry_id]);
+      expect(await again.setActiveLeaf({ session_id: s, entry_id: null })).toEqual({ active_leaf: null });
+      expect(await again.setActiveLeaf({ session_id: s, entry_id: a.entry_id })).toEqual({ active_leaf: a.entry_id });
+      expect(again.messages({ session_id: s })!.messages.map((m) => m.entry_id)).toEqual([u.entry_id, a.entry_id]);
+      const next = await again.append({ session_id: s, message: user('continued') });
+      expect(next.parent_id).toBe(a.entry_id);
+    });
+
     test('messages: pages, roles, include_custom, cursors bound to their query', async () => {
       const { session_id: s } = await h.store.create({});
       for (let i = 0; i < 5; i++) await h.store.append({ session_id: s, message: i % 2 ? assistant(`a${i}`) : user(`u${i}`) });

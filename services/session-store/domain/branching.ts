@@ -48,11 +48,11 @@ export function fork(store: SessionStore, req: ParsedRequest<'fork'>): Promise<S
   });
 }
 
-/** set-active-leaf: moves the leaf to any existing entry; no event, updated_at unchanged. */
+/** set-active-leaf: moves the leaf to any existing entry, or to the root (null: an empty branch); no event, updated_at unchanged. */
 export function setActiveLeaf(store: SessionStore, req: ParsedRequest<'setActiveLeaf'>): Promise<StoreReply<'setActiveLeaf'>> {
   return store.serialized(req.session_id, async () => {
     const s = store.require(req.session_id);
-    if (!s.entries.has(req.entry_id)) throw new StoreError(StoreErrorCode.ENTRY_NOT_FOUND, `no entry "${req.entry_id}" in session ${req.session_id}`);
+    if (req.entry_id !== null && !s.entries.has(req.entry_id)) throw new StoreError(StoreErrorCode.ENTRY_NOT_FOUND, `no entry "${req.entry_id}" in session ${req.session_id}`);
     if (s.leaf !== req.entry_id) await store.commit(req.session_id, s, [{ type: 'leaf', entry_id: req.entry_id }]);
     return { active_leaf: req.entry_id };
   });

@@ -35,11 +35,11 @@ export class SessionState {
   }
 
   /** Moves the leaf; extends the cached path when the new leaf is a child of the old one. */
-  private moveLeaf(entryId: string): void {
-    const entry = this.entries.get(entryId);
-    if (this.path && entry && entry.parent_id === this.leaf && !this.position.has(entryId)) {
-      this.position.set(entryId, this.path.length);
-      this.path.push(entryId);
+  private moveLeaf(entryId: string | null): void {
+    const entry = entryId === null ? undefined : this.entries.get(entryId);
+    if (this.path && entry && entry.parent_id === this.leaf && !this.position.has(entry.id)) {
+      this.position.set(entry.id, this.path.length);
+      this.path.push(entry.id);
     } else {
       this.path = null;
     }

@@ -4,7 +4,7 @@ import type { SessionEntry, SessionMeta } from '../../../contracts/session-store
 export type LogRecord =
   | { type: 'meta'; meta: SessionMeta }
   | { type: 'entry'; entry: SessionEntry }
-  | { type: 'leaf'; entry_id: string };
+  | { type: 'leaf'; entry_id: string | null };
 
 /** What another store instance committed to shared storage: new records, or the session's deletion. */
 export type RemoteUpdate = { records: LogRecord[] } | { deleted: true };
