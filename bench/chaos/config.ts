@@ -46,14 +46,4 @@ export function chaosConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ChaosC
   };
 }
 
-/** A small seeded generator (mulberry32): the same CHAOS_SEED lands the faults at the same points. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+export { seededRandom } from '../../test/harness/seeded-random';

@@ -1,11 +1,9 @@
 import '../harness/quiet-temporal';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
-import { binaryPaths } from '../../infra/bootstrap/paths';
-import { buildWorkflowBundle } from '../../services/worker/workflow-bundle';
 import { checkpointsUpdate } from '../../contracts/checkpoints';
 import {
   abortUpdate,
@@ -21,6 +19,8 @@ import {
   type SessionSnapshot,
 } from '../../contracts/session-workflow';
 import { createRecordingActivities } from '../harness/fake-activities';
+import { seededRandom } from '../harness/seeded-random';
+import { timeSkippingEnvAndBundle } from '../harness/time-skipping-env';
 
 /**
  * A property test of the session workflow's handlers: random interleavings (seeded) of prompts,
@@ -42,27 +42,13 @@ let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
 
 beforeAll(async () => {
-  [env, bundle] = await Promise.all([
-    TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: binaryPaths().testServerWrapper } } }),
-    buildWorkflowBundle(),
-  ]);
+  [env, bundle] = await timeSkippingEnvAndBundle();
 }, 120_000);
 
 afterAll(async () => {
   await env?.teardown();
 });
 
-/** mulberry32: a small seeded PRNG, so a failing interleaving can be run again from its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Run {
   handle: WorkflowHandle;
@@ -152,7 +138,7 @@ async function checkPhase(run: Run, when: string): Promise<void> {
 }
 
 async function oneRun(seed: number): Promise<void> {
-  const rnd = prng(seed);
+  const rnd = seededRandom(seed);
   // The model's answers: nothing to call, a tool, or a tool that waits for approval.
   const steps = Array.from({ length: 200 }, (_, i) => pick(rnd, [[], [], [{ id: `c${i}`, name: 'read_file', requires_approval: false }], [{ id: `c${i}`, name: 'edit_file', requires_approval: true }]]));
   const fakes = createRecordingActivities({ steps });

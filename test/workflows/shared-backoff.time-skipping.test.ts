@@ -1,12 +1,11 @@
 import '../harness/quiet-temporal';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { ApplicationFailure } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
-import { binaryPaths } from '../../infra/bootstrap/paths';
-import { buildWorkflowBundle } from '../../services/worker/workflow-bundle';
 import { promptUpdate, type SessionWorkflowResult } from '../../contracts/session-workflow';
 import { createRecordingActivities } from '../harness/fake-activities';
+import { timeSkippingEnvAndBundle } from '../harness/time-skipping-env';
 
 /**
  * The turn under a sustained provider limit, on the time-skipping test server: waits the provider
@@ -18,10 +17,7 @@ let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
 
 beforeAll(async () => {
-  [env, bundle] = await Promise.all([
-    TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: binaryPaths().testServerWrapper } } }),
-    buildWorkflowBundle(),
-  ]);
+  [env, bundle] = await timeSkippingEnvAndBundle();
 }, 120_000);
 
 afterAll(async () => {

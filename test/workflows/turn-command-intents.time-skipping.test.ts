@@ -1,14 +1,13 @@
 import '../harness/quiet-temporal';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Context } from '@temporalio/activity';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { WorkflowHandle } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
-import { binaryPaths } from '../../infra/bootstrap/paths';
-import { buildWorkflowBundle } from '../../services/worker/workflow-bundle';
 import { checkpointsUpdate } from '../../contracts/checkpoints';
 import { abortUpdate, clearQueueUpdate, compactUpdate, interruptUpdate, promptUpdate, sessionStateQuery, steerUpdate } from '../../contracts/session-workflow';
 import { createRecordingActivities } from '../harness/fake-activities';
+import { timeSkippingEnvAndBundle } from '../harness/time-skipping-env';
 
 /**
  * Abort, interrupt and steer that arrive after the session has chosen the next turn but before its
@@ -20,10 +19,7 @@ let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
 
 beforeAll(async () => {
-  [env, bundle] = await Promise.all([
-    TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: binaryPaths().testServerWrapper } } }),
-    buildWorkflowBundle(),
-  ]);
+  [env, bundle] = await timeSkippingEnvAndBundle();
 }, 120_000);
 
 afterAll(async () => {
