@@ -2,7 +2,7 @@ import '../harness/quiet-temporal';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Context } from '@temporalio/activity';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import type { WorkflowHandle } from '@temporalio/client';
+import { WorkflowUpdateStage, type WorkflowHandle } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { checkpointsUpdate } from '../../contracts/checkpoints';
 import { abortUpdate, clearQueueUpdate, compactUpdate, interruptUpdate, promptUpdate, sessionStateQuery, steerUpdate } from '../../contracts/session-workflow';
@@ -85,11 +85,10 @@ test('an abort (an old client: no arguments) between the choice of a turn and it
   await withSession(fakes, async (handle) => {
     await handle.executeUpdate(promptUpdate, { args: [{ text: 'hello' }] });
     await gate.atGate;
-    const answer = handle.executeUpdate('abort', { args: [] });
-    // The update is in history before the turn's start goes on.
-    await new Promise((r) => setTimeout(r, 300));
+    // The update is in history (accepted) before the turn's start goes on: waited for, not slept on.
+    const answer = await handle.startUpdate('abort', { args: [], waitForStage: WorkflowUpdateStage.ACCEPTED });
     gate.release();
-    const got = await answer;
+    const got = await answer.result();
     expect(got).toEqual({ aborted: true, turn_id: 't1' });
     await untilIdle(handle, 1);
     expect(finished(fakes)).toEqual([expect.objectContaining({ turn_id: 't1', outcome: 'aborted' })]);
@@ -102,12 +101,13 @@ test('interrupt and steer before the child exists reach it as it starts', async 
   await withSession(fakes, async (handle) => {
     await handle.executeUpdate(promptUpdate, { args: [{ text: 'read it' }] });
     await gate.atGate;
-    const steered = handle.executeUpdate(steerUpdate, { args: [{ text: 'be brief' }] });
-    const interrupted = handle.executeUpdate(interruptUpdate, { args: [{ turn_id: 't1' }] });
-    await new Promise((r) => setTimeout(r, 300));
+    // Both accepted (in history) before the turn's start goes on; a sleep instead lost the race on a
+    // busy machine (CI: the interrupt landed after step 0 and the model was called again).
+    const steered = await handle.startUpdate(steerUpdate, { args: [{ text: 'be brief' }], waitForStage: WorkflowUpdateStage.ACCEPTED });
+    const interrupted = await handle.startUpdate(interruptUpdate, { args: [{ turn_id: 't1' }], waitForStage: WorkflowUpdateStage.ACCEPTED });
     gate.release();
-    expect(await steered).toEqual({ delivered: true, turn_id: 't1' });
-    expect(await interrupted).toEqual({ pending: true, turn_id: 't1' });
+    expect(await steered.result()).toEqual({ delivered: true, turn_id: 't1' });
+    expect(await interrupted.result()).toEqual({ pending: true, turn_id: 't1' });
     await untilIdle(handle, 1);
     // One step and its tool ran; the steering was recorded; the model was not called again.
     expect(fakes.modelSteps.map((m) => m.step)).toEqual([0]);
