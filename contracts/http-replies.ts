@@ -39,8 +39,15 @@ export const sessionViewSchema = z.object({
   spent: z.object({ cost_usd: z.number().nonnegative(), tokens: count }).optional().describe('What the session has spent: the cost and tokens recorded on its steps (the list only; what its caps are checked against).'),
 });
 
+/** A session in `GET /api/sessions`: as `GET` of one, or `unknown` when Temporal could not say (one session never fails the list). */
+export const listedSessionSchema = sessionViewSchema.extend({
+  status: z.enum(['active', 'dormant', 'unknown']).describe('`dormant` once its workflow idled out; `unknown` when Temporal did not answer for it (`status_reason` says why; the stored facts are still shown).'),
+  status_reason: z.string().optional().describe('Why the status is `unknown`.'),
+  agent_state: agentPhaseSchema.or(z.literal('unknown')),
+});
+
 /** `GET /api/sessions`: the caller's sessions only. */
-export const sessionListSchema = z.object({ sessions: z.array(sessionViewSchema), next_cursor: z.string().optional() });
+export const sessionListSchema = z.object({ sessions: z.array(listedSessionSchema), next_cursor: z.string().optional() });
 
 /** `POST /api/sessions/{id}/prompt` → 202. */
 export const promptAcceptedReplySchema = z.object({

@@ -8,6 +8,7 @@ import type {
   pendingApprovalsSchema,
   promptAcceptedReplySchema,
   sessionListSchema,
+  listedSessionSchema,
   sessionStatsSchema,
   sessionViewSchema,
   thinkingChangedSchema,
@@ -17,6 +18,8 @@ import { splitModelId } from '../../contracts/models';
 import type { GatewayAddress } from './gateway-address';
 
 export type SessionView = z.infer<typeof sessionViewSchema>;
+/** A session in a list: also `unknown` when the gateway could not learn its state. */
+export type ListedSession = z.infer<typeof listedSessionSchema>;
 export type SessionStats = z.infer<typeof sessionStatsSchema>;
 export type PromptAccepted = z.infer<typeof promptAcceptedReplySchema>;
 export type PendingApproval = z.infer<typeof pendingApprovalsSchema>['approvals'][number];
@@ -97,7 +100,7 @@ export class GatewayClient {
     return this.call('POST', '/api/sessions', { project_path: projectPath });
   }
   /** The caller's sessions of one project, most recently used first. */
-  async projectSessions(projectPath: string): Promise<SessionView[]> {
+  async projectSessions(projectPath: string): Promise<ListedSession[]> {
     const page = await this.call<z.infer<typeof sessionListSchema>>('GET', `/api/sessions?limit=200&project=${encodeURIComponent(projectPath)}`);
     return [...page.sessions].sort((a, b) => b.updated_at - a.updated_at);
   }

@@ -1,4 +1,4 @@
-import type { GatewayClient, SessionView } from './gateway-client';
+import type { GatewayClient, ListedSession } from './gateway-client';
 
 /** Which session a chat opens: a named one, a new one, or the project's latest (none yet: a new one). */
 export type SessionWish = { kind: 'id'; id: string } | { kind: 'new' } | { kind: 'latest' };
@@ -14,8 +14,8 @@ export async function openSession(client: GatewayClient, cwd: string, wish: Sess
 }
 
 /** A session as a picker line: its title, size, age and whether a turn runs in it. */
-export function sessionLabel(s: SessionView, now = Date.now()): string {
+export function sessionLabel(s: ListedSession, now = Date.now()): string {
   const minutes = Math.max(0, Math.round((now - s.updated_at) / 60_000));
   const age = minutes < 60 ? `${minutes} min ago` : minutes < 48 * 60 ? `${Math.round(minutes / 60)} h ago` : `${Math.round(minutes / 1440)} days ago`;
-  return `${s.title} · ${s.message_count} messages · ${age} · ${s.model}${s.active_turn ? ' · running' : ''} (${s.session_id})`;
+  return `${s.title} · ${s.message_count} messages · ${age} · ${s.model}${s.active_turn ? ' · running' : ''}${s.status === 'unknown' ? ' · state unknown' : ''} (${s.session_id})`;
 }

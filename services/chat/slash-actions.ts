@@ -3,7 +3,7 @@ import path from 'node:path';
 import { builtinModelCatalog } from '../../contracts/model-catalog';
 import { thinkingLevelSchema, type SessionSettings } from '../../contracts/session-settings';
 import type { ChatController } from './chat-controller';
-import type { SessionView } from './gateway-client';
+import type { ListedSession } from './gateway-client';
 import type { SessionWish } from './session-choice';
 import { sessionLabel } from './session-choice';
 import { budgetText, budgetWanted, helpText, planModeWanted } from './slash-commands';
@@ -22,7 +22,7 @@ async function openNew(chat: ChatController): Promise<void> {
 }
 
 /** A picker of sessions (newest first) that opens the chosen one; `withNew` offers a new one first. */
-function sessionPicker(chat: ChatController, title: string, sessions: SessionView[], withNew: boolean): void {
+function sessionPicker(chat: ChatController, title: string, sessions: ListedSession[], withNew: boolean): void {
   const items = sessions.map((s) => ({ label: `${s.session_id === chat.sessionId ? '● ' : ''}${sessionLabel(s)}`, value: s.session_id }));
   chat.pick({
     title,
@@ -156,7 +156,7 @@ export async function runSlashCommand(chat: ChatController, { name, arg, known }
       return openNew(chat);
     case 'resume': {
       if (arg) return chat.open((await chat.client.session(arg)).session_id);
-      const page = await chat.client.call<{ sessions: SessionView[] }>('GET', '/api/sessions?limit=200');
+      const page = await chat.client.call<{ sessions: ListedSession[] }>('GET', '/api/sessions?limit=200');
       return sessionPicker(chat, 'Resume a session', [...page.sessions].sort((a, b) => b.updated_at - a.updated_at), false);
     }
     case 'export': {

@@ -19,7 +19,7 @@ async function setup() {
     get: (r: Parameters<StoreClient['get']>[0]) => store.get(r),
     create: (r: Parameters<StoreClient['create']>[0]) => store.create(r as Parameters<typeof store.create>[0]),
   } as unknown as StoreClient;
-  const dormant = { state: async () => undefined, ensureRunning: async () => undefined } as unknown as SessionCommands;
+  const dormant = { live: async () => undefined, ensureRunning: async () => undefined } as unknown as SessionCommands;
   const sessions = new SessionService({ store: client, commands: dormant, reader: {} as AgentEventReader, defaultModel: 'openai/gpt-5-mini', configuredProviders: ['openai'] });
   const activities = createSessionStoreActivities(port);
   return { store, sessions, activities };

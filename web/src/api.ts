@@ -1,7 +1,7 @@
 import type { SessionSettings } from '../../contracts/session-settings';
 import type { ForkPoint } from '../../services/chat/fork-points';
 import type { RevertRequest } from '../../contracts/checkpoints';
-import type { RevertReply, SessionStats, SessionView, PendingApproval, StoredMessageItem } from '../../services/chat/gateway-client';
+import type { ListedSession, RevertReply, SessionStats, SessionView, PendingApproval, StoredMessageItem } from '../../services/chat/gateway-client';
 import { tokenStore } from './token';
 
 /** An image attached to a prompt, as `POST …/prompt` takes it. */
@@ -30,7 +30,7 @@ export class ApiError extends Error {
   }
 }
 
-export type { SessionSettings, SessionStats, SessionView, PendingApproval, StoredMessageItem };
+export type { ListedSession, SessionSettings, SessionStats, SessionView, PendingApproval, StoredMessageItem };
 
 import type { SettingsPatch } from './settings-state';
 
@@ -76,7 +76,7 @@ async function call<T>(method: string, route: string, body?: unknown): Promise<T
 const sid = (id: string) => `/api/sessions/${encodeURIComponent(id)}`;
 
 export const api = {
-  sessions: () => call<{ sessions: SessionView[] }>('GET', '/api/sessions?limit=200').then((r) => r.sessions),
+  sessions: () => call<{ sessions: ListedSession[] }>('GET', '/api/sessions?limit=200').then((r) => r.sessions),
   createSession: (projectPath: string) => call<{ session_id: string }>('POST', '/api/sessions', { project_path: projectPath }),
   session: (id: string) => call<SessionView>('GET', sid(id)),
   deleteSession: (id: string) => call<{ status: string }>('DELETE', sid(id)),

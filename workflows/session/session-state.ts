@@ -2,7 +2,6 @@ import { ApplicationFailure } from '@temporalio/workflow';
 import { FailureType } from '../../contracts/failures';
 import {
   boundSeenRequests,
-  mergeBudget,
   type SeenRequest,
   type SessionRecord,
   type SessionSettings,
@@ -27,6 +26,7 @@ import { turnId } from '../../contracts/workflow-ids';
 import type { AgentPhase } from '../../contracts/agent-events';
 import type { TurnOutcome } from '../../contracts/turn-workflow';
 import { TurnIntents } from './turn-intents';
+import { applySettingsChange } from '../../contracts/settings-change';
 
 /** Work other than a turn that holds the session while it runs; each has its phase. */
 type ExclusiveWork = 'compaction' | 'command' | 'revert';
@@ -333,14 +333,7 @@ export class SessionState {
   applySettings(change: SettingsChange): boolean {
     const record = this.requireRecord();
     const before = JSON.stringify(record.settings);
-    const { approval, budget, ...rest } = settingsChangeSchema.parse(change);
-    record.settings = { ...record.settings, ...rest, ...(approval ? { approval: { ...record.settings.approval, ...approval } } : {}) };
-    if (budget) {
-      // Null clears a cap; no cap left: no `budget` key at all (a session without caps stays as it was).
-      const { budget: _old, ...others } = record.settings;
-      const next = mergeBudget(record.settings.budget, budget);
-      record.settings = { ...others, ...(next ? { budget: next } : {}) };
-    }
+    record.settings = applySettingsChange(record.settings, change);
     return JSON.stringify(record.settings) !== before;
   }
 

@@ -6,6 +6,7 @@ import { local } from './session-events';
 import { SessionManager } from './session-manager';
 import { SessionState } from './session-state';
 import { runNextTurn } from './session-turns';
+import { keepViewInMemo, SESSION_VIEW_MEMO, viewMemo } from './session-view-memo';
 
 /**
  * One entity workflow per session (`session:<id>`), the owner of the session's phase. Commands arrive
@@ -20,6 +21,9 @@ export async function sessionWorkflow(raw: SessionWorkflowInput): Promise<Sessio
   const state = new SessionState(input.session_id, input.carried);
   const manager = new SessionManager(state, new EventQueue(input.session_id, 's'), input.turns_publish_state);
   manager.register();
+  // Reads need no worker: the session's view is kept in its memo (older histories replay without it).
+  const keepsView = wf.patched(SESSION_VIEW_MEMO);
+  if (keepsView) keepViewInMemo(state);
 
   if (!state.record) state.record = sessionRecordSchema.parse(await local.loadSessionRecord(input.session_id));
   const continueAsNewSuggested = () => wf.workflowInfo().continueAsNewSuggested;
@@ -29,7 +33,9 @@ export async function sessionWorkflow(raw: SessionWorkflowInput): Promise<Sessio
     if (woke && continueAsNewSuggested()) {
       // Between turns: whatever else runs (a compaction, a command, a handler) finishes first.
       await wf.condition(() => !state.holdsRun && wf.allHandlersFinished());
-      return wf.continueAsNew<typeof sessionWorkflow>({ ...input, turns_publish_state: true, carried: { record: state.record, queue: state.queue } });
+      const next = { ...input, turns_publish_state: true, carried: { record: state.record, queue: state.queue } };
+      if (keepsView) return wf.makeContinueAsNewFunc<typeof sessionWorkflow>({ memo: viewMemo(state) })(next);
+      return wf.continueAsNew<typeof sessionWorkflow>(next);
     }
     if (woke) {
       await runNextTurn(manager);

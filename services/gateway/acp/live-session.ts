@@ -69,7 +69,7 @@ export class AcpLiveSession {
     const { sessions, principal, log, client } = deps;
     this.facts = { project, notices: client.notices };
     this.permissions = new Permissions({ sessions, sessionId, principal, project, log, ask: (req, signal) => client.askPermission(req, signal) });
-    this.gate = new ApprovalGate((callId) => sessions.pendingApprovals(sessionId, principal).then((list) => list.some((p) => p.tool_call_id === callId)));
+    this.gate = new ApprovalGate((callId) => sessions.stillPending(sessionId, callId, principal));
   }
 
   /** What the client was told of the session's usage, model and thinking level when it was opened. */

@@ -2,7 +2,8 @@ import { ErrorCode } from '../../../contracts/errors';
 import { createMemoryPromptImageStore } from '../../../contracts/prompt-image-store';
 import { initialSessionSettings, newSessionMetadata } from '../../../contracts/session-record';
 import type { StoreClient } from '../../../contracts/session-store/client';
-import type { PromptCommand, SessionSnapshot } from '../../../contracts/session-workflow';
+import type { PromptCommand } from '../../../contracts/session-workflow';
+import type { SessionLiveView } from '../../../contracts/session-live-view';
 import type { AgentEventReader } from '../events/agent-event-reader';
 import type { SessionCommands } from '../temporal/session-commands';
 import { SessionService } from './session-service';
@@ -18,7 +19,7 @@ function setup(storedModel: string, runningModel?: string) {
   const meta = { session_id: 's1', title: '', description: '', status: 'idle' as const, metadata: newSessionMetadata({ project_path: '/p', model: storedModel }), created_at: 1, updated_at: 1, message_count: 0 };
   const sent: PromptCommand[] = [];
   const commands = {
-    state: async () => (runningModel ? ({ settings: initialSessionSettings(runningModel) } as unknown as SessionSnapshot) : undefined),
+    live: async () => (runningModel ? ({ settings: initialSessionSettings(runningModel) } as unknown as SessionLiveView) : undefined),
     prompt: async (_info: unknown, p: PromptCommand) => {
       sent.push(p);
       return { turn_id: 't1', turn_number: 1, agent_state: 'thinking' as const, queued: false, duplicate: false };

@@ -1,4 +1,6 @@
 import { basename } from 'node:path';
+import { ZodError } from 'zod';
+import { applySettingsChange } from '../../../contracts/settings-change';
 import { MCP_SERVERS_METADATA_KEY, type McpServers } from '../../../contracts/mcp';
 import type { CheckpointCommand, CheckpointCommandResult } from '../../../contracts/checkpoints';
 import { ErrorCode, StrandError } from '../../../contracts/errors';
@@ -19,7 +21,7 @@ import type { TurnJob } from '../temporal/jobs';
 import type { SessionCommands } from '../temporal/session-commands';
 import { scopedSessionId } from './client-session-ids';
 import { checkProjectAccess } from './project-access';
-import { sessionView, type SessionView } from './session-view';
+import { listedSessionView, sessionView, type SessionView } from './session-view';
 import type { PromptImageStore } from '../../../contracts/prompt-image-store';
 import { lookupModel } from '../../../contracts/model-catalog';
 import { decodePromptImages, type RawPromptImage } from './prompt-images';
@@ -88,11 +90,16 @@ export class SessionService {
     this.models = new ModelChoice(this.catalog, deps.configuredProviders ?? []);
   }
 
-  /** Changes settings; the model is checked against the catalog and configured providers, the thinking level clamped to the model. */
+  /**
+   * Changes settings; the model is checked against the catalog and configured providers, the thinking
+   * level clamped to the model. A running session's workflow applies them; a dormant one's are
+   * written to the store (changeStoredSettings).
+   */
   async updateSettings(sessionId: string, change: SettingsChange & { cycle_model?: boolean; cycle_thinking?: boolean }, principal?: string): Promise<SessionSettings & { notice?: string }> {
     const meta = await this.require(sessionId, principal);
     const { cycle_model, cycle_thinking, ...rest } = change;
-    const current = (await this.deps.commands.state(sessionId))?.settings ?? this.storedSettings(meta);
+    const live = await this.deps.commands.live(sessionId);
+    const current = live?.settings ?? this.storedSettings(meta);
     let notice: string | undefined;
     const next: SettingsChange = { ...rest };
     if (cycle_model) next.model = this.models.next(current.model);
@@ -104,14 +111,33 @@ export class SessionService {
     const model = next.model ?? current.model;
     const level = cycle_thinking ? this.models.nextLevel(model, current.thinking_level) : (next.thinking_level ?? current.thinking_level);
     next.thinking_level = this.models.clamp(model, level);
-    const settings = await this.deps.commands.setSettings(this.startInfo(meta), next);
+    const settings = live ? await this.deps.commands.setSettings(this.startInfo(meta), next) : await this.changeStoredSettings(meta, current, next);
     return { ...settings, ...(notice ? { notice } : {}) };
+  }
+
+  /**
+   * A dormant session's settings change in the store, where its workflow loads them when it comes
+   * back: no worker is needed, and the session stays dormant. Had the workflow come back meanwhile
+   * (a prompt from elsewhere) with the settings from before the write, the change goes to it as well:
+   * sent twice, it is the same change.
+   */
+  private async changeStoredSettings(meta: SessionMeta, current: SessionSettings, change: SettingsChange): Promise<SessionSettings> {
+    let settings: SessionSettings;
+    try {
+      settings = applySettingsChange(current, change);
+    } catch (err) {
+      if (err instanceof ZodError) throw new StrandError(ErrorCode.INVALID_REQUEST, err.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+      throw err;
+    }
+    await this.deps.store.setMeta({ session_id: meta.session_id, metadata_patch: { [RUNTIME_KEYS.settings]: settings } });
+    if (await this.deps.commands.live(meta.session_id)) return this.deps.commands.setSettings(this.startInfo(meta), change);
+    return settings;
   }
 
   /** Every setting of a session: its running workflow's, else the stored ones it loads when it comes back. */
   async settings(sessionId: string, principal?: string): Promise<SessionSettings> {
     const meta = await this.require(sessionId, principal);
-    return (await this.deps.commands.state(sessionId))?.settings ?? this.storedSettings(meta);
+    return (await this.deps.commands.live(sessionId))?.settings ?? this.storedSettings(meta);
   }
 
   /** The settings a session's workflow has, or loads when it comes back (the one decoder of stored metadata). */
@@ -226,7 +252,7 @@ export class SessionService {
     const meta = await this.require(sessionId, principal);
     const hit = readSessionRecord(meta.metadata).requests.find((r) => r.request_id === requestId);
     if (!hit) {
-      const queued = (await this.deps.commands.state(sessionId))?.queue.find((q) => q.request_id === requestId);
+      const queued = (await this.deps.commands.live(sessionId))?.queue.find((q) => q.request_id === requestId);
       return queued ? { turn_id: turnId(queued.turn_number), status: 'queued' } : null;
     }
     const job = await this.deps.commands.job(turnWorkflowId(sessionId, hit.turn_number));
@@ -253,16 +279,17 @@ export class SessionService {
 
   async describe(sessionId: string, principal?: string): Promise<SessionView> {
     const meta = await this.require(sessionId, principal);
-    return sessionView(meta, await this.deps.commands.state(meta.session_id));
+    return sessionView(meta, await this.deps.commands.live(meta.session_id));
   }
 
-  /** A page of sessions with their live state; Temporal being unreachable fails the call (503). */
+  /** A page of sessions with their live state; what Temporal could not say is `unknown` with the reason (the list never fails for it). */
   async list(query: { limit?: number; cursor?: string; status?: SessionMeta['status']; project?: string }, principal?: string) {
     const { project, ...rest } = query;
     const metadata = { ...(principal !== undefined ? { [KEYS.owner]: principal } : {}), ...(project !== undefined ? { [KEYS.projectPath]: project } : {}) };
     const page = await this.deps.store.list({ ...rest, ...(Object.keys(metadata).length ? { metadata } : {}) });
-    const states = await Promise.all(page.sessions.map((m) => this.deps.commands.state(m.session_id)));
-    const views = page.sessions.map((m, i) => sessionView(m, states[i]));
+    // One visibility query for the page (never N queries); a session Temporal could not say is `unknown`.
+    const reads = await this.deps.commands.liveMany(page.sessions.map((m) => m.session_id));
+    const views = page.sessions.map((m) => listedSessionView(m, reads.get(m.session_id) ?? { status: 'unknown', reason: 'not read' }));
     // Spent is read from the session's whole transcript: only where there is a cap to show it against,
     // so listing many long sessions does not read every one of them (GET …/stats has it for any session).
     const spent = await Promise.all(views.map((v) => (hasCap(v.budget) ? this.spent(v.session_id) : undefined)));
@@ -297,7 +324,7 @@ export class SessionService {
     if (prompt.behavior === 'steer') throw new StrandError(ErrorCode.INVALID_REQUEST, 'images cannot be sent as steering: send them with a prompt');
     const decoded = decodePromptImages(images);
     // The model the next turn runs with: the running workflow's settings (a model just switched), else the stored ones.
-    const model = ((await this.deps.commands.state(meta.session_id))?.settings ?? this.storedSettings(meta)).model;
+    const model = ((await this.deps.commands.live(meta.session_id))?.settings ?? this.storedSettings(meta)).model;
     const entry = lookupModel(this.catalog, model);
     // Ids outside the catalog get the images: the provider itself says whether the model takes them.
     if (entry.known && !entry.supports.images) {
@@ -367,10 +394,21 @@ export class SessionService {
     return this.deps.commands.approval(sessionId, cmd, requestId);
   }
 
+  /**
+   * Whether tool call `toolCallId` waits for an answer: the view, else (it may trail a state the session
+   * has just published: SessionCommands.queried) the workflow itself. Approvals only wait while a turn
+   * runs, so a worker is there to answer.
+   */
+  async stillPending(sessionId: string, toolCallId: string, principal?: string): Promise<boolean> {
+    await this.require(sessionId, principal);
+    if ((await this.deps.commands.live(sessionId))?.pending_approvals.some((p) => p.tool_call_id === toolCallId)) return true;
+    return !!(await this.deps.commands.queried(sessionId))?.pending_approvals.some((p) => p.tool_call_id === toolCallId);
+  }
+
   /** Tool calls waiting for an answer, with their arguments (read from the stored assistant message). */
   async pendingApprovals(sessionId: string, principal?: string): Promise<Array<{ tool_call_id: string; tool: string; params: unknown; turn_id: string | null }>> {
     await this.require(sessionId, principal);
-    const state = await this.deps.commands.state(sessionId);
+    const state = await this.deps.commands.live(sessionId);
     if (!state || state.pending_approvals.length === 0 || !state.active_turn || state.step === null) return [];
     const got = await this.deps.store.getMessage({ session_id: sessionId, entry_id: entryIds.assistant(state.active_turn, state.step) });
     const message = got?.entry.kind === 'message' ? got.entry.message : undefined;
@@ -431,7 +469,7 @@ export class SessionService {
   async cancelJob(jobId: string, principal?: string): Promise<{ status: 'cancelled' | 'not_running' }> {
     const job = await this.job(jobId, principal);
     if (job.status !== 'running') return { status: 'not_running' };
-    const state = await this.deps.commands.state(job.session_id);
+    const state = await this.deps.commands.live(job.session_id);
     if (state?.active_turn !== job.turn_id) return { status: 'not_running' };
     const result = await this.deps.commands.abort(job.session_id);
     return { status: result.aborted ? 'cancelled' : 'not_running' };
@@ -439,7 +477,7 @@ export class SessionService {
 
   private async jobView(job: TurnJob, known?: { meta: SessionMeta } | null): Promise<JobView> {
     const [state, cost] = await Promise.all([
-      job.status === 'running' ? this.deps.commands.state(job.session_id) : Promise.resolve(undefined),
+      job.status === 'running' ? this.deps.commands.live(job.session_id) : Promise.resolve(undefined),
       // The model only sizes the context window, which a job does not show.
       sessionStats(this.deps.store, job.session_id, { model: this.deps.defaultModel, catalog: this.catalog, turn: job.turn_id }),
     ]);
@@ -462,7 +500,7 @@ export class SessionService {
   /** Tokens, cost, message counts, steps, turns and context use of a session (get_session_stats). */
   async stats(sessionId: string, principal?: string): Promise<SessionStats & { model: string; budget?: Budget }> {
     const meta = await this.require(sessionId, principal);
-    const { model, budget } = (await this.deps.commands.state(sessionId))?.settings ?? this.storedSettings(meta);
+    const { model, budget } = (await this.deps.commands.live(sessionId))?.settings ?? this.storedSettings(meta);
     return { model, ...(budget ? { budget } : {}), ...(await sessionStats(this.deps.store, sessionId, { model, catalog: this.catalog })) };
   }
 
@@ -493,7 +531,7 @@ export class SessionService {
   async events(sessionId: string, afterSeq: number | undefined, principal?: string): Promise<EventSubscription> {
     await this.require(sessionId, principal);
     if (afterSeq !== undefined) return this.deps.reader.open(sessionId, afterSeq);
-    const state = await this.deps.commands.state(sessionId).catch(() => undefined);
+    const state = await this.deps.commands.live(sessionId).catch(() => undefined);
     const start = state?.active_turn && state.turn_start_seq ? state.turn_start_seq - 1 : undefined;
     return this.deps.reader.open(sessionId, start);
   }

@@ -37,12 +37,23 @@ import type { SessionSettings } from '../../../contracts/session-settings';
 import { SESSION_WORKFLOW_TYPE, sessionWorkflowId } from '../../../contracts/workflow-ids';
 import { describeJob, listRunningJobs, type TurnJob } from './jobs';
 import { withTaskRetry } from './with-task-retry';
-import { translateFailure } from './translate-failure';
+import { isDeadlineExceeded, translateFailure } from './translate-failure';
+import { describeSession, listSessions, type SessionRead } from './session-views';
+import { liveViewOf, type SessionLiveView } from '../../../contracts/session-live-view';
 import { searchAttributeKeys as saKeys } from '../../../contracts/search-attributes';
 import type { TemporalLink } from './temporal-link';
 
-/** Reads and commands to a running session answer within this, or the call fails as UNAVAILABLE. */
+/** Reads (a describe, a visibility query, the fallback query) answer within this, or the read fails as UNAVAILABLE. */
 const QUERY_DEADLINE_MS = 5_000;
+/**
+ * A command is sent under one update id, each attempt within UPDATE_ATTEMPT_MS, and sent again under
+ * that id (the server applies it once, and answers a retry with the first one's outcome) until
+ * UPDATE_PATIENCE_MS have passed. Sized from `npm run bench:load` (docs/configuration.md): on a busy
+ * machine with a worker killed an update took up to a few seconds; a command that needs longer than a
+ * minute is answered UNAVAILABLE with its request id, to send again for its outcome.
+ */
+const UPDATE_ATTEMPT_MS = 10_000;
+const UPDATE_PATIENCE_MS = 60_000;
 
 const { sessionId: saSession, projectPath: saProject, model: saModel, phase: saPhase, owner: saOwner } = saKeys;
 
@@ -123,7 +134,7 @@ export class SessionCommands {
   private async updateWithStart<Ret, Arg>(info: SessionStartInfo, update: UpdateDefinition<Ret, [Arg]>, arg: Arg, requestId: string | undefined): Promise<Ret> {
     const updateId = requestId ?? randomUUID();
     try {
-      return await withTaskRetry(() => this.client().workflow.executeUpdateWithStart(update, { args: [arg], updateId, startWorkflowOperation: this.startOperation(info) }));
+      return await this.patiently(updateId, () => withTaskRetry(() => this.client().workflow.executeUpdateWithStart(update, { args: [arg], updateId, startWorkflowOperation: this.startOperation(info) })));
     } catch (err) {
       throw translateFailure(err);
     }
@@ -131,7 +142,7 @@ export class SessionCommands {
 
   /** Stops the running user command, if any. */
   async abortUserCommand(sessionId: string, requestId?: string): Promise<{ stopped: boolean }> {
-    return this.onRunning(sessionId, { stopped: false }, (h) => h.executeUpdate(abortUserCommandUpdate, { args: [], updateId: requestId ?? randomUUID() }));
+    return this.updateRunning(sessionId, { stopped: false }, abortUserCommandUpdate, [], requestId);
   }
 
   /**
@@ -139,32 +150,32 @@ export class SessionCommands {
    * child workflow has not started yet (a session whose workflow is not running has none).
    */
   async abort(sessionId: string, requestId?: string, turnId?: string): Promise<AbortResult> {
-    return this.onRunning(sessionId, { aborted: false, turn_id: null }, (h) => h.executeUpdate(abortUpdate, { args: [turnId ? { turn_id: turnId } : {}], updateId: requestId ?? randomUUID() }));
+    return this.updateRunning(sessionId, { aborted: false, turn_id: null }, abortUpdate, [turnId ? { turn_id: turnId } : {}], requestId);
   }
 
   /** Ends a turn that waits to retry its provider call, with that error. */
   async abortRetry(sessionId: string, requestId?: string): Promise<{ cancelled: boolean; turn_id: string | null }> {
-    return this.onRunning(sessionId, { cancelled: false, turn_id: null }, (h) => h.executeUpdate(abortRetryUpdate, { args: [], updateId: requestId ?? randomUUID() }));
+    return this.updateRunning(sessionId, { cancelled: false, turn_id: null }, abortRetryUpdate, [], requestId);
   }
 
   /** Asks the running turn to stop at its next step boundary; `pending` is false when none runs. */
   async interrupt(sessionId: string, requestId?: string, turnId?: string): Promise<{ pending: boolean; turn_id: string | null }> {
-    return this.onRunning(sessionId, { pending: false, turn_id: null }, (h) => h.executeUpdate(interruptUpdate, { args: [turnId ? { turn_id: turnId } : {}], updateId: requestId ?? randomUUID() }));
+    return this.updateRunning(sessionId, { pending: false, turn_id: null }, interruptUpdate, [turnId ? { turn_id: turnId } : {}], requestId);
   }
 
   async steer(sessionId: string, cmd: SteerCommand, requestId?: string): Promise<{ delivered: boolean; turn_id: string | null }> {
-    return this.onRunning(sessionId, { delivered: false, turn_id: null }, (h) => h.executeUpdate(steerUpdate, { args: [cmd], updateId: requestId ?? randomUUID() }));
+    return this.updateRunning(sessionId, { delivered: false, turn_id: null }, steerUpdate, [cmd], requestId);
   }
 
   /** Answers a pending tool approval; an unknown or already answered call is INVALID_TOOL_CALL. */
   async approval(sessionId: string, cmd: ApprovalCommand, requestId?: string): Promise<{ resolved: boolean }> {
-    const result = await this.onRunning(sessionId, undefined, (h) => h.executeUpdate(approvalUpdate, { args: [cmd], updateId: requestId ?? randomUUID() }));
+    const result = await this.updateRunning(sessionId, undefined, approvalUpdate, [cmd], requestId);
     if (!result) throw new StrandError(ErrorCode.INVALID_TOOL_CALL, `no tool call ${cmd.tool_call_id} is waiting for approval`);
     return result;
   }
 
   async clearQueue(sessionId: string, requestId?: string): Promise<{ cleared: number }> {
-    return this.onRunning(sessionId, { cleared: 0 }, (h) => h.executeUpdate(clearQueueUpdate, { args: [], updateId: requestId ?? randomUUID() }));
+    return this.updateRunning(sessionId, { cleared: 0 }, clearQueueUpdate, [], requestId);
   }
 
   /** Makes sure the session's workflow runs (a dormant session wakes up with its settings). */
@@ -179,7 +190,7 @@ export class SessionCommands {
 
   /** Ends the session's workflow (its turn was aborted before): used when the session is deleted. */
   async close(sessionId: string, reason: string): Promise<void> {
-    await this.onRunning(sessionId, undefined, (h) => h.terminate(reason).then(() => undefined));
+    await this.onRunning(sessionId, undefined, (h) => this.temporal.withDeadline(QUERY_DEADLINE_MS, () => h.terminate(reason)).then(() => undefined));
   }
 
   /** Running turns across sessions (only the principal's when given). */
@@ -200,18 +211,107 @@ export class SessionCommands {
   }
 
   /**
-   * The running workflow's state, or undefined when no workflow runs for the session (it is idle).
-   * Temporal being unreachable is an error (UNAVAILABLE), never "idle".
+   * The running workflow's state by a query (a worker must answer it), or undefined when no workflow
+   * runs for the session. The fallback of `live` for a run that keeps no view in its memo.
    */
-  async state(sessionId: string): Promise<SessionSnapshot | undefined> {
-    return this.onRunning(sessionId, undefined, (h) => h.query(sessionStateQuery));
+  private async state(sessionId: string): Promise<SessionSnapshot | undefined> {
+    return this.onRunning(sessionId, undefined, (h) => this.temporal.withDeadline(QUERY_DEADLINE_MS, () => h.query(sessionStateQuery)));
+  }
+
+  /**
+   * The view as of every event in the workflow's history, by a query: a worker answers it once the
+   * workflow task in flight has completed. The memo is written when that task completes, but what the
+   * task's local activities publish (a `session.state` the session sends itself) reaches clients a moment
+   * before: a check of what such an event announced asks here.
+   */
+  async queried(sessionId: string): Promise<SessionLiveView | undefined> {
+    const snapshot = await this.state(sessionId);
+    return snapshot ? liveViewOf(snapshot) : undefined;
+  }
+
+  /**
+   * What readers see of a running session, from Temporal's server alone (session-views.ts): one
+   * describe of its workflow, no worker involved; undefined when no run is open (dormant). A run that
+   * keeps no view yet is queried. Temporal being unreachable is UNAVAILABLE, never "dormant".
+   */
+  async live(sessionId: string): Promise<SessionLiveView | undefined> {
+    let read: SessionRead;
+    try {
+      read = await this.temporal.withDeadline(QUERY_DEADLINE_MS, () => describeSession(this.client(), sessionId));
+    } catch (err) {
+      throw translateFailure(err);
+    }
+    if (read.status === 'active') return read.view;
+    if (read.status !== 'needsQuery') return undefined;
+    const snapshot = await this.state(sessionId);
+    return snapshot ? liveViewOf(snapshot) : undefined;
+  }
+
+  /**
+   * Many sessions in one visibility query. Never fails: a session that could not be read (Temporal not
+   * answering, a run without a view whose query failed) is `unknown`, with the reason.
+   */
+  async liveMany(sessionIds: readonly string[]): Promise<Map<string, LiveRead>> {
+    let reads: Map<string, SessionRead>;
+    try {
+      reads = await this.temporal.withDeadline(QUERY_DEADLINE_MS, () => listSessions(this.client(), sessionIds));
+    } catch (err) {
+      const reason = messageOf(translateFailure(err));
+      return new Map(sessionIds.map((id) => [id, { status: 'unknown', reason }]));
+    }
+    const out = new Map<string, LiveRead>();
+    await Promise.all(
+      sessionIds.map(async (id) => {
+        const read = reads.get(id) ?? { status: 'dormant' };
+        if (read.status !== 'needsQuery') return void out.set(id, read);
+        try {
+          const view = await this.live(id);
+          out.set(id, view ? { status: 'active', view } : { status: 'dormant' });
+        } catch (err) {
+          out.set(id, { status: 'unknown', reason: messageOf(err) });
+        }
+      }),
+    );
+    return out;
+  }
+
+  /** An update to the open run, sent patiently under one id; `whenNotRunning` when no run is open or nothing it concerns runs. */
+  private updateRunning<Ret, Args extends unknown[]>(sessionId: string, whenNotRunning: Ret, update: UpdateDefinition<Ret, Args>, args: Args, requestId: string | undefined): Promise<Ret> {
+    const updateId = requestId ?? randomUUID();
+    // The SDK's overloads split updates with and without arguments; one call serves both here.
+    const execute = (h: WorkflowHandleOf) => (h.executeUpdate as (def: UpdateDefinition<Ret, Args>, options: { args: Args; updateId: string }) => Promise<Ret>).call(h, update, { args, updateId });
+    return this.onRunning(sessionId, whenNotRunning, (h) => this.patiently(updateId, () => execute(h)));
+  }
+
+  /**
+   * Runs an update's call, each attempt within UPDATE_ATTEMPT_MS, again under the same update id while
+   * it runs out of time (the server applies an update id once and answers a repeat with its outcome),
+   * for UPDATE_PATIENCE_MS. Then UNAVAILABLE, saying the command may still be applied and how to learn it.
+   */
+  private async patiently<T>(updateId: string, call: () => Promise<T>): Promise<T> {
+    const giveUpAt = Date.now() + UPDATE_PATIENCE_MS;
+    for (;;) {
+      try {
+        return await this.temporal.withDeadline(Math.min(UPDATE_ATTEMPT_MS, Math.max(1, giveUpAt - Date.now())), call);
+      } catch (err) {
+        if (!isDeadlineExceeded(err)) throw err;
+        if (Date.now() >= giveUpAt) {
+          throw new StrandError(
+            ErrorCode.UNAVAILABLE,
+            `the session's workflow did not answer within ${UPDATE_PATIENCE_MS / 1000} s; the command may still be applied: send it again with request id ${updateId} to learn its outcome (it is applied once)`,
+            { request_id: updateId },
+            { cause: err },
+          );
+        }
+      }
+    }
   }
 
   /** Runs `fn` on the session's open workflow; `whenNotRunning` when there is none. */
-  private async onRunning<T>(sessionId: string, whenNotRunning: T, fn: (h: ReturnType<Client['workflow']['getHandle']>) => Promise<T>): Promise<T> {
+  private async onRunning<T>(sessionId: string, whenNotRunning: T, fn: (h: WorkflowHandleOf) => Promise<T>): Promise<T> {
     const handle = this.client().workflow.getHandle(sessionWorkflowId(sessionId));
     try {
-      return await this.temporal.withDeadline(QUERY_DEADLINE_MS, () => fn(handle));
+      return await fn(handle);
     } catch (err) {
       if (err instanceof WorkflowNotFoundError || err instanceof QueryRejectedError) return whenNotRunning;
       // Refused by its validator because nothing it concerns runs (it never reached history).
@@ -221,3 +321,10 @@ export class SessionCommands {
     }
   }
 }
+
+type WorkflowHandleOf = ReturnType<Client['workflow']['getHandle']>;
+
+/** A session in a list: its view, dormant, or unknown with why (one session never fails the list). */
+export type LiveRead = { status: 'active'; view: SessionLiveView } | { status: 'dormant' } | { status: 'unknown'; reason: string };
+
+const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));

@@ -42,6 +42,11 @@ export function translateFailure(err: unknown): unknown {
   return err;
 }
 
+/** The call ran out of its deadline (gRPC DEADLINE_EXCEEDED): the server may still have taken it. */
+export function isDeadlineExceeded(err: unknown): boolean {
+  return causes(err).some((e) => grpcCode(e) === 4 || /DEADLINE_EXCEEDED|deadline exceeded/i.test(e.message));
+}
+
 /**
  * The server refused a command because the workflow's last task failed on a worker (a worker crash,
  * an SDK fault under load). Temporal retries that task, so the same command, under the same update

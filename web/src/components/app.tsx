@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { sessionInAddress } from '../address';
-import { api, whenUnauthorized, type ApiError, type SessionView } from '../api';
+import { api, whenUnauthorized, type ApiError, type ListedSession } from '../api';
 import { ChatSession } from '../chat-session';
 import { tokenStore } from '../token';
 import { ChatPane } from './chat-pane';
@@ -16,7 +16,7 @@ const LIST_REFRESH_MS = 15_000;
  */
 export function App() {
   const [needToken, setNeedToken] = useState(false);
-  const [sessions, setSessions] = useState<SessionView[] | undefined>(undefined);
+  const [sessions, setSessions] = useState<ListedSession[] | undefined>(undefined);
   const [listProblem, setListProblem] = useState<string | undefined>(undefined);
   const [currentId, setCurrentId] = useState(sessionInAddress());
   const [chat, setChat] = useState<ChatSession | undefined>(undefined);

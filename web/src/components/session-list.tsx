@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, type SessionView } from '../api';
+import { api, type ListedSession } from '../api';
 import { openSession } from '../address';
 
 const PROJECT_KEY = 'strand.project';
@@ -12,11 +12,11 @@ const lastProject = () => {
 };
 
 /** The name given in the settings, else the title (the first prompt), else the id. */
-export const sessionLabel = (s: SessionView) => s.name || s.title || s.session_id;
+export const sessionLabel = (s: ListedSession) => s.name || s.title || s.session_id;
 
 /** Sessions grouped by project, the most recently used project and session first. */
-function byProject(sessions: SessionView[]): Array<[string, SessionView[]]> {
-  const groups = new Map<string, SessionView[]>();
+function byProject(sessions: ListedSession[]): Array<[string, ListedSession[]]> {
+  const groups = new Map<string, ListedSession[]>();
   for (const s of [...sessions].sort((a, b) => b.updated_at - a.updated_at)) {
     const list = groups.get(s.project_path) ?? [];
     list.push(s);
@@ -29,7 +29,7 @@ function byProject(sessions: SessionView[]): Array<[string, SessionView[]]> {
  * The left column: a new session in a project folder, and the caller's sessions by project (open,
  * delete). Deleting asks once more in place rather than in a dialog.
  */
-export function SessionList(props: { sessions: SessionView[] | undefined; problem: string | undefined; currentId: string | undefined; reload: () => Promise<void> }) {
+export function SessionList(props: { sessions: ListedSession[] | undefined; problem: string | undefined; currentId: string | undefined; reload: () => Promise<void> }) {
   const current = props.sessions?.find((s) => s.session_id === props.currentId);
   const [project, setProject] = useState(lastProject());
   const [problem, setProblem] = useState<string | undefined>(undefined);
@@ -58,7 +58,7 @@ export function SessionList(props: { sessions: SessionView[] | undefined; proble
     }
   };
 
-  const remove = async (s: SessionView) => {
+  const remove = async (s: ListedSession) => {
     setConfirming(undefined);
     try {
       await api.deleteSession(s.session_id);
@@ -98,6 +98,7 @@ export function SessionList(props: { sessions: SessionView[] | undefined; proble
                   <span class="session-meta">
                     {s.message_count} messages{s.active_turn ? ' · running' : ''}
                     {s.status === 'dormant' ? ' · dormant' : ''}
+                    {s.status === 'unknown' ? ' · state unknown' : ''}
                   </span>
                 </a>
                 {confirming === s.session_id ? (

@@ -95,6 +95,7 @@ function fakeSessions() {
       return { model: s.model, thinking_level: s.thinking, auto_retry: true, auto_compaction: true, approval: {} };
     },
     pendingApprovals: async (id: string) => get(id).pending.map((c) => ({ tool_call_id: c, tool: 'write_file', params: {}, turn_id: 'turn_1' })),
+    stillPending: async (id: string, callId: string) => get(id).pending.includes(callId),
     answerApproval: async (id: string, cmd: { tool_call_id: string; decision: string }) => {
       calls.push(['answerApproval', id, cmd]);
       const s = get(id);

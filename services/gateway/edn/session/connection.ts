@@ -46,7 +46,7 @@ export class EdnSessionConnection implements EdnSessionHandler {
         const [view, stats] = await Promise.all([facts.view(), facts.stats()]);
         return { projectPath: view.project_path, usage: stats.usage, context: stats.context };
       },
-      stillPending: async (sessionId, callId) => (await sessions.pendingApprovals(sessionId, this.peer.principal)).some((p) => p.tool_call_id === callId),
+      stillPending: (sessionId, callId) => sessions.stillPending(sessionId, callId, this.peer.principal),
       log,
     };
   }

@@ -1,6 +1,7 @@
 import type { SessionSettings } from '../../../../contracts/session-settings';
 import { sessionUpdatedPayload } from '../../mapping/edn-events';
 import type { SessionService, SessionView } from '../../sessions/session-service';
+import type { ListedSessionView } from '../../sessions/session-view';
 import type { SessionStats } from '../../sessions/session-stats';
 import { readStoredSettings, readTranscript, type TranscriptItem } from '../../sessions/session-transcript';
 import type { EdnMap } from '../edn-value';
@@ -83,13 +84,13 @@ export async function footerSnapshot(f: SessionFacts): Promise<EdnMap> {
 }
 
 /** psi's runtime states of a session slot. */
-function runtimeState(view: SessionView): string {
-  if (view.agent_state === 'retrying' || view.agent_state === 'compacting') return view.agent_state;
+function runtimeState(view: ListedSessionView): string {
+  if (view.agent_state === 'retrying' || view.agent_state === 'compacting' || view.agent_state === 'unknown') return view.agent_state;
   return view.active_turn ? 'running' : 'waiting';
 }
 
 /** A session as `context/updated` and `list_sessions` list it. */
-export function sessionSlot(view: SessionView, activeId: string): EdnMap {
+export function sessionSlot(view: ListedSessionView, activeId: string): EdnMap {
   const state = runtimeState(view);
   return {
     id: view.session_id,

@@ -25,7 +25,7 @@ async function answer(ctx: OpContext, decision: ApprovalCommand['decision']) {
   const sessionId = shownIn ?? (await ctx.target());
   // A dialog this connection showed may be answered before the turn reports it waiting (the session
   // workflow then takes the answer a moment later); any other must be waiting now.
-  if (!shownIn && !(await ctx.sessions.pendingApprovals(sessionId, ctx.principal)).some((p) => p.tool_call_id === dialogId)) {
+  if (!shownIn && !(await ctx.sessions.stillPending(sessionId, dialogId, ctx.principal))) {
     throw new EdnOpError(EdnErrorCode.noActiveDialog, `no dialog ${dialogId} is waiting for an answer`);
   }
   await ctx.sessions.answerApproval(sessionId, { tool_call_id: dialogId, decision }, ctx.principal);
