@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { sessionWorkflowId, turnWorkflowId } from '../contracts/workflow-ids';
 import { startTestStack } from '../test/harness/stack-fixture';
 import { BusyLoops } from './load/busy-loops';
 import { markdown, summarize, targets } from './load/summary';
@@ -53,6 +55,7 @@ async function main(): Promise<void> {
       }),
     );
     busy.stop();
+    for (const u of loaded.unfinished) Object.assign(u, { temporal: await describeTurn(stack.urls.temporal, u.session_id, u.turn_id) });
     const held = targets(loaded);
     const meta = { sessions: SESSIONS, readers: READERS, chatters: CHATTERS, duration_s: DURATION_S, busy_loops: BUSY_LOOPS, cores: os.cpus().length, node: process.version, at: new Date().toISOString() };
     const result = { meta, quiet, busy: loaded, targets: held };
@@ -65,6 +68,25 @@ async function main(): Promise<void> {
     busy.stop();
     await stack.teardown();
     fs.rmSync(workspace, { recursive: true, force: true });
+  }
+}
+
+/** What Temporal says of an unfinished turn and its session: status, pending activities, the last events' types. */
+async function describeTurn(address: string, sessionId: string, turnId: string): Promise<unknown> {
+  const connection = await Connection.connect({ address });
+  try {
+    const client = new Client({ connection });
+    const about = async (id: string) => {
+      const handle = client.workflow.getHandle(id);
+      const d = await handle.describe();
+      const raw = d.raw as { pendingActivities?: Array<{ activityType?: { name?: string }; state?: unknown; attempt?: number; lastFailure?: { message?: string } }> };
+      const events = ((await handle.fetchHistory()).events ?? []).map((e) => String(e.eventType));
+      return { status: d.status.name, pending: (raw.pendingActivities ?? []).map((a) => ({ type: a.activityType?.name, state: a.state, attempt: a.attempt, failure: a.lastFailure?.message })), last_events: events.slice(-12) };
+    };
+    const turnNumber = Number(turnId.replace(/^t/, ''));
+    return { session: await about(sessionWorkflowId(sessionId)).catch((e: Error) => e.message), turn: await about(turnWorkflowId(sessionId, turnNumber)).catch((e: Error) => e.message) };
+  } finally {
+    await connection.close();
   }
 }
 

@@ -5,7 +5,12 @@ import { timedCall, type Sample } from './load-client';
 export interface PhaseResult {
   samples: Sample[];
   turns: { accepted: number; finished: number; done: number; outcomes: Record<string, number> };
+  /** Turns accepted whose `turn.finished` did not come within TURN_WAIT_MS: the session's view then. */
+  unfinished: Array<{ session_id: string; turn_id: string; view: unknown }>;
 }
+
+/** Longer than any turn of this load takes, kill and restart included. */
+const TURN_WAIT_MS = 120_000;
 
 export interface Workload {
   base: string;
@@ -31,6 +36,7 @@ const PROMPT = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
 export async function runWorkload(w: Workload): Promise<PhaseResult> {
   const samples: Sample[] = [];
   const turns = { accepted: 0, finished: 0, done: 0, outcomes: {} as Record<string, number> };
+  const unfinished: PhaseResult['unfinished'] = [];
   const endAt = Date.now() + w.durationMs;
   const running = () => Date.now() < endAt;
 
@@ -58,7 +64,14 @@ export async function runWorkload(w: Workload): Promise<PhaseResult> {
         }
         turns.accepted++;
         const turn = sent.body.turn_id as string;
-        const seen = await readUntil(sse, (e) => e.event === 'turn.finished' && JSON.parse(e.data).turn_id === turn, 180_000);
+        let seen;
+        try {
+          seen = await readUntil(sse, (e) => e.event === 'turn.finished' && JSON.parse(e.data).turn_id === turn, TURN_WAIT_MS);
+        } catch {
+          // Recorded, and this client stops: what it saw is the finding.
+          unfinished.push({ session_id: sid, turn_id: turn, view: await (await fetch(`${w.base}/api/sessions/${sid}`)).json().catch(() => null) });
+          return;
+        }
         const outcome = JSON.parse(seen[seen.length - 1]!.data).outcome as string;
         turns.finished++;
         turns.outcomes[outcome] = (turns.outcomes[outcome] ?? 0) + 1;
@@ -76,5 +89,5 @@ export async function runWorkload(w: Workload): Promise<PhaseResult> {
 
   const chatting = w.sessions.slice(0, w.chatters);
   await Promise.all([...Array.from({ length: w.readers }, reader), renamer(), ...chatting.map(chatter), midway]);
-  return { samples, turns };
+  return { samples, turns, unfinished };
 }
