@@ -30,7 +30,8 @@ test('every recorded session and turn history replays on the current workflow co
   // for the session to publish their state (cd426a9), `marker.*` on turns that asked patched() for the
   // thinking report (aacac4e), `patch.*` on sessions that asked patched() whether turns publish their
   // state (0681e48), `pre-intents.*` on sessions whose abort, interrupt and steer found no child yet
-  // (before `turn-command-intents`): what was running when each change shipped.
+  // (before `turn-command-intents`): what was running when each change shipped. `view.*` were recorded
+  // on sessions that keep their view in their memo (`session-view-memo`), the unprefixed ones before it.
   expect(files).toEqual([
     'abort-running.session.json',
     'abort-running.turn-1.json',
@@ -99,6 +100,18 @@ test('every recorded session and turn history replays on the current workflow co
     'turn-with-tool.session.json',
     'turn-with-tool.turn-1.json',
     'two-turns.session.json',
+    'view.queued-turn-commands.session.json',
+    'view.queued-turn-commands.turn-1.json',
+    'view.queued-turn-commands.turn-3.json',
+    'view.revert.session.json',
+    'view.settings-during-approval.session.json',
+    'view.settings-during-approval.turn-1.json',
+    'view.turn-continue-as-new.session.run-1.json',
+    'view.turn-continue-as-new.session.run-2.json',
+    'view.turn-continue-as-new.turn-1.run-1.json',
+    'view.turn-continue-as-new.turn-1.run-2.json',
+    'view.turn-continue-as-new.turn-1.run-5.json',
+    'view.two-turns.session.json',
   ]);
   const results: Array<{ file: string; error?: string }> = [];
   // One replay per history under the workflow id it was recorded with (a sub-agent's id derives from
