@@ -6,6 +6,13 @@
 /** Registered workflow type names. */
 export const SESSION_WORKFLOW_TYPE = 'sessionWorkflow';
 export const TURN_WORKFLOW_TYPE = 'turnWorkflow';
+/** A read of a session's file checkpoints, apart from its session workflow (workflows/checkpoint-list.ts). */
+export const CHECKPOINT_LIST_WORKFLOW_TYPE = 'checkpointListWorkflow';
+
+/** One checkpoint listing's workflow id (each read its own). */
+export function checkpointListWorkflowId(sessionId: string, readId: string): string {
+  return `session:${sessionId}:checkpoints:${readId}`;
+}
 
 /** The session workflow's id: one running entity workflow per session. */
 export function sessionWorkflowId(sessionId: string): string {

@@ -1,3 +1,4 @@
 // The workflow bundle's entry: every workflow type the worker registers.
 export { sessionWorkflow } from './session/session-workflow';
 export { turnWorkflow } from './turn/turn-workflow';
+export { checkpointListWorkflow } from './checkpoint-list';

@@ -81,7 +81,7 @@ test('with every worker frozen, a session, the list and the settings are read, b
   await until(() => session(sid), (r) => r.body.message_count === 4 && r.body.active_turn === null, 'the second turn to end');
 }, 120_000);
 
-test('a dormant session is renamed with every worker frozen, stays dormant, and comes back with its new name', async () => {
+test('a dormant session is renamed with every worker frozen and its checkpoints are listed: it stays dormant, and comes back with its new name', async () => {
   const sid = (await http(base, 'POST', '/api/sessions', { project_path: '/tmp', model: 'scripted/echo' })).body.session_id as string;
   await until(() => session(sid), (r) => r.body.status === 'dormant', 'the session to idle out', IDLE_MS * 6);
 
@@ -94,6 +94,11 @@ test('a dormant session is renamed with every worker frozen, stays dormant, and 
   } finally {
     freeze('CONT');
   }
+
+  // Its file checkpoints are read by a worker, apart from its workflow: it stays dormant.
+  const checkpoints = await http(base, 'GET', `/api/sessions/${sid}/checkpoints`);
+  expect([checkpoints.status, checkpoints.body]).toEqual([200, { checkpoints: [] }]);
+  expect((await session(sid)).body.status).toBe('dormant');
 
   // It comes back with the name: an active session's settings are its workflow's (its view), loaded from the store.
   expect((await http(base, 'POST', `/api/sessions/${sid}/prompt`, { text: 'hello' })).status).toBe(202);

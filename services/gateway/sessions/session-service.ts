@@ -351,9 +351,13 @@ export class SessionService {
     return this.deps.commands.userCommand(this.startInfo(meta), cmd);
   }
 
-  /** File checkpoints (docs/undo.md): listed, reverted or redone by the session's workflow on the worker. */
+  /**
+   * File checkpoints (docs/undo.md): reverted or redone by the session's workflow on the worker; listed
+   * apart from it (a read wakes no dormant session).
+   */
   async checkpointCommand(sessionId: string, cmd: CheckpointCommand, principal?: string, requestId?: string): Promise<CheckpointCommandResult> {
     const meta = await this.require(sessionId, principal);
+    if (cmd.op === 'list') return this.deps.commands.listCheckpoints(meta.session_id);
     return this.deps.commands.checkpoints(this.startInfo(meta), cmd, requestId);
   }
 

@@ -6,7 +6,7 @@ import {
   type Client,
 } from '@temporalio/client';
 import { ApplicationFailure, TypedSearchAttributes, WorkflowNotFoundError, type UpdateDefinition } from '@temporalio/common';
-import { checkpointsUpdate, type CheckpointCommand, type CheckpointCommandResult } from '../../../contracts/checkpoints';
+import { checkpointsUpdate, type CheckpointCommand, type CheckpointCommandResult, type CheckpointSummary } from '../../../contracts/checkpoints';
 import { ErrorCode, StrandError } from '../../../contracts/errors';
 import {
   abortRetryUpdate,
@@ -34,7 +34,7 @@ import {
   type SteerCommand,
 } from '../../../contracts/session-workflow';
 import type { SessionSettings } from '../../../contracts/session-settings';
-import { SESSION_WORKFLOW_TYPE, sessionWorkflowId } from '../../../contracts/workflow-ids';
+import { CHECKPOINT_LIST_WORKFLOW_TYPE, checkpointListWorkflowId, SESSION_WORKFLOW_TYPE, sessionWorkflowId } from '../../../contracts/workflow-ids';
 import { describeJob, listRunningJobs, type TurnJob } from './jobs';
 import { withTaskRetry } from './with-task-retry';
 import { isDeadlineExceeded, translateFailure } from './translate-failure';
@@ -121,7 +121,27 @@ export class SessionCommands {
     return this.updateWithStart(info, userCommandUpdate, cmd, requestId);
   }
 
-  /** Lists a session's file checkpoints, or reverts / redoes them (idle sessions only), waking a dormant one. */
+  /**
+   * A session's file checkpoints, read by a workflow of its own (workflows/checkpoint-list.ts): the
+   * session's workflow is neither woken nor written to. A worker reads them (they are on its disk).
+   */
+  async listCheckpoints(sessionId: string): Promise<{ checkpoints: CheckpointSummary[] }> {
+    try {
+      return await this.temporal.withDeadline(UPDATE_ATTEMPT_MS, () =>
+        this.client().workflow.execute(CHECKPOINT_LIST_WORKFLOW_TYPE, {
+          workflowId: checkpointListWorkflowId(sessionId, randomUUID()),
+          taskQueue: this.taskQueue,
+          args: [{ session_id: sessionId }],
+          workflowExecutionTimeout: '2 minutes',
+          staticSummary: `checkpoints of session ${sessionId}`,
+        }),
+      );
+    } catch (err) {
+      throw translateFailure(err);
+    }
+  }
+
+  /** Reverts or redoes a session's file checkpoints (idle sessions only), waking a dormant one. */
   async checkpoints(info: SessionStartInfo, cmd: CheckpointCommand, requestId?: string): Promise<CheckpointCommandResult> {
     return this.updateWithStart(info, checkpointsUpdate, cmd, requestId);
   }
