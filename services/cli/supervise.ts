@@ -5,6 +5,7 @@ import { startStack, type Stack } from '../../infra/stack/stack';
 import { stackConfigFromEnv } from '../../infra/stack/stack-config';
 import { removePid, writePid } from './pid-file';
 import { readyLine } from './ready-line';
+import { runningTurns, stoppedLine } from './running-turns';
 import { say } from './safe-output';
 import { checkPorts, clearStaleStack } from './stale-stack';
 
@@ -73,8 +74,9 @@ export async function supervise(opts: { detached: boolean; instances?: InstanceC
     await new Promise((resolve) => stop.signal.addEventListener('abort', resolve, { once: true }));
   }
   const started = Date.now();
-  await stack.stop();
+  // Asked beside the stop (workers and gateways stop first; Temporal last), so it costs the stop nothing.
+  const [turns] = await Promise.all([runningTurns(stack.urls.temporal), stack.stop()]);
   removePid(config.dataDir, process.pid);
   removeChildRecords(config.dataDir);
-  say(`[strand] stopped in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  say(stoppedLine((Date.now() - started) / 1000, turns));
 }

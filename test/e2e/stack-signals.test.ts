@@ -137,6 +137,24 @@ describe('npm start under terminal signals', () => {
     await expectStackGone(t, procs, since);
   }, 180_000);
 
+  test('Ctrl-C mid-answer: the last line says which turn was running and that it goes on when strand starts again', async () => {
+    const t = await newPlace();
+    t.place.env = { ...t.place.env, STRAND_SCRIPTED_DELTA_DELAY_MS: '100' };
+    const run = await startForeground(t);
+    const post = (route: string, body: unknown) => fetch(`${t.place.gateway}${route}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const sid = ((await (await post('/api/sessions', { project_path: t.place.dataDir, model: 'scripted/echo' })).json()) as { session_id: string }).session_id;
+    const words = Array.from({ length: 200 }, (_, i) => `w${i}`).join(' ');
+    expect((await post(`/api/sessions/${sid}/prompt`, { text: words })).status).toBe(202);
+    const procs = snapshot(t, run.pid);
+    const since = Date.now();
+    process.kill(-run.pid, 'SIGINT');
+    await expectStackGone(t, procs, since);
+    const last = run.output().split('\n').find((l) => l.startsWith('[strand] stopped in')) ?? run.output().slice(-500);
+    expect(last).toMatch(/^\[strand\] stopped in [\d.]+ s; a turn was running \(/);
+    expect(last).toContain(`${sid} t1`);
+    expect(last).toContain('it goes on where it stopped when strand starts again');
+  }, 180_000);
+
   test('SIGKILL to the runner alone: its services exit by themselves and free their ports', async () => {
     const t = await newPlace();
     const run = await startForeground(t);
