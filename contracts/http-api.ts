@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ErrorCode } from './errors';
-import { mcpServersSchema } from './mcp';
+import { mcpServersRequestSchema } from './mcp';
 import { modelIdSchema } from './models';
 import { MAX_PROMPT_IMAGES, promptImageUploadSchema } from './prompt-images';
 import { approvalPolicyChangeSchema, budgetChangeSchema, budgetSchema, thinkingLevelSchema } from './session-settings';
@@ -11,7 +11,7 @@ import { approvalPolicyChangeSchema, budgetChangeSchema, budgetSchema, thinkingL
  */
 
 /** `POST /api/sessions`. */
-export const createSessionBodySchema = z.object({
+export const createSessionBodySchema = z.strictObject({
   project_path: z.string().min(1, 'project_path is required'),
   model: modelIdSchema.optional(),
   title: z.string().max(500).optional(),
@@ -24,15 +24,15 @@ export const createSessionBodySchema = z.object({
     .strict()
     .optional(),
   /** The session's own MCP servers (docs/mcp.md), by name; env and header values are never returned. */
-  mcp_servers: mcpServersSchema.optional(),
+  mcp_servers: mcpServersRequestSchema.optional(),
 });
 export type CreateSessionBody = z.infer<typeof createSessionBodySchema>;
 
 /** `POST /api/sessions/{id}/prompt`. */
-export const promptBodySchema = z.object({
+export const promptBodySchema = z.strictObject({
   text: z.string().min(1, 'text must not be empty'),
   context: z
-    .object({
+    .strictObject({
       current_file: z.string().optional(),
       cursor_position: z.unknown().optional(),
       visible_region: z.unknown().optional(),
@@ -96,29 +96,29 @@ export const transcriptsQuerySchema = z.object({
 });
 
 /** `POST /api/sessions/{id}/approve`. */
-export const approveBodySchema = z.object({
+export const approveBodySchema = z.strictObject({
   tool_call_id: z.string().min(1, 'tool_call_id is required'),
   /** Also approve every later call of the same tool in this session. */
   always: z.boolean().optional(),
 });
 
 /** `POST /api/sessions/{id}/reject`. */
-export const rejectBodySchema = z.object({ tool_call_id: z.string().min(1, 'tool_call_id is required'), reason: z.string().max(2000).optional() });
+export const rejectBodySchema = z.strictObject({ tool_call_id: z.string().min(1, 'tool_call_id is required'), reason: z.string().max(2000).optional() });
 
 /** `POST /api/sessions/{id}/steer`. */
-export const steerBodySchema = z.object({ text: z.string().min(1, 'text must not be empty'), request_id: z.string().min(1).max(200).optional() });
+export const steerBodySchema = z.strictObject({ text: z.string().min(1, 'text must not be empty'), request_id: z.string().min(1).max(200).optional() });
 
 /** `POST /api/sessions/{id}/fork`. */
-export const forkBodySchema = z.object({ entry_id: z.string().min(1, 'entry_id is required') });
+export const forkBodySchema = z.strictObject({ entry_id: z.string().min(1, 'entry_id is required') });
 
 /** `POST /api/sessions/{id}/model`: a provider and its model id, or `cycle: true` for the next model. */
 export const modelBodySchema = z.union([
-  z.object({ provider: z.string().min(1), model_id: z.string().min(1) }),
-  z.object({ cycle: z.literal(true) }),
+  z.strictObject({ provider: z.string().min(1), model_id: z.string().min(1) }),
+  z.strictObject({ cycle: z.literal(true) }),
 ]);
 
 /** `POST /api/sessions/{id}/thinking`: a level, or `cycle: true` for the next one the model supports. */
-export const thinkingBodySchema = z.union([z.object({ level: thinkingLevelSchema }), z.object({ cycle: z.literal(true) })]);
+export const thinkingBodySchema = z.union([z.strictObject({ level: thinkingLevelSchema }), z.strictObject({ cycle: z.literal(true) })]);
 
 /** `PATCH /api/sessions/{id}/settings` (strand extension): the other settings. */
 export const settingsBodySchema = z.strictObject({
@@ -131,7 +131,7 @@ export const settingsBodySchema = z.strictObject({
 });
 
 /** `POST /api/sessions/{id}/compact`. */
-export const compactBodySchema = z.object({ instructions: z.string().max(4000).optional() });
+export const compactBodySchema = z.strictObject({ instructions: z.string().max(4000).optional() });
 
 /**
  * The body of every error answer (specs/http-sse.md, "Errors"): the code decides the HTTP status;

@@ -43,6 +43,14 @@ export const mcpServerNameSchema = z.string().min(1).max(64);
 export const mcpServersSchema = z.record(mcpServerNameSchema, mcpServerConfigSchema).refine((m) => Object.keys(m).length <= 32, 'at most 32 MCP servers');
 export type McpServers = z.infer<typeof mcpServersSchema>;
 
+/**
+ * Servers as a client sends them in a request (`POST /api/sessions {mcp_servers}`): an unknown key at
+ * any depth is refused, where a config file (another tool's too) may carry keys strand does not read.
+ */
+export const mcpServersRequestSchema = z
+  .record(mcpServerNameSchema, z.union([z.strictObject(mcpStdioServerSchema.shape), z.strictObject(mcpHttpServerSchema.shape)]))
+  .refine((m) => Object.keys(m).length <= 32, 'at most 32 MCP servers');
+
 /** A config file: `{"mcpServers": {...}}`; other keys (other tools' settings) are left alone. */
 export const mcpConfigFileSchema = z.looseObject({ mcpServers: mcpServersSchema.optional() });
 

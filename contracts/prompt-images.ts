@@ -34,7 +34,7 @@ export const MAX_PROMPT_IMAGES_TOTAL_BYTES = 6 * 1024 * 1024;
 export const PROMPT_IMAGES_BUCKET = 'strand-prompt-images';
 
 /** An image as a client sends it (HTTP `images[]`; ACP image blocks are mapped to it). */
-export const promptImageUploadSchema = z.object({
+export const promptImageUploadSchema = z.strictObject({
   media_type: promptImageMediaTypeSchema.describe('One of image/png, image/jpeg, image/gif, image/webp.'),
   data: z.string().describe(`Base64 of the image bytes (standard alphabet, padded); at most ${MAX_PROMPT_IMAGE_BYTES} bytes decoded.`),
 });

@@ -35,7 +35,7 @@ export type ApprovalPolicy = z.infer<typeof approvalPolicySchema>;
  * fills a missing field with its default (zod 4 applies defaults inside optional), so a change of one
  * field put the others back to their defaults.
  */
-export const approvalPolicyChangeSchema = z.object({
+export const approvalPolicyChangeSchema = z.strictObject({
   auto_approve_readonly: z.boolean().optional(),
   always_allow: z.array(z.string()).optional(),
   timeout_s: z.number().int().positive().optional(),

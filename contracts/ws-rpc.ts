@@ -25,7 +25,7 @@ export const taskIdSchema = z.string().regex(/^task_[a-z0-9]+$/, 'task ids look 
 export type TaskId = z.infer<typeof taskIdSchema>;
 
 /** One earlier message of the client's conversation; seeds a session that does not exist yet. */
-export const historyItemSchema = z.object({
+export const historyItemSchema = z.strictObject({
   id: z.string(),
   role: z.enum(['system', 'user', 'assistant']),
   content: z.string(),
@@ -48,7 +48,7 @@ export const chatRequestSchema = z.strictObject({
   sessionId: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, 'session ids are 1-128 of A-Z a-z 0-9 _ -').optional(),
   resourceId: z.string().max(200).optional(),
   workspace: z.string().max(4096).optional(),
-  activeSkills: z.array(z.object({ name: z.string().min(1), instructions: z.string().min(1) })).optional(),
+  activeSkills: z.array(z.strictObject({ name: z.string().min(1), instructions: z.string().min(1) })).optional(),
   suggestions: z.array(z.string().max(1_000)).max(10).optional(),
 });
 export type ChatRequest = z.infer<typeof chatRequestSchema>;
