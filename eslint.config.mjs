@@ -50,6 +50,10 @@ export default tseslint.config(
     storeInternals,
   ]),
   boundary(['services/worker/**/*.ts', 'services/cli/**/*.ts', 'services/common/**/*.ts'], [storeInternals]),
+  // clients/core: what every client of strand shares; contracts only, and no schema library (the page's bundle).
+  boundary(['clients/core/**/*.ts'], [
+    { group: [...dir('workflows', 'activities', 'services', 'infra', 'web', 'test', 'bench'), 'zod'], message: 'clients/core depends on contracts (types) and small libraries only: no services, no zod.' },
+  ]),
   // Tests read loosely-typed JSON replies; `any` there keeps assertions short.
   { files: ['test/**/*.ts', '**/*.test.ts'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
 );

@@ -13,7 +13,7 @@ module.exports = {
     {
       ...common,
       displayName: 'unit',
-      testMatch: ['<rootDir>/{contracts,workflows,activities,services,infra,bench}/**/*.test.ts'],
+      testMatch: ['<rootDir>/{contracts,clients,workflows,activities,services,infra,bench}/**/*.test.ts'],
     },
     {
       ...common,

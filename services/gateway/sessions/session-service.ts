@@ -412,7 +412,10 @@ export class SessionService {
   /** Tool calls waiting for an answer, with their arguments (read from the stored assistant message). */
   async pendingApprovals(sessionId: string, principal?: string): Promise<Array<{ tool_call_id: string; tool: string; params: unknown; turn_id: string | null }>> {
     await this.require(sessionId, principal);
-    const state = await this.deps.commands.live(sessionId);
+    let state = await this.deps.commands.live(sessionId);
+    // The session publishes the state announcing approvals as its workflow task runs, and the view is
+    // written when that task completes: while a turn runs, a view that lists none asks the workflow.
+    if (state?.active_turn && state.pending_approvals.length === 0) state = (await this.deps.commands.queried(sessionId)) ?? state;
     if (!state || state.pending_approvals.length === 0 || !state.active_turn || state.step === null) return [];
     const got = await this.deps.store.getMessage({ session_id: sessionId, entry_id: entryIds.assistant(state.active_turn, state.step) });
     const message = got?.entry.kind === 'message' ? got.entry.message : undefined;
