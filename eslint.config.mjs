@@ -1,4 +1,4 @@
-// Lint for all TypeScript, plus the import boundaries of design.md §2. The boundaries are enforced
+// Lint for all TypeScript, plus the import boundaries (docs/architecture.md). The boundaries are enforced
 // with no-restricted-imports per folder so a violation names the rule it breaks.
 // infra/lint-boundaries.test.ts proves each boundary fires.
 import js from '@eslint/js';
@@ -50,6 +50,10 @@ export default tseslint.config(
     storeInternals,
   ]),
   boundary(['services/worker/**/*.ts', 'services/cli/**/*.ts', 'services/common/**/*.ts'], [storeInternals]),
+  // The clients (the terminal chat, the page): the gateway and the stack runner are on the other side of HTTP.
+  boundary(['services/chat/**/*.ts', 'services/chat/**/*.tsx', 'web/**/*.ts', 'web/**/*.tsx'], [
+    { group: [...dir('services/gateway', 'infra', 'workflows', 'activities'), '../gateway', '../gateway/**', '../../infra/**'], message: 'a client imports nothing of the gateway or the stack runner: shared rules live in contracts/ or clients/core.' },
+  ]),
   // clients/core: what every client of strand shares; contracts only, and no schema library (the page's bundle).
   boundary(['clients/core/**/*.ts'], [
     { group: [...dir('workflows', 'activities', 'services', 'infra', 'web', 'test', 'bench'), 'zod'], message: 'clients/core depends on contracts (types) and small libraries only: no services, no zod.' },

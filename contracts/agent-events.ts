@@ -49,7 +49,7 @@ export const agentEventSchema = z.discriminatedUnion('type', [
    * The next piece of a step's text: it appends. A step retried after a crash or a dropped stream
    * continues from the text already published (the provider is given it as a prefill), so its
    * deltas append too; only a `stream.reset` takes text back, and a delta of an older attempt than
-   * one already seen for the step is a straggler to drop (services/gateway/events/step-text.ts).
+   * one already seen for the step is a straggler to drop (contracts/step-text.ts).
    */
   z.object({ type: z.literal('assistant.delta'), turn_id: z.string(), step, text: z.string() }),
   z.object({ type: z.literal('assistant.thinking_delta'), turn_id: z.string(), step, text: z.string() }),

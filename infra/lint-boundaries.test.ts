@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 
 /**
- * The import rules of design.md §2 are enforced by eslint.config.mjs; these cases prove each boundary
+ * The import rules (docs/architecture.md) are enforced by eslint.config.mjs; these cases prove each boundary
  * fires (and that allowed imports pass), so a config edit cannot silently switch one off.
  */
 const root = path.resolve(__dirname, '..');
@@ -19,6 +19,12 @@ const cases: [string, string, string, boolean][] = [
   ['workflows → nats', 'workflows/x.ts', "import { connect } from 'nats';\nexport const a = connect;", true],
   ['activities → workflows', 'activities/x.ts', "import { turnWorkflow } from '../workflows/turn/turn-workflow';\nexport const a = turnWorkflow;", true],
   ['contracts → services', 'contracts/x.ts', "import { runtimeEnv } from '../services/common/env';\nexport const a = runtimeEnv;", true],
+  ['terminal chat → gateway', 'services/chat/x.ts', "import { TurnStream } from '../gateway/events/turn-stream';\nexport const a = TurnStream;", true],
+  ['terminal chat → stack runner', 'services/chat/x.ts', "import { stackConfigFromEnv } from '../../infra/stack/stack-config';\nexport const a = stackConfigFromEnv;", true],
+  ['page → gateway', 'web/src/x.ts', "import { TurnStream } from '../../services/gateway/events/turn-stream';\nexport const a = TurnStream;", true],
+  ['terminal chat → contracts (allowed)', 'services/chat/x.ts', "import { StepTexts } from '../../contracts/step-text';\nexport const a = StepTexts;", false],
+  ['client core → zod', 'clients/core/x.ts', "import { z } from 'zod';\nexport const a = z;", true],
+  ['client core → services', 'clients/core/x.ts', "import { GatewayClient } from '../../services/chat/gateway-client';\nexport const a = GatewayClient;", true],
 ];
 
 let results: string[][] = [];
@@ -33,7 +39,7 @@ beforeAll(() => {
   results = JSON.parse(res.stdout) as string[][];
 }, 60_000);
 
-describe('import boundaries (design.md §2)', () => {
+describe('import boundaries (docs/architecture.md)', () => {
   test.each(cases.map((c, i) => [...c, i] as const))('%s', (_name, _file, _code, shouldFail, i) => {
     const messages = results[i] ?? [];
     if (shouldFail) expect(messages.length).toBeGreaterThan(0);

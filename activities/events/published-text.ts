@@ -45,7 +45,7 @@ export interface PublishedText {
 
 /**
  * Folds a session's events (in stream order, any superset of the step's) into the step's text. The
- * rules are the clients' (services/gateway/events/step-text.ts): deltas append, `stream.reset` voids
+ * rules are the clients' (contracts/step-text.ts): deltas append, `stream.reset` voids
  * what came before, and a delta of an attempt older than one already seen is a straggler of a given-up
  * attempt and is ignored.
  */

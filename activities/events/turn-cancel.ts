@@ -21,21 +21,3 @@ export function createNatsTurnCancelChannel(nc: NatsConnection): TurnCancelChann
     },
   };
 }
-
-/** In-process channel for unit tests: same contract, no NATS. */
-export function createMemoryTurnCancelChannel(): TurnCancelChannel {
-  const watchers = new Map<string, Set<() => void>>();
-  const key = (s: string, t: string) => `${s}\u0000${t}`;
-  return {
-    watch(sessionId, turnId, onCancel) {
-      const k = key(sessionId, turnId);
-      const set = watchers.get(k) ?? new Set();
-      set.add(onCancel);
-      watchers.set(k, set);
-      return () => set.delete(onCancel);
-    },
-    async announce(sessionId, turnId) {
-      for (const fn of watchers.get(key(sessionId, turnId)) ?? []) fn();
-    },
-  };
-}

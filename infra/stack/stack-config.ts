@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { InstanceCounts } from './instances';
+import { envPort, LOCAL_STACK_HOST, LOCAL_STACK_PORTS } from '../../contracts/local-stack';
 
 /** The repository root (services are started from here). */
 export const REPO_ROOT = path.resolve(__dirname, '../..');
@@ -18,14 +19,6 @@ export interface StackConfig {
   instances?: InstanceCounts;
 }
 
-function port(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name]?.trim();
-  if (!raw) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${name}=${raw} is not a TCP port`);
-  return n;
-}
-
 /**
  * The local stack's settings from the environment (documented in docs/configuration.md):
  * STRAND_DATA_DIR, STRAND_TEMPORAL_PORT, STRAND_TEMPORAL_UI_PORT, STRAND_NATS_PORT,
@@ -34,13 +27,13 @@ function port(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
 export function stackConfigFromEnv(env: NodeJS.ProcessEnv = process.env): StackConfig {
   return {
     dataDir: path.resolve(env.STRAND_DATA_DIR?.trim() || path.join(REPO_ROOT, '.strand', 'data')),
-    host: '127.0.0.1',
+    host: LOCAL_STACK_HOST,
     ports: {
-      temporal: port(env, 'STRAND_TEMPORAL_PORT', 7233),
-      temporalUi: port(env, 'STRAND_TEMPORAL_UI_PORT', 8233),
-      nats: port(env, 'STRAND_NATS_PORT', 4222),
-      gateway: port(env, 'STRAND_GATEWAY_PORT', 9420),
-      edn: port(env, 'STRAND_EDN_PORT', 9421),
+      temporal: envPort(env, 'STRAND_TEMPORAL_PORT', LOCAL_STACK_PORTS.temporal),
+      temporalUi: envPort(env, 'STRAND_TEMPORAL_UI_PORT', LOCAL_STACK_PORTS.temporalUi),
+      nats: envPort(env, 'STRAND_NATS_PORT', LOCAL_STACK_PORTS.nats),
+      gateway: envPort(env, 'STRAND_GATEWAY_PORT', LOCAL_STACK_PORTS.gateway),
+      edn: envPort(env, 'STRAND_EDN_PORT', LOCAL_STACK_PORTS.edn),
     },
     ui: true,
     serviceEnv: {},

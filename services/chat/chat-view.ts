@@ -1,5 +1,5 @@
 import type { HttpEventData } from '../../contracts/http-events';
-import { StepTexts } from '../gateway/events/step-text';
+import { StepTexts } from '../../contracts/step-text';
 import { entryIds } from '../../contracts/workflow-ids';
 import { resultText, stepOfEntry, type ChatBlock } from './chat-blocks';
 import type { PendingApproval } from './gateway-client';

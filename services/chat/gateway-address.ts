@@ -1,4 +1,4 @@
-import { stackConfigFromEnv } from '../../infra/stack/stack-config';
+import { envPort, LOCAL_STACK_HOST, LOCAL_STACK_PORTS } from '../../contracts/local-stack';
 
 /** Where `strand chat` finds the gateway, and what it proves itself with. */
 export interface GatewayAddress {
@@ -17,8 +17,7 @@ export function gatewayAddressFromEnv(env: NodeJS.ProcessEnv = process.env): Gat
   let url: string;
   if (explicit) url = explicit.replace(/\/+$/, '');
   else {
-    const config = stackConfigFromEnv(env);
-    url = `http://${env.STRAND_GATEWAY_HOST?.trim() || config.host}:${config.ports.gateway}`;
+    url = `http://${env.STRAND_GATEWAY_HOST?.trim() || LOCAL_STACK_HOST}:${envPort(env, 'STRAND_GATEWAY_PORT', LOCAL_STACK_PORTS.gateway)}`;
   }
   const token = env.STRAND_TOKEN?.trim();
   return token ? { url, token } : { url };

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { HttpEventData } from '../../contracts/http-events';
-import { StepTexts, RETRIED_DIFFERENTLY } from '../gateway/events/step-text';
+import { StepTexts, RETRIED_DIFFERENTLY } from '../../contracts/step-text';
 import { stepOfEntry } from './chat-blocks';
 import { followEvents, type FollowedStream } from './event-stream';
 import type { GatewayAddress } from './gateway-address';

@@ -104,7 +104,7 @@ export function linkProblem(root: string, file: string, target: string): string 
 /** The repository's top-level folders whose paths a document may name in a code span. */
 const REPO_DIRS = ['contracts', 'workflows', 'activities', 'services', 'infra', 'test', 'bench', 'docs', 'bin'];
 
-/** A code span that names a repository path (e.g. `services/gateway/events/step-text.ts`), or undefined. */
+/** A code span that names a repository path (e.g. `contracts/step-text.ts`), or undefined. */
 export function repoPathIn(span: string): string | undefined {
   const m = /^([a-z-]+)\/[\w.@/-]*$/.exec(span);
   if (!m || !REPO_DIRS.includes(m[1]!) || /[*<>]/.test(span)) return undefined;

@@ -2,7 +2,7 @@ import type { SessionUpdate } from '@agentclientprotocol/sdk';
 import type { AgentEvent } from '../../../contracts/agent-events';
 import { entryIds } from '../../../contracts/workflow-ids';
 import type { StreamedEvent } from '../events/turn-stream';
-import { RETRIED_DIFFERENTLY } from '../events/step-text';
+import { RETRIED_DIFFERENTLY } from '../../../contracts/step-text';
 import { budgetExceededMessage } from '../mapping/budget-message';
 import { contextTokens, type UsageTotals } from '../events/usage-totals';
 import { textContent, toolCallStart, toolResultContent } from './tool-calls';

@@ -1,5 +1,5 @@
 import type { AgentEvent, AgentEventEnvelope } from '../../../contracts/agent-events';
-import { StepTexts, type StepTextOut } from './step-text';
+import { StepTexts, type StepTextOut } from '../../../contracts/step-text';
 import { subagentProgressLine } from './subagent-progress';
 import { ToolCalls, type ToolCallView } from './tool-calls';
 

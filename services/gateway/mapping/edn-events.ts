@@ -2,7 +2,7 @@ import type { AgentEvent, AgentPhase } from '../../../contracts/agent-events';
 import type { StreamedEvent } from '../events/turn-stream';
 import { kw, type EdnMap } from '../edn/edn-value';
 import { callSummary, contentToEdn, jsonText, stopReasonKeyword, usageToEdn } from '../edn/session/content';
-import { RETRIED_DIFFERENTLY } from '../events/step-text';
+import { RETRIED_DIFFERENTLY } from '../../../contracts/step-text';
 import { budgetExceededMessage } from './budget-message';
 import { modelParts } from '../../../contracts/models';
 

@@ -1,7 +1,7 @@
 import type { AgentEvent } from '../../../contracts/agent-events';
 import type { ChatReply, WsEvent } from '../../../contracts/ws-rpc';
 import type { StreamedEvent, TurnSummary } from '../events/turn-stream';
-import { RETRIED_DIFFERENTLY, type StepTextOut } from '../events/step-text';
+import { RETRIED_DIFFERENTLY, type StepTextOut } from '../../../contracts/step-text';
 import { budgetExceededMessage } from './budget-message';
 
 /** Longest tool-argument summary shown in a tool row's header. */
