@@ -538,11 +538,18 @@ export class SessionService {
   async events(sessionId: string, afterSeq: number | undefined, principal?: string): Promise<EventSubscription> {
     await this.require(sessionId, principal);
     if (afterSeq !== undefined) return this.deps.reader.open(sessionId, afterSeq);
-    const state = await this.deps.commands.live(sessionId).catch(() => undefined);
+    // Where the running turn starts is asked of the workflow: the view is written when the workflow
+    // task that started the turn completes, after the turn's first events went out, so right after a
+    // prompt it can still name the previous turn's start (and the stream would replay that turn). The
+    // view serves when the workflow cannot answer in time (a busy or frozen worker).
+    const state = await this.deps.commands.queried(sessionId, STREAM_START_QUERY_MS).catch(() => this.deps.commands.live(sessionId).catch(() => undefined));
     const start = state?.active_turn && state.turn_start_seq ? state.turn_start_seq - 1 : undefined;
     return this.deps.reader.open(sessionId, start);
   }
 }
+
+/** How long opening a stream without a cursor waits for the workflow to say where the running turn starts. */
+const STREAM_START_QUERY_MS = 1_500;
 
 /** A cap set (a null or absent field is none). */
 function hasCap(budget: { max_cost_usd?: number | null; max_tokens?: number | null } | undefined): boolean {

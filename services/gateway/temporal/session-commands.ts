@@ -234,8 +234,8 @@ export class SessionCommands {
    * The running workflow's state by a query (a worker must answer it), or undefined when no workflow
    * runs for the session. The fallback of `live` for a run that keeps no view in its memo.
    */
-  private async state(sessionId: string): Promise<SessionSnapshot | undefined> {
-    return this.onRunning(sessionId, undefined, (h) => this.temporal.withDeadline(QUERY_DEADLINE_MS, () => h.query(sessionStateQuery)));
+  private async state(sessionId: string, deadlineMs = QUERY_DEADLINE_MS): Promise<SessionSnapshot | undefined> {
+    return this.onRunning(sessionId, undefined, (h) => this.temporal.withDeadline(deadlineMs, () => h.query(sessionStateQuery)));
   }
 
   /**
@@ -244,8 +244,8 @@ export class SessionCommands {
    * task's local activities publish (a `session.state` the session sends itself) reaches clients a moment
    * before: a check of what such an event announced asks here.
    */
-  async queried(sessionId: string): Promise<SessionLiveView | undefined> {
-    const snapshot = await this.state(sessionId);
+  async queried(sessionId: string, deadlineMs?: number): Promise<SessionLiveView | undefined> {
+    const snapshot = await this.state(sessionId, deadlineMs);
     return snapshot ? liveViewOf(snapshot) : undefined;
   }
 
