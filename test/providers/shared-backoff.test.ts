@@ -83,8 +83,11 @@ test('after the window requests go one at a time, a pace apart; then the entry s
     admitted.push(`w${i}@${Date.now()}`);
   }));
   const times = admitted.map((s) => Number(s.split('@')[1])).sort((x, y) => x - y);
-  // Three slots, one pace apart: the last went at least two paces after the first.
-  expect(times[2]! - times[0]!).toBeGreaterThanOrEqual(2 * policy.paceMs - 50);
+  // Three slots, one pace apart from the window's end: the last went at least two paces after it. Measured
+  // from the window's end, not from the first admission, whose moment this process may note late on a
+  // busy machine (a late note only makes the gap look shorter; the window's end is fixed).
+  expect(times).toHaveLength(3);
+  expect(times[2]! - until).toBeGreaterThanOrEqual(2 * policy.paceMs - 50);
   // Past recovery the entry is stale: a request goes at once, without taking a slot.
   const raw = await (await kvOf()).get(key);
   const entry = backoffEntrySchema.parse(raw!.json());
