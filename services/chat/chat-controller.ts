@@ -6,7 +6,7 @@ import { GatewayClient, type SessionStats, type SessionView } from './gateway-cl
 import type { GatewayAddress } from './gateway-address';
 import { PromptHistory } from './input-buffer';
 import { runSlashCommand } from './slash-actions';
-import { parseSlash } from './slash-commands';
+import { parseSlashCommand } from '../../contracts/slash-commands';
 import { blocksOfHistory } from './stored-history';
 
 /** A choice the chat asks for (a session, a model, a fork point): the UI shows it, `choose` answers it. */
@@ -193,8 +193,9 @@ export class ChatController {
   async submit(text: string): Promise<void> {
     if (!text.trim()) return;
     this.history.add(text);
-    const slash = parseSlash(text);
-    if (slash) return this.attempt(`/${slash.name}`, () => runSlashCommand(this, slash));
+    const slash = parseSlashCommand(text, 'chat');
+    if (slash && !slash.ok) return this.say('warning', slash.error);
+    if (slash) return this.attempt(`/${slash.command.name}`, () => runSlashCommand(this, slash.command));
     const id = this.sessionId;
     if (!id) return;
     const running = this.view.turn !== undefined || this.view.phase !== 'idle';

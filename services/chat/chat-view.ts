@@ -4,6 +4,7 @@ import { entryIds } from '../../contracts/workflow-ids';
 import { resultText, stepOfEntry, type ChatBlock } from './chat-blocks';
 import type { PendingApproval } from './gateway-client';
 import { compactionText } from './stored-history';
+import { retryNotice } from '../../contracts/user-texts';
 
 type Block<K extends ChatBlock['kind']> = Extract<ChatBlock, { kind: K }>;
 
@@ -125,7 +126,7 @@ export class ChatView {
         this.usageSinceStats = { input: this.usageSinceStats.input + data.input, output: this.usageSinceStats.output + data.output, cost: this.usageSinceStats.cost + data.cost_usd };
         return;
       case 'retry':
-        this.notice('warning', `the model step is retried (attempt ${data.attempt}, in ${(data.delay_ms / 1000).toFixed(1)} s): ${data.reason}`);
+        this.notice('warning', retryNotice(data));
         return;
       case 'error':
         this.notice('error', `${data.code}: ${data.message}`);

@@ -7,6 +7,7 @@ import type { GatewayAddress } from './gateway-address';
 import { GatewayClient } from './gateway-client';
 import { openSession, type SessionWish } from './session-choice';
 import { toolTitle } from './tool-display';
+import { retryNotice } from '../../contracts/user-texts';
 
 export interface PipeChatOptions {
   address: GatewayAddress;
@@ -118,7 +119,7 @@ export async function runPipeChat(options: PipeChatOptions): Promise<number> {
         if (data.status !== 'success') options.note(`[tool] ${data.status}: ${typeof data.result === 'string' ? data.result.split('\n')[0] : ''}`);
         return;
       case 'retry':
-        return options.note(`[strand] retrying the model step (attempt ${data.attempt}): ${data.reason}`);
+        return options.note(`[strand] ${retryNotice(data)}`);
       case 'error':
         return options.note(`[strand] ${data.code}: ${data.message}`);
       case 'turn.finished':

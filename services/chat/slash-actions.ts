@@ -6,7 +6,9 @@ import type { ChatController } from './chat-controller';
 import type { ListedSession } from './gateway-client';
 import type { SessionWish } from './session-choice';
 import { sessionLabel } from './session-choice';
-import { budgetText, budgetWanted, helpText, planModeWanted } from './slash-commands';
+import type { BudgetWish, ParsedCommand } from '../../contracts/slash-commands';
+import { budgetCapsText, compactResultText } from '../../contracts/user-texts';
+import { helpText } from './slash-commands';
 import { redoLastRevert, undoLastTurn } from './undo';
 
 const oneLine = (s: string, max = 70) => {
@@ -61,28 +63,24 @@ async function setThinking(chat: ChatController, id: string, level?: string): Pr
   await chat.refresh();
 }
 
-/** `/plan [on|off]`: plan mode (the approval policy's `plan_mode`); applies from the next turn. */
-async function setPlanMode(chat: ChatController, id: string, arg: string): Promise<void> {
+/** `/plan [on|off]`: plan mode (the approval policy's `plan_mode`); applies from the next turn. No mode: switch it over. */
+async function setPlanMode(chat: ChatController, id: string, mode: 'on' | 'off' | undefined): Promise<void> {
   const route = `/api/sessions/${encodeURIComponent(id)}/settings`;
-  const current = await chat.client.call<SessionSettings>('GET', route);
-  const wanted = planModeWanted(arg, current.approval.plan_mode === true);
-  if (wanted === undefined) return chat.say('warning', '/plan takes on, off or nothing (to switch it over)');
+  const wanted = mode === undefined ? (await chat.client.call<SessionSettings>('GET', route)).approval.plan_mode !== true : mode === 'on';
   const changed = await chat.client.call<SessionSettings>('PATCH', route, { approval: { plan_mode: wanted } });
   chat.say('info', changed.approval.plan_mode ? 'plan mode on: the agent reads and plans; edits and commands are refused (from the next turn)' : 'plan mode off: the agent may change files and run commands again (from the next turn)');
   await chat.refresh();
 }
 
 /** `/budget [usd | tokens <n> | off]`: the session's spending caps (docs/budgets.md); a turn waiting at a cap continues once it is raised. */
-async function setBudget(chat: ChatController, id: string, arg: string): Promise<void> {
+async function setBudget(chat: ChatController, id: string, change: BudgetWish | undefined): Promise<void> {
   const route = `/api/sessions/${encodeURIComponent(id)}/settings`;
-  const wanted = budgetWanted(arg);
-  if (wanted === undefined) return chat.say('warning', '/budget takes a dollar amount (/budget 5), tokens <n> (/budget tokens 200000), or off');
-  if (wanted === 'show') {
+  if (change === undefined) {
     const current = await chat.client.call<SessionSettings>('GET', route);
-    return chat.say('info', `budget: ${budgetText(current.budget)} (/budget <usd>, /budget tokens <n>, /budget off)`);
+    return chat.say('info', `budget: ${budgetCapsText(current.budget)} (/budget <usd>, /budget tokens <n>, /budget off)`);
   }
-  const changed = await chat.client.call<SessionSettings>('PATCH', route, { budget: wanted });
-  chat.say('info', `budget: ${budgetText(changed.budget)}${chat.view.phase === 'waiting_budget' ? ' — the waiting turn checks it now' : ''}`);
+  const changed = await chat.client.call<SessionSettings>('PATCH', route, { budget: change });
+  chat.say('info', `budget: ${budgetCapsText(changed.budget)}${chat.view.phase === 'waiting_budget' ? ' — the waiting turn checks it now' : ''}`);
   await chat.refresh();
 }
 
@@ -92,19 +90,18 @@ async function fork(chat: ChatController, id: string, entryId: string): Promise<
   chat.say('info', `forked into session ${session_id}`);
 }
 
-/** Runs `/name arg` on the chat (parsed by slash-commands.ts). */
-export async function runSlashCommand(chat: ChatController, { name, arg, known }: { name: string; arg: string; known: boolean }): Promise<void> {
+/** Runs a parsed slash command (contracts/slash-commands.ts) on the chat. */
+export async function runSlashCommand(chat: ChatController, command: ParsedCommand): Promise<void> {
   const id = chat.sessionId;
-  if (!known) return chat.say('warning', `no command /${name} (/help lists them)`);
-  if (!id && !['new', 'resume', 'sessions', 'help', 'quit'].includes(name)) return;
-  switch (name) {
+  if (!id && !['new', 'resume', 'sessions', 'help', 'quit'].includes(command.name)) return;
+  switch (command.name) {
     case 'help':
       return chat.say('info', helpText());
     case 'quit':
       chat.quitting = true;
       return chat.changed();
     case 'model': {
-      if (arg) return setModel(chat, id!, arg);
+      if (command.model) return setModel(chat, id!, command.model);
       const models = await modelChoices(chat);
       if (models.length === 0) return setModel(chat, id!);
       const current = chat.session?.model;
@@ -112,32 +109,33 @@ export async function runSlashCommand(chat: ChatController, { name, arg, known }
       return;
     }
     case 'thinking': {
-      if (arg) return setThinking(chat, id!, arg);
+      if (command.level) return setThinking(chat, id!, command.level);
       const current = chat.session?.thinking_level;
       chat.pick({ title: `Thinking level (now ${current ?? '?'})`, items: thinkingLevelSchema.options.map((l) => ({ label: `${l === current ? '● ' : ''}${l}`, value: l })), choose: (l) => chat.attempt('/thinking', () => setThinking(chat, id!, l)) });
       return;
     }
     case 'plan':
-      return setPlanMode(chat, id!, arg);
+      return setPlanMode(chat, id!, command.mode);
     case 'budget':
-      return setBudget(chat, id!, arg);
+      return setBudget(chat, id!, command.change);
     case 'compact': {
       chat.say('info', 'compacting the conversation…');
-      const result = await chat.client.compact(id!, arg || undefined);
-      chat.say('info', result.compacted ? `compacted: ${result.tokens_before} → ${result.tokens_after} tokens` : 'nothing to compact yet');
+      chat.say('info', compactResultText(await chat.client.compact(id!, command.instructions)));
       return chat.refresh();
     }
     case 'undo':
-      return undoLastTurn(chat, id!);
+      return undoLastTurn(chat, id!, command.point, command.force);
     case 'redo':
-      return redoLastRevert(chat, id!);
+      return redoLastRevert(chat, id!, command.force);
     case 'fork': {
+      if (command.entryId) return fork(chat, id!, command.entryId);
       const points = await chat.client.forkPoints(id!);
       if (points.length === 0) return chat.say('warning', 'nothing to fork from yet: no prompt in this session');
       chat.pick({ title: 'Fork: a new session holding the conversation up to this prompt', items: [...points].reverse().map((p) => ({ label: oneLine(p.text), value: p.entry_id })), choose: (entry) => chat.attempt('/fork', () => fork(chat, id!, entry)) });
       return;
     }
     case 'tree': {
+      if (command.sessionId) return chat.open((await chat.client.session(command.sessionId)).session_id);
       const [sessions, points] = await Promise.all([chat.client.projectSessions(chat.cwd), chat.client.forkPoints(id!)]);
       const items = [
         ...sessions.map((s) => ({ label: `${s.session_id === id ? '● ' : '  '}${sessionLabel(s)}`, value: `open:${s.session_id}` })),
@@ -155,12 +153,12 @@ export async function runSlashCommand(chat: ChatController, { name, arg, known }
     case 'new':
       return openNew(chat);
     case 'resume': {
-      if (arg) return chat.open((await chat.client.session(arg)).session_id);
+      if (command.sessionId) return chat.open((await chat.client.session(command.sessionId)).session_id);
       const page = await chat.client.call<{ sessions: ListedSession[] }>('GET', '/api/sessions?limit=200');
       return sessionPicker(chat, 'Resume a session', [...page.sessions].sort((a, b) => b.updated_at - a.updated_at), false);
     }
     case 'export': {
-      const file = path.resolve(chat.cwd, arg || `strand-${id}.md`);
+      const file = path.resolve(chat.cwd, command.file ?? `strand-${id}.md`);
       fs.writeFileSync(file, await chat.client.transcript(id!, file.endsWith('.org') ? 'org' : file.endsWith('.json') ? 'json' : 'markdown'));
       return chat.say('info', `transcript written to ${file}`);
     }

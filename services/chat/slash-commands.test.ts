@@ -1,14 +1,15 @@
-import { budgetText, budgetWanted, completeSlash, helpText, parseSlash, planModeWanted, SLASH_COMMANDS, slashCandidates } from './slash-commands';
+import { commandsFor, parseSlashCommand } from '../../contracts/slash-commands';
+import { CHAT_COMMANDS, completeSlash, helpText, slashCandidates } from './slash-commands';
 
-test('a command and its argument are parsed; other text is not a command', () => {
-  expect(parseSlash('/model openai/gpt-5 ')).toEqual({ name: 'model', arg: 'openai/gpt-5', known: true });
-  expect(parseSlash('/compact keep the API notes\nand the tests')).toEqual({ name: 'compact', arg: 'keep the API notes\nand the tests', known: true });
-  expect(parseSlash('/nope')).toEqual({ name: 'nope', arg: '', known: false });
-  expect(parseSlash('what does /model do?')).toBeUndefined();
-  expect(parseSlash('/')).toBeUndefined();
+test('a line starting with / is a command; other text is a prompt', () => {
+  expect(parseSlashCommand('/model openai/gpt-5 ', 'chat')).toEqual({ ok: true, command: { name: 'model', model: 'openai/gpt-5' } });
+  expect(parseSlashCommand('/compact keep the API notes\nand the tests', 'chat')).toEqual({ ok: true, command: { name: 'compact', instructions: 'keep the API notes\nand the tests' } });
+  expect(parseSlashCommand('/nope', 'chat')).toMatchObject({ ok: false, unknown: true, error: 'no command /nope (/help lists them)' });
+  expect(parseSlashCommand('what does /model do?', 'chat')).toBeUndefined();
+  expect(parseSlashCommand('/', 'chat')).toBeUndefined();
 });
 
-test('Tab completes a unique prefix with a space, a shared one as far as it goes, nothing else', () => {
+test('Tab completes a unique command, or as far as the candidates agree', () => {
   expect(completeSlash('/mo')).toBe('/model ');
   expect(completeSlash('/')).toBe('/');
   expect(completeSlash('/s')).toBe('/sessions ');
@@ -17,33 +18,13 @@ test('Tab completes a unique prefix with a space, a shared one as far as it goes
   expect(completeSlash('/zzz')).toBe('/zzz');
   expect(completeSlash('/model x')).toBe('/model x');
   expect(completeSlash('hello')).toBe('hello');
-});
-
-test('the help lists every command the issue asks for', () => {
-  expect(SLASH_COMMANDS.map((c) => c.name).sort()).toEqual(['budget', 'compact', 'export', 'fork', 'help', 'model', 'new', 'plan', 'quit', 'redo', 'resume', 'sessions', 'thinking', 'tree', 'undo']);
-  for (const c of SLASH_COMMANDS) expect(helpText()).toContain(`/${c.name}`);
-});
-
-test('/plan switches plan mode over; /plan on|off sets it; another word is refused', () => {
-  expect(planModeWanted('', false)).toBe(true);
-  expect(planModeWanted('', true)).toBe(false);
-  expect(planModeWanted('ON', false)).toBe(true);
-  expect(planModeWanted('off', true)).toBe(false);
-  expect(planModeWanted('maybe', false)).toBeUndefined();
-});
-
-test('/budget: a dollar cap, a token cap, off, or nothing to show them; anything else is refused', () => {
-  expect(budgetWanted('')).toBe('show');
-  expect(budgetWanted('5')).toEqual({ max_cost_usd: 5 });
-  expect(budgetWanted('$2.50')).toEqual({ max_cost_usd: 2.5 });
-  expect(budgetWanted('usd 1')).toEqual({ max_cost_usd: 1 });
-  expect(budgetWanted('tokens 200000')).toEqual({ max_tokens: 200000 });
-  expect(budgetWanted('tokens off')).toEqual({ max_tokens: null });
-  expect(budgetWanted('off')).toEqual({ max_cost_usd: null, max_tokens: null });
-  expect(budgetWanted('tokens 1.5')).toBeUndefined();
-  expect(budgetWanted('lots')).toBeUndefined();
-  expect(budgetWanted('-3')).toBeUndefined();
-  expect(budgetText({ max_cost_usd: 5, max_tokens: 1000 })).toBe('$5 · 1000 tokens');
-  expect(budgetText(undefined)).toBe('none');
   expect(completeSlash('/bu')).toBe('/budget ');
+});
+
+test("the chat's commands are the shared table's chat entries, and /help lists each", () => {
+  expect(CHAT_COMMANDS.map((c) => c.name)).toEqual(commandsFor('chat').map((c) => c.name));
+  expect(CHAT_COMMANDS.map((c) => c.name).sort()).toEqual(['budget', 'compact', 'export', 'fork', 'help', 'model', 'new', 'plan', 'quit', 'redo', 'resume', 'sessions', 'thinking', 'tree', 'undo']);
+  for (const c of CHAT_COMMANDS) expect(helpText()).toContain(`/${c.name}`);
+  // The EDN client's and ACP's own commands are not the chat's.
+  expect(parseSlashCommand('/status', 'chat')).toMatchObject({ ok: false, unknown: true });
 });

@@ -56,15 +56,20 @@ async function sendRevert(chat: ChatController, id: string, request: RevertReque
   chat.say('info', revertText(request.redo ? 'redone' : 'undone', turn, reply));
 }
 
-/** `/undo`: the last turn of the conversation undone — its file changes put back and the conversation moved to before it. */
-export async function undoLastTurn(chat: ChatController, id: string): Promise<void> {
+/**
+ * `/undo [turn-id|entry-id] [force]`: the last turn of the conversation (or the one named) undone — its
+ * file changes put back and the conversation moved to before it.
+ */
+export async function undoLastTurn(chat: ChatController, id: string, point?: string, force = false): Promise<void> {
   if (chat.view.turn !== undefined) return chat.say('warning', 'a turn is running: stop it (Esc) or wait, then try again');
-  const turn = lastTurnOf(await chat.client.messages(id));
+  const forced = force ? { force } : {};
+  if (point && !/^t\d+$/.test(point)) return sendRevert(chat, id, { entry_id: point, ...forced }, undefined);
+  const turn = point ?? lastTurnOf(await chat.client.messages(id));
   if (!turn) return chat.say('warning', 'nothing to undo: no turn in this conversation');
-  return sendRevert(chat, id, { turn_id: turn }, turn);
+  return sendRevert(chat, id, { turn_id: turn, ...forced }, turn);
 }
 
 /** `/redo`: the last revert re-applied (its files and its turns back in the conversation). */
-export function redoLastRevert(chat: ChatController, id: string): Promise<void> {
-  return sendRevert(chat, id, { redo: true }, undefined);
+export function redoLastRevert(chat: ChatController, id: string, force = false): Promise<void> {
+  return sendRevert(chat, id, { redo: true, ...(force ? { force } : {}) }, undefined);
 }

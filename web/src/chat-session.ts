@@ -1,4 +1,5 @@
 import type { HttpEventData } from '../../contracts/http-events';
+import { compactResultText } from '../../contracts/user-texts';
 import { ChatView } from '../../services/chat/chat-view';
 import { blocksOfHistory } from '../../services/chat/stored-history';
 import { PromptReader } from '../../services/chat/fork-points';
@@ -298,7 +299,7 @@ export class ChatSession {
     return this.attempt('the conversation was not compacted', async () => {
       try {
         const result = await api.compact(this.id);
-        if (!result.compacted) this.view.notice('info', 'nothing to compact yet: the conversation is still short');
+        if (!result.compacted) this.view.notice('info', compactResultText(result));
         await this.refresh();
       } finally {
         this.compacting = false;

@@ -2,6 +2,7 @@
 // (tsx takes JSX settings from the tsconfig of the directory it runs in, which a chat started in a
 // project is not: the pragma makes esbuild use React's automatic runtime wherever it runs.)
 import type { InputBuffer } from '../input-buffer';
+import { commandUsage } from '../../../contracts/slash-commands';
 import { slashCandidates } from '../slash-commands';
 import { ink } from './ink';
 
@@ -29,7 +30,7 @@ export function PromptInput({ buffer, hint, active }: { buffer: InputBuffer; hin
       {candidates.length > 0 && text.length > 0 ? (
         <Box flexDirection="column" marginLeft={2}>
           {candidates.map((c) => (
-            <Text key={c.name} dimColor>{`/${c.name}${'args' in c ? ` ${c.args}` : ''} — ${c.description}`}</Text>
+            <Text key={c.name} dimColor>{`${commandUsage(c)} — ${c.help}`}</Text>
           ))}
         </Box>
       ) : null}

@@ -8,7 +8,7 @@ import { TurnStream, type StreamedEvent } from '../events/turn-stream';
 import { addUsage, zeroUsage, type UsageTotals } from '../events/usage-totals';
 import type { SessionService } from '../sessions/session-service';
 import type { RawPromptImage } from '../sessions/prompt-images';
-import { parseCommand, runCommand } from './commands';
+import { commandOfPrompt, runCommand } from './commands';
 import { Permissions, type ApprovalItem } from './permissions';
 import { stopReasonOf } from './stop-reason';
 import { toAcpUpdates, usageUpdate, type AcpMapFacts } from './updates';
@@ -114,7 +114,7 @@ export class AcpLiveSession {
   async prompt(text: string, images: readonly RawPromptImage[] = []): Promise<PromptResponse> {
     if (this.pending) throw RequestError.invalidRequest({ sessionId: this.sessionId }, 'a prompt of this session is still running: cancel it first');
     const { sessions, principal } = this.deps;
-    const command = parseCommand(text);
+    const command = commandOfPrompt(text);
     if (command) {
       const reply = await runCommand(command, { sessions, sessionId: this.sessionId, principal });
       await this.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: reply } });

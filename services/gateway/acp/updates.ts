@@ -6,6 +6,7 @@ import { RETRIED_DIFFERENTLY } from '../../../contracts/step-text';
 import { budgetExceededMessage } from '../mapping/budget-message';
 import { contextTokens, type UsageTotals } from '../events/usage-totals';
 import { textContent, toolCallStart, toolResultContent } from './tool-calls';
+import { compactionNotice, retryNotice } from '../../../contracts/user-texts';
 
 /** What the mapping needs to know of the session and the client besides the event. */
 export interface AcpMapFacts {
@@ -38,7 +39,7 @@ export function toAcpUpdates(s: StreamedEvent, facts: AcpMapFacts): SessionUpdat
     case 'notice':
       return notice(facts, e.level, e.message);
     case 'retry.scheduled':
-      return notice(facts, 'warning', `provider retry ${e.attempt}${e.max_attempts ? `/${e.max_attempts}` : ''} in ${e.delay_ms} ms: ${e.reason}`);
+      return notice(facts, 'warning', retryNotice(e));
     case 'budget.exceeded': {
       // The turn waits for a person: said as a notice where the client shows them, else in the conversation.
       const message = budgetExceededMessage(e, s.envelope.session_id);
@@ -46,7 +47,7 @@ export function toAcpUpdates(s: StreamedEvent, facts: AcpMapFacts): SessionUpdat
       return s.silenced ? [] : [{ sessionUpdate: 'agent_message_chunk', content: text(`\n\n[strand] ${message}\n`) }];
     }
     case 'compaction.finished':
-      return notice(facts, 'info', `conversation compacted (${e.tokens_before} tokens before)`);
+      return notice(facts, 'info', compactionNotice(e.tokens_before));
     default:
       break;
   }

@@ -5,6 +5,7 @@ import { callSummary, contentToEdn, jsonText, stopReasonKeyword, usageToEdn } fr
 import { RETRIED_DIFFERENTLY } from '../../../contracts/step-text';
 import { budgetExceededMessage } from './budget-message';
 import { modelParts } from '../../../contracts/models';
+import { compactionNotice, retryNotice } from '../../../contracts/user-texts';
 
 /**
  * How much of a running tool's output `tool/update` carries: the client replaces the row's body with
@@ -84,11 +85,11 @@ export function toEdnEvents(sessionId: string, s: StreamedEvent): EdnMapped {
   const none: EdnMapped = { events: [] };
   if (e.type === 'session.state') return stateEvents(sessionId, e, s);
   if (e.type === 'error') return out('error', { 'error-code': 'runtime/failed', 'error-message': e.message, 'strand-code': e.code, ...(id ? { id, op: 'prompt' } : {}), ...(e.kind ? { 'error-kind': e.kind } : {}) });
-  if (e.type === 'retry.scheduled') return out('ui/notification', { id: `retry:${turn ?? ''}:${e.attempt}`, message: `provider retry ${e.attempt}${e.max_attempts ? `/${e.max_attempts}` : ''} in ${e.delay_ms} ms: ${e.reason}`, level: 'warning' });
+  if (e.type === 'retry.scheduled') return out('ui/notification', { id: `retry:${turn ?? ''}:${e.attempt}`, message: retryNotice(e), level: 'warning' });
   // psi's Emacs client shows ui/notification in the echo area: the cap, what was spent and how to go on.
   if (e.type === 'budget.exceeded') return out('ui/notification', { id: `budget:${turn ?? ''}:${s.envelope.seq ?? s.envelope.ts}`, message: budgetExceededMessage(e, sessionId), level: 'warning' });
   if (e.type === 'notice') return out('ui/notification', { id: `notice:${s.envelope.seq ?? s.envelope.ts}`, message: e.message, level: e.level === 'warning' ? 'warning' : 'info' });
-  if (e.type === 'compaction.finished') return out('ui/notification', { id: `compaction:${s.envelope.seq ?? s.envelope.ts}`, message: `conversation compacted (${e.tokens_before} tokens before)`, level: 'info' });
+  if (e.type === 'compaction.finished') return out('ui/notification', { id: `compaction:${s.envelope.seq ?? s.envelope.ts}`, message: compactionNotice(e.tokens_before), level: 'info' });
   if (s.silenced || s.known) return none;
   const call = s.call ?? { name: 'tool', params: undefined, turn: undefined };
   const summary = s.call ? callSummary(s.call.name, s.call.params) : 'tool';

@@ -3,6 +3,7 @@ import type { ChatReply, WsEvent } from '../../../contracts/ws-rpc';
 import type { StreamedEvent, TurnSummary } from '../events/turn-stream';
 import { RETRIED_DIFFERENTLY, type StepTextOut } from '../../../contracts/step-text';
 import { budgetExceededMessage } from './budget-message';
+import { retryNotice } from '../../../contracts/user-texts';
 
 /** Longest tool-argument summary shown in a tool row's header. */
 const DETAIL_MAX = 120;
@@ -61,7 +62,7 @@ export function toWsEvents(s: StreamedEvent): WsEvent[] {
         {
           type: 'notice',
           level: 'warn',
-          message: `provider retry ${e.attempt}${e.max_attempts ? `/${e.max_attempts}` : ''} in ${e.delay_ms} ms: ${e.reason}`,
+          message: retryNotice(e),
           source: 'strand',
         },
       ];

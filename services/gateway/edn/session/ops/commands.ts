@@ -1,13 +1,13 @@
 import { revertRefusal, type RevertRequest } from '../../../../../contracts/checkpoints';
 import { StrandError } from '../../../../../contracts/errors';
+import { commandsFor, commandUsage, parseSlashCommand, type ParsedCommand } from '../../../../../contracts/slash-commands';
+import { compactResultText, modelSetText, nameSetText, NO_LOGIN_TEXT, thinkingSetText } from '../../../../../contracts/user-texts';
 import { isKeyword, type EdnValue } from '../../edn-value';
 import { EdnErrorCode, EdnOpError } from '../../protocol';
 import { textOfBlocks } from '../content';
 import { footerSnapshot } from '../session-facts';
-import { modelRef } from '../models';
 import type { OpContext, OpHandler } from '../op-context';
 import { optText, text } from '../params';
-import { SLASH_COMMANDS } from '../slash-commands';
 import { forkSession, newSession } from './navigation';
 import { PICKERS, pickedModel, pickedTreeItem, requestPicker } from './pickers';
 import { setModel, setThinkingLevel } from './settings';
@@ -30,42 +30,38 @@ function failure(ctx: OpContext, err: unknown): string {
 
 const splitRef = (ref: string) => ref.replace('/', ' ');
 
-/** Runs one slash command; true when it moved the focus (the navigation sent its own snapshots). */
-async function run(ctx: OpContext, sessionId: string, head: string, arg: string): Promise<boolean> {
-  switch (head) {
-    case '/model':
-      if (!arg) return requestPicker(ctx, PICKERS.model, sessionId).then(() => false);
-      {
-        const [a, b] = arg.split(/\s+/);
-        const settings = await setModel(ctx, sessionId, b ? modelRef(a, b) : a!);
-        say(ctx, `✓ Model set to ${splitRef(settings.model)}`);
-      }
+/** Runs one parsed slash command (contracts/slash-commands.ts); true when it moved the focus (the navigation sent its own snapshots). */
+async function run(ctx: OpContext, sessionId: string, command: ParsedCommand): Promise<boolean> {
+  switch (command.name) {
+    case 'model':
+      if (!command.model) return requestPicker(ctx, PICKERS.model, sessionId).then(() => false);
+      say(ctx, `✓ ${modelSetText(splitRef((await setModel(ctx, sessionId, command.model)).model))}`);
       return false;
-    case '/thinking':
-      if (!arg) return requestPicker(ctx, PICKERS.thinking, sessionId).then(() => false);
-      say(ctx, `✓ Thinking level set to ${(await setThinkingLevel(ctx, sessionId, arg)).thinking_level}`);
+    case 'thinking':
+      if (!command.level) return requestPicker(ctx, PICKERS.thinking, sessionId).then(() => false);
+      say(ctx, `✓ ${thinkingSetText((await setThinkingLevel(ctx, sessionId, command.level)).thinking_level)}`);
       return false;
-    case '/compact': {
-      const r = await ctx.sessions.compact(sessionId, arg || undefined, ctx.principal);
-      say(ctx, r.compacted ? `✓ Compacted: ${r.tokens_before} → ${r.tokens_after} tokens` : 'Nothing to compact yet.');
+    case 'compact': {
+      const r = await ctx.sessions.compact(sessionId, command.instructions, ctx.principal);
+      say(ctx, `${r.compacted ? '✓ ' : ''}${compactResultText(r)}`);
       return false;
     }
-    case '/new':
+    case 'new':
       ctx.emit('command-result', { type: 'new_session', message: `✓ New session ${await newSession(ctx)}` });
       return true;
-    case '/fork':
-      say(ctx, `✓ Forked into session ${await forkSession(ctx, sessionId, arg || undefined)}`);
+    case 'fork':
+      say(ctx, `✓ Forked into session ${await forkSession(ctx, sessionId, command.entryId)}`);
       return true;
-    case '/resume':
-    case '/tree':
-      if (!arg) return requestPicker(ctx, head === '/resume' ? PICKERS.resume : PICKERS.tree, sessionId).then(() => false);
-      await ctx.navigate(arg);
+    case 'resume':
+    case 'tree':
+      if (!command.sessionId) return requestPicker(ctx, command.name === 'resume' ? PICKERS.resume : PICKERS.tree, sessionId).then(() => false);
+      await ctx.navigate(command.sessionId);
       return true;
-    case '/name':
-      if (!arg) say(ctx, (await ctx.facts(sessionId).name()) ? `Session name: ${await ctx.facts(sessionId).name()}` : 'This session has no name: /name <name> sets one.');
-      else say(ctx, `✓ Session name set to ${(await ctx.sessions.updateSettings(sessionId, { name: arg }, ctx.principal)).name ?? arg}`);
+    case 'name':
+      if (!command.title) say(ctx, (await ctx.facts(sessionId).name()) ? `Session name: ${await ctx.facts(sessionId).name()}` : 'This session has no name: /name <name> sets one.');
+      else say(ctx, `✓ ${nameSetText((await ctx.sessions.updateSettings(sessionId, { name: command.title }, ctx.principal)).name ?? command.title)}`);
       return false;
-    case '/history': {
+    case 'history': {
       const lines = (await ctx.facts(sessionId).transcript()).flatMap(({ message: m }) => {
         if (m.role !== 'user' && m.role !== 'assistant') return [];
         const t = textOfBlocks(m.content).replace(/\s+/g, ' ').trim();
@@ -74,30 +70,30 @@ async function run(ctx: OpContext, sessionId: string, head: string, arg: string)
       say(ctx, lines.length ? lines.slice(-50).join('\n') : 'No messages yet.');
       return false;
     }
-    case '/status': {
+    case 'status': {
       const facts = ctx.facts(sessionId);
       const [view, footer] = await Promise.all([facts.view(), footerSnapshot(facts)]);
       say(ctx, [`session ${sessionId} (${view.status}, ${view.agent_state})`, `project ${view.project_path}`, `${footer['model-text']}`, `${footer['stats-line']}`, `${view.message_count} messages, ${view.queue_length} queued`].join('\n'));
       return false;
     }
-    case '/undo':
-    case '/redo':
-      say(ctx, await undo(ctx, sessionId, head === '/redo', arg));
+    case 'undo':
+      say(ctx, await undo(ctx, sessionId, false, command.point, command.force));
       return false;
-    case '/help':
-    case '/?':
-      say(ctx, SLASH_COMMANDS.map((c) => `/${c.name}${c.args ? ` ${c.args}` : ''} — ${c.description}`).join('\n'));
+    case 'redo':
+      say(ctx, await undo(ctx, sessionId, true, undefined, command.force));
       return false;
-    case '/quit':
-    case '/exit':
+    case 'help':
+      say(ctx, commandsFor('edn').map((c) => `${commandUsage(c)} — ${c.help}`).join('\n'));
+      return false;
+    case 'quit':
       ctx.emit('command-result', { type: 'quit' });
       return false;
-    case '/login':
-    case '/logout':
-      say(ctx, 'strand has no login: providers use API keys from the environment of the gateway and the worker (ANTHROPIC_API_KEY, OPENAI_API_KEY or OPENAI_BASE_URL).');
+    case 'login':
+      say(ctx, NO_LOGIN_TEXT);
       return false;
     default:
-      say(ctx, `[not a command] ${[head, arg].filter(Boolean).join(' ')}`);
+      // The chat's own commands (/plan, /budget, /export, /sessions) are not offered here: parsed as unknown.
+      say(ctx, `[not a command] /${command.name}`);
       return false;
   }
 }
@@ -107,10 +103,7 @@ async function run(ctx: OpContext, sessionId: string, head: string, arg: string)
  * `command` op psi already has (its op set has no revert). Without a point, the last turn that changed
  * files is undone.
  */
-async function undo(ctx: OpContext, sessionId: string, redo: boolean, arg: string): Promise<string> {
-  const words = arg.split(/\s+/).filter(Boolean);
-  const force = words.includes('force');
-  const point = words.find((w) => w !== 'force');
+async function undo(ctx: OpContext, sessionId: string, redo: boolean, point: string | undefined, force: boolean): Promise<string> {
   let request: RevertRequest;
   if (redo) request = { redo: true };
   else if (point) request = /^t\d+$/.test(point) ? { turn_id: point } : { entry_id: point };
@@ -134,12 +127,12 @@ async function applyPick(ctx: OpContext, sessionId: string, action: string, valu
   if (action === PICKERS.model) {
     const ref = pickedModel(value);
     if (!ref) throw new EdnOpError(EdnErrorCode.invalidParams, 'select-model needs a value {:provider :id}');
-    say(ctx, `✓ Model set to ${splitRef((await setModel(ctx, sessionId, ref)).model)}`);
+    say(ctx, `✓ ${modelSetText(splitRef((await setModel(ctx, sessionId, ref)).model))}`);
     return false;
   }
   if (action === PICKERS.thinking) {
     const level = typeof value === 'string' ? value : isKeyword(value) ? value.name : '';
-    say(ctx, `✓ Thinking level set to ${(await setThinkingLevel(ctx, sessionId, level)).thinking_level}`);
+    say(ctx, `✓ ${thinkingSetText((await setThinkingLevel(ctx, sessionId, level)).thinking_level)}`);
     return false;
   }
   if (action === PICKERS.resume || action === PICKERS.tree) {
@@ -158,14 +151,17 @@ const actionName = (v: EdnValue | undefined) => (typeof v === 'string' ? v.repla
 export const commandOps: Record<string, OpHandler> = {
   command: async (ctx) => {
     const input = text(ctx.params, 'text').trim();
-    const head = input.split(/\s+/, 1)[0]!;
-    const arg = input.slice(head.length).trim();
+    const parsed = parseSlashCommand(input, 'edn');
     const sessionId = await ctx.target();
     let moved = false;
-    try {
-      moved = input.startsWith('/') ? await run(ctx, sessionId, head, arg) : (say(ctx, `[not a command] ${input}`), false);
-    } catch (err) {
-      say(ctx, `✗ ${head}: ${failure(ctx, err)}`, 'error');
+    if (!parsed || (!parsed.ok && parsed.unknown)) say(ctx, `[not a command] ${input}`);
+    else if (!parsed.ok) say(ctx, `✗ ${parsed.error}`, 'error');
+    else {
+      try {
+        moved = await run(ctx, sessionId, parsed.command);
+      } catch (err) {
+        say(ctx, `✗ /${parsed.command.name}: ${failure(ctx, err)}`, 'error');
+      }
     }
     if (!moved) await ctx.snapshots(sessionId, ['session', 'footer']);
     return { accepted: true, handled: true };

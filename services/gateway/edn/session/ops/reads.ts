@@ -15,7 +15,7 @@ import { toQueryError } from '../errors';
 import { modelList } from '../models';
 import type { OpContext, OpHandler } from '../op-context';
 import { optText } from '../params';
-import { SLASH_COMMANDS } from '../slash-commands';
+import { commandsFor } from '../../../../../contracts/slash-commands';
 import { modelParts } from '../../../../../contracts/models';
 
 /** A read: an unknown session stays `request/not-found`, a failing read is `runtime/query-failed`. */
@@ -90,7 +90,7 @@ export const readOps: Record<string, OpHandler> = {
     return { text: last.text, 'entry-id': last.entry_id };
   }),
 
-  get_commands: async () => ({ commands: SLASH_COMMANDS.map((c) => ({ name: c.name, description: c.description, source: 'builtin' })) }),
+  get_commands: async () => ({ commands: commandsFor('edn').map((c) => ({ name: c.name, description: c.help, source: 'builtin' })) }),
 
   get_available_models: async (ctx) => ({ models: modelList(ctx.sessions) }),
 
@@ -132,7 +132,7 @@ export const readOps: Record<string, OpHandler> = {
     }
     const sessionId = await ctx.target();
     try {
-      return { result: await runEql(parsed, eqlResolvers, { facts: ctx.facts(sessionId), commands: SLASH_COMMANDS }) };
+      return { result: await runEql(parsed, eqlResolvers, { facts: ctx.facts(sessionId), commands: commandsFor('edn').map((c) => ({ name: c.name, description: c.help })) }) };
     } catch (err) {
       if (err instanceof EqlError && err.reason === 'unknown') throw new EdnOpError(EdnErrorCode.invalidQuery, err.message, { 'unknown-attributes': err.attributes });
       if (err instanceof EqlError) {
