@@ -127,7 +127,7 @@ test('checklist, notices, retries and errors use the protocol vocabulary', () =>
   const out = feed(m, [
     env({ type: 'checklist', items: [{ id: 'a', text: 'Read', status: 'done' }, { id: 'b', text: '', status: 'in_progress' }] }),
     env({ type: 'notice', level: 'info', message: 'fyi' }),
-    env({ type: 'retry.scheduled', attempt: 1, max_attempts: 3, delay_ms: 500, reason: 'overloaded' }),
+    env({ type: 'retry.scheduled', attempt: 1, max_attempts: 3, delay_ms: 500, kind: 'overloaded', reason: '529 overloaded' }),
     env({ type: 'error', code: 'LLM_API_ERROR', message: 'boom', kind: 'permanent', provider: 'anthropic' }),
     env({ type: 'file.changed', path: 'a', operation: 'write', timestamp: 1 }),
     env({ type: 'tool.executing', tool_call_id: 'c1' }),
@@ -135,7 +135,7 @@ test('checklist, notices, retries and errors use the protocol vocabulary', () =>
   expect(out).toEqual([
     { type: 'tasklist', groupId: 't1', groupTitle: 'Checklist', items: [{ id: 'a', label: 'Read', status: 'done', order: 0 }, { id: 'b', label: 'b', status: 'in_progress', order: 1 }] },
     { type: 'notice', level: 'warn', message: 'fyi', source: 'strand' },
-    { type: 'notice', level: 'warn', message: 'provider retry 1/3 in 500 ms: overloaded', source: 'strand' },
+    { type: 'notice', level: 'warn', message: 'The model provider is overloaded (529 overloaded); retrying (attempt 1/3) in 0.5 s…', source: 'strand' },
     { type: 'error', errorMessage: 'boom', errorCode: 'LLM_API_ERROR', error: { code: 'LLM_API_ERROR', kind: 'permanent', source: 'anthropic' } },
   ]);
 });

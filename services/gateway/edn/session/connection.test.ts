@@ -1,3 +1,4 @@
+import { commandsFor } from '../../../../contracts/slash-commands';
 import pino from 'pino';
 import type { AgentEvent } from '../../../../contracts/agent-events';
 import { ErrorCode, StrandError } from '../../../../contracts/errors';
@@ -237,7 +238,7 @@ test('/model picker round trip: the action the client reads, then the choice app
   expect(c.events().filter((e) => e.id === id).map((e) => e.topic)).toEqual(['ui/frontend-action-requested', 'session/updated', 'footer/updated']);
   const answer = await c.request('frontend_action_result', { 'request-id': id, 'action-name': 'select-model', status: 'submitted', value: slow['ui.item/value']! });
   expect(answer.data).toEqual({ accepted: true, 'request-id': id });
-  expect(c.events().find((e) => e.topic === 'command-result' && e.id === answer.id)?.data).toEqual({ type: 'text', message: '✓ Model set to scripted slow' });
+  expect(c.events().find((e) => e.topic === 'command-result' && e.id === answer.id)?.data).toEqual({ type: 'text', message: '✓ Model set to scripted slow.' });
   expect(c.fake.store.get('sess_1')!.model).toBe('scripted/slow');
   c.handler.close();
 });
@@ -249,9 +250,13 @@ test('slash commands: /thinking X, /quit, an unknown one, and a failing one', as
     const { id } = await c.request('command', { text });
     return c.events().filter((e) => e.id === id && e.topic === 'command-result').map((e) => e.data);
   };
-  expect(await results('/thinking off')).toEqual([{ type: 'text', message: '✓ Thinking level set to off' }]);
+  expect(await results('/thinking off')).toEqual([{ type: 'text', message: '✓ Thinking level set to off.' }]);
   expect(await results('/quit')).toEqual([{ type: 'quit' }]);
+  expect(await results('/exit')).toEqual([{ type: 'quit' }]);
   expect(await results('/frobnicate now')).toEqual([{ type: 'text', message: '[not a command] /frobnicate now' }]);
+  // The chat's own commands are not this client's; a bad argument answers the usage.
+  expect(await results('/budget 5')).toEqual([{ type: 'text', message: '[not a command] /budget 5' }]);
+  expect(await results('/thinking lots')).toEqual([{ type: 'error', message: expect.stringMatching(/^✗ \/thinking takes one of off, minimal, .*\(usage: \/thinking \[level\]\)$/) }]);
   const failed = await results('/model openai gpt-5');
   expect(failed[0]).toMatchObject({ type: 'error' });
   expect(failed[0]!.message).toContain('not configured');
@@ -298,5 +303,16 @@ test('an op naming another session acts on it, but only the focus session’s ev
   const caused = c.events().filter((e) => e.id === id);
   // The command's result (no session named) arrives; sess_2's snapshots do not.
   expect(caused.map((e) => e.topic)).toEqual(['command-result']);
+  c.handler.close();
+});
+
+test("get_commands lists the shared table's EDN commands, in its order", async () => {
+  const c = connect();
+  await c.handler.handshake({});
+  const { data } = await c.request('get_commands', {});
+  const listed = (data.commands as Array<{ name: string; description: string }>).map((x) => [x.name, x.description]);
+  expect(listed).toEqual(commandsFor('edn').map((x) => [x.name, x.help]));
+  expect(listed.map(([name]) => name)).toContain('undo');
+  expect(listed.map(([name]) => name)).not.toContain('budget');
   c.handler.close();
 });
