@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type * as acp from '@agentclientprotocol/sdk';
+import { commandsFor } from '../../contracts/slash-commands';
 import { chunkText, SLOW_TEXT, useAcpStack } from '../harness/acp-fixture';
 
 /**
@@ -26,7 +27,9 @@ test('initialize says what strand takes; a new session streams its answer and en
   const sid = created.sessionId;
   await a.until(() => a.updates(sid).some((u) => u.sessionUpdate === 'available_commands_update'), 10_000, 'the commands');
   const commands = a.updates(sid).find((u) => u.sessionUpdate === 'available_commands_update') as Extract<acp.SessionUpdate, { sessionUpdate: 'available_commands_update' }>;
-  expect(commands.availableCommands.map((c) => c.name)).toEqual(['compact', 'model', 'thinking', 'name', 'status', 'help']);
+  // The editor is offered the shared table's ACP entries (contracts/slash-commands.ts), nothing else.
+  expect(commands.availableCommands.map((c) => c.name)).toEqual(commandsFor('acp').map((c) => c.name));
+  expect(commands.availableCommands.map((c) => c.name)).toEqual(['model', 'thinking', 'compact', 'name', 'status', 'help']);
   // Nothing about the session reaches the client before its id does.
   expect(indexOf(a.sent, (m) => m.result?.sessionId === sid)).toBeLessThan(indexOf(a.sent, (m) => m.method === 'session/update'));
 

@@ -216,7 +216,7 @@ test('the /model picker: frontend action, choice applied, "✓ Model set to ..."
   // The client echoes the action and the item's value back.
   const answer = c.send('frontend_action_result', { 'request-id': id, 'action-name': 'select-model', 'ui/action': action, status: 'submitted', value: item['ui.item/value']! });
   expect(dataOf(await c.answer(answer))).toEqual({ accepted: true, 'request-id': id });
-  expect(dataOf(await c.waitFor((f) => topicOf(f) === 'command-result' && f.id === answer))).toEqual({ type: 'text', message: '✓ Model set to scripted slow' });
+  expect(dataOf(await c.waitFor((f) => topicOf(f) === 'command-result' && f.id === answer))).toEqual({ type: 'text', message: '✓ Model set to scripted slow.' });
   const updated = await c.waitFor((f) => topicOf(f) === 'session/updated' && dataOf(f)['model-id'] === 'slow');
   expect(dataOf(updated)['model-provider']).toBe('scripted');
   expect((await c.request('get_state')).state).toMatchObject({ model: { provider: 'scripted', id: 'slow' } });
