@@ -1,4 +1,6 @@
-import { commandsFor, findCommand, parseSlashCommand, SLASH_COMMANDS, type ParsedCommand } from './slash-commands';
+import fs from 'node:fs';
+import path from 'node:path';
+import { commandsFor, commandUsage, findCommand, parseSlashCommand, SLASH_COMMANDS, type ParsedCommand } from './slash-commands';
 
 const ok = (text: string, surface: 'chat' | 'edn' | 'acp' = 'chat'): ParsedCommand => {
   const r = parseSlashCommand(text, surface);
@@ -97,4 +99,9 @@ test('a command a surface does not offer is unknown there, with a pointer to /he
 test('each surface has its own subset of the one table, in its order', () => {
   expect(commandsFor('acp').map((c) => c.name)).toEqual(['model', 'thinking', 'compact', 'name', 'status', 'help']);
   expect(commandsFor('edn').map((c) => c.name)).toEqual(['model', 'thinking', 'compact', 'undo', 'redo', 'fork', 'tree', 'new', 'resume', 'name', 'history', 'status', 'login', 'help', 'quit']);
+});
+
+test('docs/commands.md lists every command of the table with its usage', () => {
+  const page = fs.readFileSync(path.join(__dirname, '..', 'docs', 'commands.md'), 'utf8');
+  for (const c of SLASH_COMMANDS) expect(page).toContain(`| \`${commandUsage(c).replace(/\|/g, '\\|')}\` |`);
 });
