@@ -38,7 +38,9 @@ test('/model takes provider/model, and provider model (the EDN client documents 
   expect(ok('/model openai gpt-5', 'edn')).toEqual({ name: 'model', model: 'openai/gpt-5' });
   expect(ok('/model openai openai/gpt-5', 'edn')).toEqual({ name: 'model', model: 'openai/gpt-5' });
   expect(ok('/model openai/gpt-5', 'acp')).toEqual({ name: 'model', model: 'openai/gpt-5' });
-  expect(error('/model gpt-5').error).toBe('/model takes provider/model, e.g. /model anthropic/claude-sonnet-4-5 ("gpt-5" is not one) (usage: /model [provider/model])');
+  // A bare catalog id goes to the gateway as it is (it resolves it, or answers UNKNOWN_MODEL).
+  expect(ok('/model gpt-5')).toEqual({ name: 'model', model: 'gpt-5' });
+  expect(error('/model openai/gpt-5/x').error).toBe('/model takes provider/model, e.g. /model anthropic/claude-sonnet-4-5 ("openai/gpt-5/x" is not one) (usage: /model [provider/model])');
   expect(error('/model a b c').unknown).toBe(false);
   expect(error('/model /gpt-5').unknown).toBe(false);
 });

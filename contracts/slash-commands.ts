@@ -100,8 +100,9 @@ export function parseSlashCommand(text: string, surface: CommandSurface): ParseR
   switch (name) {
     case 'model': {
       if (words.length === 0) return { ok: true, command: { name } };
-      // `provider/model`; `provider model` (the EDN client's documented form) means the same.
-      if (words.length === 1 && /^[^/\s]+\/\S+$/.test(words[0]!)) return { ok: true, command: { name, model: words[0]! } };
+      // `provider/model`, or a bare catalog id (the gateway resolves it or answers UNKNOWN_MODEL);
+      // `provider model` (the EDN client's documented form) means `provider/model`.
+      if (words.length === 1 && /^[^/]+(\/[^/]+)?$/.test(words[0]!)) return { ok: true, command: { name, model: words[0]! } };
       if (words.length === 2 && !words[0]!.includes('/')) return { ok: true, command: { name, model: words[1]!.includes('/') ? words[1]! : `${words[0]}/${words[1]}` } };
       return bad(`takes provider/model, e.g. /model anthropic/claude-sonnet-4-5 ("${arg}" is not one)`);
     }
