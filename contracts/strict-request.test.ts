@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { settingsBodySchema } from './http-api';
-import { approvalPolicyChangeSchema } from './session-settings';
+import { mcpServersSchema } from './mcp';
+import { budgetSchema } from './session-settings';
 import { describeRequestIssues, strictRequest } from './strict-request';
 
 const issuesOf = (schema: z.ZodType, value: unknown) => {
@@ -31,10 +32,11 @@ test('through arrays, unions, records, optionals and defaults', () => {
   expect(issuesOf(schema, { either: { y: 1 }, map: { k: { v: 1 } }, list: [] })).toBe('accepted');
 });
 
-test('the shared parts stay tolerant where they are not a request (stored data, replies)', () => {
-  strictRequest(settingsBodySchema);
-  expect(approvalPolicyChangeSchema.safeParse({ plan_mode: true, policy: 'plan' }).success).toBe(true);
-  expect(settingsBodySchema.safeParse({ approval: { policy: 'plan' } }).success).toBe(true);
+test('the shared parts stay tolerant where they are not a request (stored data, config files)', () => {
+  const request = strictRequest(z.object({ budget: budgetSchema, servers: mcpServersSchema }));
+  expect(issuesOf(request, { budget: { max_tokens: 5, cap: 1 }, servers: {} })).toBe('budget.cap: unrecognized key');
+  expect(budgetSchema.safeParse({ max_tokens: 5, cap: 1 }).success).toBe(true);
+  expect(mcpServersSchema.safeParse({ files: { command: 'x', someOtherTool: true } }).success).toBe(true);
 });
 
 test('a deliberate catch-all is kept, its known fields still strict', () => {

@@ -7,8 +7,8 @@ import { z } from 'zod';
  * change nothing.
  *
  * Why one deep function rather than `.strict()` on each object: request schemas share parts with
- * stored data and replies (the approval policy change, budgets, MCP server configs, image uploads),
- * and those readers must stay tolerant. `strictRequest` derives a strict copy of a whole request
+ * stored data, config files and replies (budgets, MCP server configs), and those readers must stay
+ * tolerant. `strictRequest` derives a strict copy of a whole request
  * schema where it is used as a request, leaving the shared parts as they are, and no nested object
  * can be forgotten (a new field's object is strict the day it is added).
  *
