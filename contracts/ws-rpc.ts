@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { strictRequest } from './strict-request';
 
 /**
  * The WebSocket JSON RPC protocol of specs/ws-rpc.md, spoken at `ws://host:port/v1/rpc` by CLI and
@@ -56,18 +57,21 @@ export type ChatRequest = z.infer<typeof chatRequestSchema>;
 /**
  * Every frame a client may send. `chat.attach` is strand's durability extension: re-join a task's
  * stream after a dropped socket or a gateway restart, from just after the last sequence seen.
+ * Strict at every depth (strict-request.ts): an unknown key anywhere is an `error` frame naming it.
  */
-export const rpcClientFrameSchema = z.discriminatedUnion('type', [
-  z.object({ id: rpcRequestIdSchema, type: z.literal('status.get') }),
-  z.object({ id: rpcRequestIdSchema, type: z.literal('chat.start'), payload: z.object({ request: chatRequestSchema }) }),
-  z.object({ id: rpcRequestIdSchema, type: z.literal('chat.abort'), payload: z.object({ requestId: rpcRequestIdSchema }) }),
-  z.object({ id: rpcRequestIdSchema, type: z.literal('task.status'), payload: z.object({ taskId: taskIdSchema }) }),
-  z.object({
-    id: rpcRequestIdSchema,
-    type: z.literal('chat.attach'),
-    payload: z.object({ taskId: taskIdSchema, afterSeq: z.number().int().nonnegative().optional() }),
-  }),
-]);
+export const rpcClientFrameSchema = strictRequest(
+  z.discriminatedUnion('type', [
+    z.object({ id: rpcRequestIdSchema, type: z.literal('status.get') }),
+    z.object({ id: rpcRequestIdSchema, type: z.literal('chat.start'), payload: z.object({ request: chatRequestSchema }) }),
+    z.object({ id: rpcRequestIdSchema, type: z.literal('chat.abort'), payload: z.object({ requestId: rpcRequestIdSchema }) }),
+    z.object({ id: rpcRequestIdSchema, type: z.literal('task.status'), payload: z.object({ taskId: taskIdSchema }) }),
+    z.object({
+      id: rpcRequestIdSchema,
+      type: z.literal('chat.attach'),
+      payload: z.object({ taskId: taskIdSchema, afterSeq: z.number().int().nonnegative().optional() }),
+    }),
+  ]),
+);
 export type RpcClientFrame = z.infer<typeof rpcClientFrameSchema>;
 
 /** Structured error detail (stable keys; clients show `code`/`kind`). */

@@ -54,3 +54,43 @@ test('WebSocket: an unknown key inside a history item is an error naming it', as
     c.close();
   }
 }, 60_000);
+
+test('HTTP: the message names the unknown key by its own path, and a known key beside it is not applied either', async () => {
+  const sid = (await http(base, 'POST', '/api/sessions', { project_path: '/tmp', model: 'scripted/echo' })).body.session_id as string;
+  const before = (await http(base, 'GET', `/api/sessions/${sid}/settings`)).body;
+
+  const refused = await http(base, 'PATCH', `/api/sessions/${sid}/settings`, { approval: { policy: 'plan' } });
+  expect(refused.body.error.message).toBe('approval.policy: unrecognized key');
+  const mixed = await http(base, 'PATCH', `/api/sessions/${sid}/settings`, { name: 'renamed', approval: { plan_mode: true, policy: 'plan' } });
+  expect([mixed.status, mixed.body.error.message]).toEqual([400, 'approval.policy: unrecognized key']);
+  expect((await http(base, 'GET', `/api/sessions/${sid}/settings`)).body).toEqual(before);
+
+  // The same change without the stray key is applied: the refusal was the key, not the route.
+  const applied = await http(base, 'PATCH', `/api/sessions/${sid}/settings`, { approval: { plan_mode: true } });
+  expect([applied.status, applied.body.approval.plan_mode]).toEqual([200, true]);
+}, 60_000);
+
+test('WebSocket: a chat.start with a nested unknown key is one error frame naming its path; the session is untouched', async () => {
+  const sid = (await http(base, 'POST', '/api/sessions', { project_path: '/tmp', model: 'scripted/echo' })).body.session_id as string;
+  const messagesBefore = (await http(base, 'GET', `/api/sessions/${sid}/messages`)).body;
+  const settingsBefore = (await http(base, 'GET', `/api/sessions/${sid}/settings`)).body;
+  const c = await connectRpc(`${base.replace(/^http/, 'ws')}/v1/rpc`);
+  try {
+    const id = rpcId();
+    c.send(chatStart(id, 'hello', { sessionId: sid, workspace: '/tmp', activeSkills: [{ name: 'plan', instructions: 'plan first', policy: 'plan' }] }));
+    const terminal = await c.terminal(id);
+    expect([terminal.type, terminal.error]).toEqual(['error', 'invalid RPC message: payload.request.activeSkills.0.policy: unrecognized key']);
+    expect(c.of(id).map((f) => f.type)).toEqual(['error']);
+
+    // Every client frame is strict, not only the chat request: an unknown payload on status.get too.
+    const other = rpcId();
+    c.send({ id: other, type: 'status.get', payload: { verbose: true } });
+    expect((await c.terminal(other)).error).toBe('invalid RPC message: payload: unrecognized key');
+
+    expect((await http(base, 'GET', `/api/sessions/${sid}/messages`)).body).toEqual(messagesBefore);
+    expect((await http(base, 'GET', `/api/sessions/${sid}/settings`)).body).toEqual(settingsBefore);
+    expect(c.invalid).toEqual([]);
+  } finally {
+    c.close();
+  }
+}, 60_000);

@@ -3,6 +3,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
 import { ErrorCode, StrandError } from '../../../contracts/errors';
 import { StoreError } from '../../../contracts/session-store/errors';
+import { describeRequestIssues } from '../../../contracts/strict-request';
 
 /** HTTP status of each error code (specs/http-sse.md, "Errors"). */
 export const HTTP_STATUS: Record<ErrorCode, ContentfulStatusCode> = {
@@ -44,8 +45,7 @@ export function toStrandError(err: unknown): StrandError {
   if (err instanceof StrandError) return err;
   if (err instanceof StoreError) return fromStoreError(err);
   if (err instanceof z.ZodError) {
-    const message = err.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ');
-    return new StrandError(ErrorCode.INVALID_REQUEST, message);
+    return new StrandError(ErrorCode.INVALID_REQUEST, describeRequestIssues(err));
   }
   return new StrandError(ErrorCode.INTERNAL, 'internal error (see the gateway log)');
 }

@@ -1,4 +1,5 @@
 import { ErrorCode } from '../../../contracts/errors';
+import { describeRequestIssues } from '../../../contracts/strict-request';
 import {
   RPC_MAX_QUEUED,
   RPC_UNKNOWN_ID,
@@ -78,9 +79,7 @@ export class RpcConnection {
     }
     const parsed = rpcClientFrameSchema.safeParse(json);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue?.path.join('.') || 'frame';
-      return this.peer.send({ id: readableId(json), type: 'error', error: `invalid RPC message: ${where}: ${issue?.message ?? 'invalid'}` });
+      return this.peer.send({ id: readableId(json), type: 'error', error: `invalid RPC message: ${describeRequestIssues(parsed.error, 'frame')}` });
     }
     void this.dispatch(parsed.data).catch((err: unknown) => {
       this.deps.log.error({ err, type: parsed.data.type }, 'an RPC request failed');

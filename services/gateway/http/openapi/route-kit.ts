@@ -2,6 +2,7 @@ import { OpenAPIHono, type Hook } from '@hono/zod-openapi';
 import type { Env, MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import { ErrorCode, StrandError } from '../../../../contracts/errors';
+import { strictRequest } from '../../../../contracts/strict-request';
 import { toStrandError } from '../errors';
 
 /**
@@ -47,8 +48,15 @@ export function readByHandler(where: 'query' | 'header', name: string, schema: z
 /** A JSON reply of `schema`. */
 export const jsonReply = <S extends z.ZodType>(schema: S, description: string) => ({ description, content: { 'application/json': { schema } } });
 
-/** A JSON request body; optional when `{}` is valid, since an empty body is read as `{}`. */
-export const jsonBody = <S extends z.ZodType>(schema: S) => ({ content: { 'application/json': { schema } }, required: !schema.safeParse({}).success });
+/**
+ * A JSON request body; optional when `{}` is valid, since an empty body is read as `{}`. Strict at
+ * every depth (contracts/strict-request.ts): here, so that every route's body is, and the document
+ * says so (`additionalProperties: false`) from the very schema that validates.
+ */
+export const jsonBody = <S extends z.ZodType>(schema: S) => {
+  const strict = strictRequest(schema);
+  return { content: { 'application/json': { schema: strict } }, required: !strict.safeParse({}).success };
+};
 
 /**
  * Before a route with a JSON body validates it, the body is read as the gateway always has: whatever
