@@ -8,7 +8,7 @@ import { ms, nowMs, percentile } from './stats';
 import { EMACS_TOPICS } from './emacs-topics';
 
 /**
- * Added latency of the gateway's EDN RPC transport over TCP (specs/rpc-edn.md) on the real local
+ * Added latency of the gateway's EDN RPC transport over TCP (docs/edn.md) on the real local
  * stack: for every streamed delta, from the event's publication to JetStream (its envelope's `ts`,
  * set by the worker right before the publish) to (a) a direct NATS subscriber on the agent-events
  * subjects — the floor, in the same run and the same process as the EDN clients — and (b) the EDN

@@ -5,7 +5,7 @@ import { latencyTarget, measureRun, progress, runLevel, startLatencyStack, summa
 import { nowMs } from './stats';
 
 /**
- * Added latency of the WebSocket JSON RPC endpoint (specs/ws-rpc.md) over the real local stack: for
+ * Added latency of the WebSocket JSON RPC endpoint (docs/websocket.md) over the real local stack: for
  * every streamed delta, from the event's publication to JetStream (its envelope's `ts`, set by the
  * worker right before the publish) to (a) a direct NATS subscriber on the agent-events subjects —
  * the floor, in the same run and the same process as the WebSocket clients — and (b) the WebSocket

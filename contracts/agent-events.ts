@@ -5,7 +5,7 @@ import { subagentMarkerSchema } from './subagents';
 
 /**
  * Canonical agent events: the one vocabulary the worker publishes to JetStream and every gateway
- * adapter maps onto its protocol (design.md §3). Adapters never invent semantics; a new kind of
+ * adapter maps onto its protocol (docs/architecture.md). Adapters never invent semantics; a new kind of
  * thing the agent does becomes a new member of this union first.
  */
 

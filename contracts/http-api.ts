@@ -6,7 +6,7 @@ import { MAX_PROMPT_IMAGES, promptImageUploadSchema } from './prompt-images';
 import { approvalPolicyChangeSchema, budgetChangeSchema, budgetSchema, thinkingLevelSchema } from './session-settings';
 
 /**
- * Request shapes of the HTTP REST API (specs/http-sse.md). The gateway validates every body and
+ * Request shapes of the HTTP REST API (docs/http.md). The gateway validates every body and
  * query against these before a handler runs.
  */
 
@@ -134,7 +134,7 @@ export const settingsBodySchema = z.strictObject({
 export const compactBodySchema = z.strictObject({ instructions: z.string().max(4000).optional() });
 
 /**
- * The body of every error answer (specs/http-sse.md, "Errors"): the code decides the HTTP status;
+ * The body of every error answer (docs/http.md, "Errors"): the code decides the HTTP status;
  * `details` is an object, empty unless the code has more to say.
  */
 export const errorBodySchema = z.object({

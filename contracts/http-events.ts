@@ -3,7 +3,7 @@ import { agentPhaseSchema, eventUsageSchema } from './agent-events';
 import { chatStreamTerminalSchema, wsEventSchema } from './ws-rpc';
 
 /**
- * The `data:` of each frame of `GET /api/sessions/{id}/events` (specs/http-sse.md, "Events"): one
+ * The `data:` of each frame of `GET /api/sessions/{id}/events` (docs/http.md, "Events"): one
  * compact JSON object whose `type` is also the frame's `event:` name. The gateway maps canonical
  * agent events onto these (services/gateway/mapping/http-events.ts); the OpenAPI document describes
  * the stream with this union.
@@ -81,7 +81,7 @@ export const httpEventDataSchema = z.discriminatedUnion('type', [
 export type HttpEventData = z.infer<typeof httpEventDataSchema>;
 
 /**
- * The `data:` of each frame of `POST /v1/chat/stream` (specs/ws-rpc.md): chat events, then one
+ * The `data:` of each frame of `POST /v1/chat/stream` (docs/websocket.md): chat events, then one
  * terminal `done` or `error` frame. Both unions have an `error` member, so this is an `anyOf`.
  */
 export const chatStreamFrameSchema = z.union([wsEventSchema, chatStreamTerminalSchema]);

@@ -5,7 +5,7 @@ import { messageSchema } from './session-store/messages';
 import { budgetSchema, sessionSettingsSchema, thinkingLevelSchema } from './session-settings';
 
 /**
- * Reply shapes of the HTTP REST API (specs/http-sse.md), one per route and status. The gateway's
+ * Reply shapes of the HTTP REST API (docs/http.md), one per route and status. The gateway's
  * OpenAPI document is generated from these, and the HTTP conformance test checks every real answer
  * against that document, so a reply that grows a field or changes a type fails there first.
  */

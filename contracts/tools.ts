@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { TASK_TOOL, taskParamsSchema } from './subagents';
 
 /**
- * The coding agent's built-in tools (design.md §6): their names, parameter schemas and the
+ * The coding agent's built-in tools (docs/architecture.md, "Tools and providers"): their names, parameter schemas and the
  * descriptions the model reads. Names and parameters are binding. The schemas validate what a model
  * sends (the tools module parses with them) and are turned into the JSON Schema sent to providers
  * (`toolInputSchema`). Pure: no node imports, so the workflow and the gateway may read it too.

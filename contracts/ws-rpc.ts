@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { strictRequest } from './strict-request';
 
 /**
- * The WebSocket JSON RPC protocol of specs/ws-rpc.md, spoken at `ws://host:port/v1/rpc` by CLI and
+ * The WebSocket JSON RPC protocol of docs/websocket.md, spoken at `ws://host:port/v1/rpc` by CLI and
  * app clients (the reference client is acolyte). Server frames are flat `{id, type, ...fields}`, as
  * that client parses them; a frame that fails its schema is dropped silently there (a malformed
  * `chat.done` leaves it waiting forever), so the gateway validates every frame it sends against these.
@@ -174,7 +174,7 @@ export const wsEventSchema = z.discriminatedUnion('type', [
   }),
   z.object({ type: z.literal('usage'), inputTokens: z.number().int().nonnegative(), outputTokens: z.number().int().nonnegative() }),
   /**
-   * The agent's checklist. specs/ws-rpc.md calls this event `checklist`, but the reference client's
+   * The agent's checklist. docs/websocket.md calls this event `checklist`, but the reference client's
    * schema only accepts `tasklist` (an event it cannot parse it drops silently), so it goes out under that name.
    */
   z.object({

@@ -41,7 +41,7 @@ export interface ToolExecutor {
 type Handler = (params: never, ctx: ToolContext) => Promise<ToolResult>;
 
 /**
- * The built-in tools (design.md §6) behind one call. Everything a tool can get wrong — unknown
+ * The built-in tools (docs/architecture.md, "Tools and providers") behind one call. Everything a tool can get wrong — unknown
  * name, invalid parameters, a path outside the workspace, a failing command, an unexpected
  * exception — comes back as an error result for the model to read. The one exception is
  * cancellation: when `ctx.signal` fires, the running tool is stopped and `execute` throws the

@@ -1,6 +1,6 @@
 /**
  * The assistant text a client of `GET /api/sessions/{id}/events` holds, built only from what the
- * protocol tells it (specs/http-sse.md): `message.delta` appends to the step under way, a
+ * protocol tells it (docs/http.md): `message.delta` appends to the step under way, a
  * `message.done` (entry id `<turn>:s<k>:assistant`) closes step k so the next deltas belong to step
  * k+1, and `stream.reset {turn_id, step}` discards that step's text and makes it the step under way
  * again (a retried provider step streams it anew).

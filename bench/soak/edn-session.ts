@@ -22,7 +22,7 @@ interface Waiting {
 }
 
 /**
- * An EDN RPC client over TCP (specs/rpc-edn.md) driven as psi's Emacs client drives it: handshake (its
+ * An EDN RPC client over TCP (docs/edn.md) driven as psi's Emacs client drives it: handshake (its
  * focus session is the soak session; its project is the gateway's cwd), subscribe to the Emacs topics,
  * set_model to the soak script, then each turn a `prompt`. A turn has ended at the first
  * `session/updated` with `:is-streaming false` after an `assistant/message` whose stop reason is

@@ -21,7 +21,7 @@ interface Waiting {
 }
 
 /**
- * A WebSocket JSON RPC client (specs/ws-rpc.md) as the acolyte CLI is: one connection, a session id
+ * A WebSocket JSON RPC client (docs/websocket.md) as the acolyte CLI is: one connection, a session id
  * of its own, each turn a `chat.start` in that session that ends with its `chat.done` (or
  * `chat.error`); the next `chat.start` goes out the moment it arrives.
  */

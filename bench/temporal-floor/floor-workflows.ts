@@ -1,7 +1,7 @@
 import * as wf from '@temporalio/workflow';
 
 /**
- * The least a turn can be on strand's architecture (design.md §3): a session workflow takes a prompt
+ * The least a turn can be on strand's architecture (docs/architecture.md): a session workflow takes a prompt
  * by update, runs the turn as a child workflow, and the turn calls its model step as an activity (then
  * a tool and a second model step, for a turn with one tool call). No store, no events, no provider:
  * what remains is Temporal's own cost on this machine (bench/temporal-floor.bench.ts).

@@ -1,4 +1,4 @@
-/** The store's error codes (specs/session-store.md); `session/storage` is the retryable one. */
+/** The store's error codes (docs/store.md); `session/storage` is the retryable one. */
 export const StoreErrorCode = {
   NOT_FOUND: 'session/not_found',
   ENTRY_NOT_FOUND: 'session/entry_not_found',

@@ -3,7 +3,7 @@ import { metadataSchema, originSchema, sessionStatusSchema } from './entities';
 import { customPayloadSchema, messageSchema } from './messages';
 import type { StoreEventType } from './subjects';
 
-/** Payloads of the six store events (specs/session-store.md, "Events"). */
+/** Payloads of the six store events (docs/store.md, "Events"). */
 export const storeEventPayloadSchemas = {
   created: z.object({
     session_id: z.string(),

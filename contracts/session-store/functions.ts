@@ -3,7 +3,7 @@ import { metadataSchema, originSchema, sessionEntrySchema, sessionMetaSchema, se
 import { contentBlockSchema, customPayloadSchema, messageSchema, messageRoleSchema } from './messages';
 
 /**
- * Request and reply of every store function (specs/session-store.md, "Functions").
+ * Request and reply of every store function (docs/store.md, "Functions").
  * Requests are strict: an unknown key is a shape error (`session/invalid_request`), like a wrong type.
  */
 

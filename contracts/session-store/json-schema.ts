@@ -26,5 +26,5 @@ export function storeJsonSchemas() {
       payload: z.toJSONSchema(schema as z.ZodType, { io: 'output', unrepresentable: 'any' }),
     };
   }
-  return { title: 'strand session store wire shapes', spec: 'specs/session-store.md', functions, events };
+  return { title: 'strand session store wire shapes', spec: 'docs/store.md', functions, events };
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The transcript vocabulary of the session store (specs/session-store.md, seed 004's definitions):
+ * The transcript vocabulary of the session store (docs/store.md):
  * content blocks, the four message roles, usage. Every writer and reader of the store shares these.
  */
 

@@ -19,7 +19,7 @@ export type { InstanceCounts, InstanceName } from './instances';
 export interface Stack {
   config: StackConfig;
   /**
-   * `edn` is the gateway's EDN TCP listener as host:port (specs/rpc-edn.md). `gateway` and `edn` are
+   * `edn` is the gateway's EDN TCP listener as host:port (docs/edn.md). `gateway` and `edn` are
    * the first gateway's; `gateways` and `edns` list every gateway's, in instance order.
    */
   urls: { gateway: string; edn: string; gateways: string[]; edns: string[]; temporalUi?: string; temporal: string; nats: string };

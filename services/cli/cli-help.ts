@@ -21,7 +21,7 @@ export const COMMAND_HELP = {
   Turns running across sessions, through the gateway (STRAND_GATEWAY_URL picks one; STRAND_TOKEN
   is sent as the bearer token).`,
   'rpc-edn': `usage: strand rpc-edn [--cwd DIR] [--session-id ID]
-  EDN RPC (specs/rpc-edn.md) on stdin/stdout for editors that spawn it (Emacs); logs on stderr.
+  EDN RPC (docs/edn.md) on stdin/stdout for editors that spawn it (Emacs); logs on stderr.
   --cwd DIR          the project directory of new sessions (default: where it runs)
   --session-id ID    the session to attach to`,
   chat: `usage: strand chat [--session ID | --new] [-p PROMPT] [-y]

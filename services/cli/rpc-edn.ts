@@ -34,7 +34,7 @@ function claimStdout(): (line: string) => void {
 }
 
 /**
- * `strand rpc-edn`: one EDN RPC session (specs/rpc-edn.md) on stdin/stdout for an editor that spawns
+ * `strand rpc-edn`: one EDN RPC session (docs/edn.md) on stdin/stdout for an editor that spawns
  * it, backed by the stack at the addresses the gateway uses (services/common/env.ts). Logs go to
  * stderr. Resolves (and the process exits 0) on stdin EOF or SIGTERM/SIGINT/SIGHUP, after closing its
  * NATS and Temporal connections; turns it started keep running in the worker.

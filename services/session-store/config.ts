@@ -3,7 +3,7 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { z } from 'zod';
 
-/** The store's configuration: adapter and list limits (specs/session-store.md, "Configuration"). */
+/** The store's configuration: adapter and list limits (docs/store.md, "Configuration"). */
 export const storeConfigSchema = z
   .strictObject({
     adapter: z.discriminatedUnion('name', [

@@ -110,3 +110,18 @@ export function repoPathIn(span: string): string | undefined {
   if (!m || !REPO_DIRS.includes(m[1]!) || /[*<>]/.test(span)) return undefined;
   return span.replace(/\/$/, '');
 }
+
+/**
+ * A mention of a document that lives outside the repository (the planning notes the project started
+ * from), which a clone does not have: the content it points at is in docs/ now.
+ */
+const OUTSIDE_DOCUMENT = /\bspecs\/[\w.-]+\.md\b|\bdesign\.md\b|\.\.\/shared\b|\bshared\/(?:specs|notes|seeds)\/|\bseeds\/[\w.-]/;
+
+/** The 1-based lines of `text` that name a document outside the repository. */
+export function outsideReferences(text: string): number[] {
+  const lines: number[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (OUTSIDE_DOCUMENT.test(line)) lines.push(i + 1);
+  });
+  return lines;
+}

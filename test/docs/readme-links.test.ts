@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { codeSpansOf, linkProblem, linksOf, repoPathIn } from './markdown-links';
+import { codeSpansOf, linkProblem, linksOf, outsideReferences, repoPathIn } from './markdown-links';
 import { codeMentions, codeReadsFromEnv, documentedVariables, strandNamesInCode } from './env-variables';
 
 /**
@@ -58,11 +58,53 @@ describe('links of README.md, bench/README.md and docs/', () => {
   });
 });
 
+/** Folders a clone does not track (installed or generated), skipped when scanning the code. */
+const UNTRACKED = new Set(['node_modules', 'dist', 'coverage', 'scratch', '.strand', '.git']);
+const CODE_FILE = /\.(ts|tsx|mjs|cjs|sh|ya?ml|css|json)$/;
+
+/**
+ * The code, its comments and every text it serves (the OpenAPI document, help texts, generated
+ * schemas). test/docs/ is left out: its own cases spell the forbidden references on purpose.
+ */
+function codeFiles(): string[] {
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (UNTRACKED.has(entry.name)) continue;
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (CODE_FILE.test(entry.name) && entry.name !== 'package-lock.json') found.push(full);
+    }
+  };
+  walk(root);
+  return found.filter((f) => !rel(f).startsWith('test/docs/'));
+}
+
+describe('no code, comment or served text cites a document outside the repository', () => {
+  test('the scan covers the code', () => {
+    const names = codeFiles().map(rel);
+    expect(names).toEqual(expect.arrayContaining(['contracts/ws-rpc.ts', 'services/gateway/http/openapi/texts.ts', 'eslint.config.mjs', 'docs/schemas/session-store.schema.json']));
+  });
+
+  test('no file names specs/…, design.md, shared/… or seeds/…', () => {
+    const problems = codeFiles().flatMap((file) => outsideReferences(fs.readFileSync(file, 'utf8')).map((line) => `${rel(file)}:${line}`));
+    expect(problems).toEqual([]);
+  });
+
+  test.each(documents().map((f) => [rel(f), f]))('%s names none of them either', (_name, file) => {
+    expect(outsideReferences(fs.readFileSync(file, 'utf8'))).toEqual([]);
+  });
+});
+
 describe('the scanner behind these checks', () => {
   const file = path.join(root, 'README.md');
   test('finds inline links, references, autolinks and bare URLs, and skips code', () => {
     const text = ['[a](docs/http.md) ![b](x.png "t")', '[ref]: https://example.org/x', '<https://example.org/y> and http://example.org/z', '`[c](nowhere.md)`', '```', '[d](inside-fence.md)', '```'].join('\n');
     expect(linksOf(text).map((l) => l.target)).toEqual(['docs/http.md', 'x.png', 'https://example.org/x', 'https://example.org/y', 'http://example.org/z']);
+  });
+  test('finds references to documents outside the repository, and only those', () => {
+    const text = ['// the wire format (specs/http-sse.md, "Errors")', ' * import rules of design.md §2', 'see ../shared/notes', 'from seeds/004-x.md', '// docs/http.md, "Errors"', 'seed 343436502, a design of its own', 'test/harness/shared-backoff.ts'].join('\n');
+    expect(outsideReferences(text)).toEqual([1, 2, 3, 4]);
   });
   test('tells links out, missing files and missing anchors from good ones', () => {
     expect(linkProblem(root, file, 'https://example.org/')).toMatch(/leaves the repository/);

@@ -4,7 +4,7 @@ import { encodeEdn, parseEdn } from '../../services/gateway/edn/codec';
 import { isEdnMap, isKeyword, kw, type Keyword, type EdnMap, type EdnValue } from '../../services/gateway/edn/edn-value';
 
 /**
- * An EDN RPC client for the session-layer tests, speaking specs/rpc-edn.md over TCP or a spawned
+ * An EDN RPC client for the session-layer tests, speaking docs/edn.md over TCP or a spawned
  * `strand rpc-edn`: writes requests as one EDN line each, reads every frame, and checks what a strict
  * client checks (one map per line, allowed envelope keys only, `:seq` 1, 2, 3, … on events, every
  * session event naming one session id). Values come back as the codec reads them: maps keyed by

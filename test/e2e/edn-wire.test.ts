@@ -12,7 +12,7 @@ import { connectEdnTcp, kindOf, spawnEdn, type EdnProcess, type EdnTcpClient, ty
 import { startTestStack, type TestStack } from '../harness/stack-fixture';
 
 /**
- * The EDN wire layer (specs/rpc-edn.md) against a real stack: `strand rpc-edn` spawned the way an
+ * The EDN wire layer (docs/edn.md) against a real stack: `strand rpc-edn` spawned the way an
  * editor spawns it (the bin script from a project directory, and `npx strand rpc-edn` from the
  * repository), and the gateway's TCP port: envelope rules and every wire-level error code, the
  * handshake gate and version check, tokens, `:seq`, stdout carrying nothing but frames, exit on EOF

@@ -21,7 +21,7 @@ import { chatStart, connectRpc, rpcId } from '../harness/ws-rpc-client';
  * The HTTP API against its OpenAPI document, on a real stack with tokens: the served document is the
  * one the gateway builds, the docs page loads with every asset it references, every documented
  * operation is driven by a real client and answers a documented status whose body validates against
- * the document, and every error code of specs/http-sse.md that a request can reach is reached, with
+ * the document, and every error code of docs/http.md that a request can reach is reached, with
  * its status and the error shape. A second stack (low rate limit, then Temporal stopped) gives
  * RATE_LIMITED and UNAVAILABLE.
  */

@@ -10,7 +10,7 @@ import { http, startTestStack, type TestStack } from '../harness/stack-fixture';
 import { chatStart, connectRpc, rpcId, streamedText, TERMINAL, type Frame, type RpcTestClient } from '../harness/ws-rpc-client';
 
 /**
- * The WebSocket JSON RPC protocol (specs/ws-rpc.md) against the real stack: every request type and
+ * The WebSocket JSON RPC protocol (docs/websocket.md) against the real stack: every request type and
  * server frame validated by the protocol's schemas, per-request order with exactly one terminal, the
  * per-connection queue (25 waiting, positions re-sent, aborts), protocol errors, sessions named by
  * the client and seeded from its history, tools, the checklist under the client's name, the SSE

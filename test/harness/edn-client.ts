@@ -4,7 +4,7 @@ import { encodeEdn, parseEdn } from '../../services/gateway/edn/codec';
 import { isKeyword, kw, type EdnMap } from '../../services/gateway/edn/edn-value';
 
 /**
- * A test client of specs/rpc-edn.md over any byte stream (a TCP socket, a `strand rpc-edn` child's
+ * A test client of docs/edn.md over any byte stream (a TCP socket, a `strand rpc-edn` child's
  * pipes). Every line the server writes is parsed with the strict codec and must be a map whose
  * `:kind` is :response, :event or :error; anything else lands in `invalid`, which tests assert empty.
  */

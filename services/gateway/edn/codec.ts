@@ -1,6 +1,6 @@
 /**
  * The EDN codec of the wire layer: a strict reader for inbound frames and a writer of the safe
- * subset for outbound ones (specs/rpc-edn.md "Transport"). `edn-data` is not used: it reads tagged
+ * subset for outbound ones (docs/edn.md "Transport"). `edn-data` is not used: it reads tagged
  * literals, comments and discard forms, which this protocol must refuse.
  */
 export { DEFAULT_MAX_DEPTH, EdnSyntaxError, isKeywordName, parseEdn, type ParseOptions } from './edn-parse';

@@ -30,7 +30,7 @@ export interface EdnConnectionDeps {
 }
 
 /**
- * One protocol session of specs/rpc-edn.md at the wire level: envelope validation, the handshake
+ * One protocol session of docs/edn.md at the wire level: envelope validation, the handshake
  * gate and version check, token check, pending requests and their cap, `:seq`/`:ts` on events, and
  * the translation of the session layer's results and failures into frames. A malformed line only
  * ever costs an `:error` frame; the connection goes on.

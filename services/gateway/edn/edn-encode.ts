@@ -2,7 +2,7 @@ import { isKeywordName } from './edn-parse';
 import { EdnSet, Keyword } from './edn-value';
 
 /**
- * Writes one frame's value as one line of the EDN subset every client parses (specs/rpc-edn.md
+ * Writes one frame's value as one line of the EDN subset every client parses (docs/edn.md
  * "Transport"): maps with keyword keys, vectors, sets, strings, keywords, integers, floats, true,
  * false, nil. Nothing else can come out: no tagged literals, no characters, and never a raw newline
  * (a string's control characters are escaped), so a frame is always exactly one line. A value that

@@ -1,7 +1,7 @@
 import { EdnSet, Keyword, type EdnMap, type EdnValue } from './edn-value';
 
 /**
- * A strict reader of one EDN value per frame (specs/rpc-edn.md "Transport"). It accepts exactly the
+ * A strict reader of one EDN value per frame (docs/edn.md "Transport"). It accepts exactly the
  * subset strand's clients send and refuses everything else with a message a person can act on:
  * tagged literals, `#_` discard, comments, characters, ratios, `M`/`N` suffixes, symbols other than
  * true/false/nil, map keys that are not keywords, duplicate keys, trailing text and nesting deeper

@@ -1,5 +1,5 @@
 /**
- * The EDN values strand reads and writes (specs/rpc-edn.md "Transport"): maps with keyword keys,
+ * The EDN values strand reads and writes (docs/edn.md "Transport"): maps with keyword keys,
  * vectors (lists read as vectors too), sets, strings, keywords, numbers, booleans and nil. Maps are
  * plain objects keyed by the keyword's name without the colon (`:session-id` → `"session-id"`,
  * `:psi.agent-session/model` → `"psi.agent-session/model"`), so zod can validate params directly.

@@ -3,7 +3,7 @@ import type { ErrorFrameFields } from './frames';
 import { EdnErrorCode, type EdnRequest } from './protocol';
 
 /**
- * Inbound envelope validation, exactly as specs/rpc-edn.md "Envelopes" orders it: not a map, a
+ * Inbound envelope validation, exactly as docs/edn.md "Envelopes" orders it: not a map, a
  * `:kind` other than `:request`, a missing or extra key → protocol/invalid-envelope; then `:id`,
  * `:op` and `:params` each with their own code. Every error echoes `:id` and `:op` when they were
  * readable (non-empty strings), so a client can match it to what it sent.

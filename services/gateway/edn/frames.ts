@@ -3,7 +3,7 @@ import { kw, type EdnMap } from './edn-value';
 import type { EdnErrorCode } from './protocol';
 
 /**
- * The outbound envelopes of specs/rpc-edn.md, each built with exactly its allowed keys, so a key
+ * The outbound envelopes of docs/edn.md, each built with exactly its allowed keys, so a key
  * outside those sets can never reach a client. Each builder returns the encoded line with its `\n`.
  */
 

@@ -10,7 +10,7 @@ export interface LineSink {
 }
 
 /**
- * Cuts a byte stream into `\n`-terminated lines (specs/rpc-edn.md framing) while holding at most
+ * Cuts a byte stream into `\n`-terminated lines (docs/edn.md framing) while holding at most
  * `maxBytes` of an unfinished line: once a line passes the limit it is reported once and the rest
  * of it is skipped as it arrives, so a client cannot make the server buffer without bound. Splitting
  * on the byte 0x0A is safe for UTF-8, where that byte never occurs inside a multi-byte character.

@@ -7,7 +7,7 @@ import type { EdnMap } from './edn-value';
  * the session layer never sees a malformed frame and never writes a byte itself.
  */
 
-/** Error codes of specs/rpc-edn.md, spelled as they go on the wire. */
+/** Error codes of docs/edn.md, spelled as they go on the wire. */
 export const EdnErrorCode = {
   notReady: 'transport/not-ready',
   invalidFrame: 'transport/invalid-frame',

@@ -31,7 +31,7 @@ const CUT_GRACE_MS = 1_000;
 const HALF_CLOSE_DRAIN_MS = 5_000;
 
 /**
- * Serves specs/rpc-edn.md on a TCP port: one protocol session per connection, the token checked by
+ * Serves docs/edn.md on a TCP port: one protocol session per connection, the token checked by
  * the handshake when tokens are configured. Past `maxConnections` a new connection gets one
  * `:error` frame and is closed. Frames go out without waiting for the client; a socket whose unsent
  * bytes pass `maxSendBufferBytes` is a slow consumer: it gets a last `:error` naming the reason and is

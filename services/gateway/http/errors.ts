@@ -5,7 +5,7 @@ import { ErrorCode, StrandError } from '../../../contracts/errors';
 import { StoreError } from '../../../contracts/session-store/errors';
 import { describeRequestIssues } from '../../../contracts/strict-request';
 
-/** HTTP status of each error code (specs/http-sse.md, "Errors"). */
+/** HTTP status of each error code (docs/http.md, "Errors"). */
 export const HTTP_STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   INVALID_REQUEST: 400,
   UNKNOWN_MODEL: 400,

@@ -72,7 +72,7 @@ export function sessionUpdatedPayload(sessionId: string, s: SessionStateFacts): 
 }
 
 /**
- * Maps one focus session's events, as its TurnStream read them, onto EDN topics (specs/rpc-edn.md),
+ * Maps one focus session's events, as its TurnStream read them, onto EDN topics (docs/edn.md),
  * stamping each with the session id. A pure function: the stream keeps deltas true increments across
  * a retried step (the one rule of step-text.ts), accumulates thinking (the Emacs client replaces its
  * thinking block with each event), names tool calls in later tool events, and knows which turns this

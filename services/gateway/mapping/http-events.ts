@@ -1,6 +1,6 @@
 import type { AgentEventEnvelope } from '../../../contracts/agent-events';
 
-/** One SSE frame's `event:` name and `data:` object (specs/http-sse.md). */
+/** One SSE frame's `event:` name and `data:` object (docs/http.md). */
 export interface HttpEvent {
   event: string;
   data: Record<string, unknown>;

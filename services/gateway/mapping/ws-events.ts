@@ -10,7 +10,7 @@ const DETAIL_MAX = 120;
 
 /**
  * Maps one turn's events, as its TurnStream read them, onto the WebSocket RPC event vocabulary
- * (specs/ws-rpc.md). A pure function: the stream (one per chat, following its turn only) knows which
+ * (docs/websocket.md). A pure function: the stream (one per chat, following its turn only) knows which
  * tool calls it announced, so `tool-output`/`tool-result` never name an unknown call and one task's
  * calls never show up in another's stream, and what each model step has shown. The protocol has no
  * way to take text back, so after a `stream.reset` only what is new goes out; should the retry say

@@ -47,8 +47,8 @@ const status = createRoute({
   method: 'get',
   path: '/v1/status',
   operationId: 'rpcStatus',
-  summary: 'Server status for WebSocket RPC clients (specs/ws-rpc.md)',
-  description: 'Clients probe it before opening `ws://…/v1/rpc` (the WebSocket itself is not an HTTP route and is described in specs/ws-rpc.md).',
+  summary: 'Server status for WebSocket RPC clients (docs/websocket.md)',
+  description: 'Clients probe it before opening `ws://…/v1/rpc` (the WebSocket itself is not an HTTP route and is described in docs/websocket.md).',
   tags,
   responses: { 200: jsonReply(statusPayloadSchema, 'Status.') },
 });
@@ -57,7 +57,7 @@ const chatStream = createRoute({
   method: 'post',
   path: '/v1/chat/stream',
   operationId: 'chatStream',
-  summary: 'One chat as a server-sent event stream (specs/ws-rpc.md)',
+  summary: 'One chat as a server-sent event stream (docs/websocket.md)',
   description:
     "The same chat as `chat.start` over the WebSocket: `data:` frames of chat events, then one terminal `done` or `error` frame. Errors found after the stream started arrive as that frame (a `workspace` the gateway's user may not read or enter: `errorCode` PERMISSION_DENIED). With tokens configured a `sessionId` names a session of the caller's own (scoped per principal: another principal's id is like an unknown one). A client that goes away does not stop the turn.",
   tags,
@@ -74,7 +74,7 @@ const chatStream = createRoute({
 });
 
 /**
- * The HTTP side of the WebSocket RPC protocol (specs/ws-rpc.md): `GET /v1/status`, which clients
+ * The HTTP side of the WebSocket RPC protocol (docs/websocket.md): `GET /v1/status`, which clients
  * probe before anything else, and `POST /v1/chat/stream`, the same chat as one SSE response. Both
  * need the bearer token when tokens are configured. A client that goes away does not stop the turn.
  */

@@ -49,7 +49,7 @@ function readableId(json: unknown): string {
 const taskState = (t: ChatStreamTerminal) => (t.type === 'done' ? 'completed' : t.errorCode === 'ABORTED' ? 'cancelled' : 'failed');
 
 /**
- * The protocol state of one WebSocket (specs/ws-rpc.md): parses every client frame, runs one chat at
+ * The protocol state of one WebSocket (docs/websocket.md): parses every client frame, runs one chat at
  * a time with up to RPC_MAX_QUEUED waiting (positions re-sent whenever the queue changes), answers
  * aborts, status and task lookups, and re-attaches to running tasks. Each chat is a ChatRun; this
  * class owns only the transport rules: ids, order, the queue, and exactly one terminal per chat.

@@ -52,7 +52,7 @@ function reject(socket: Duplex, status: string, extra: string[] = [], body = '')
 }
 
 /**
- * Serves the WebSocket JSON RPC protocol (specs/ws-rpc.md) at `/v1/rpc` on the gateway's own HTTP
+ * Serves the WebSocket JSON RPC protocol (docs/websocket.md) at `/v1/rpc` on the gateway's own HTTP
  * server. With tokens configured, the `bearer.<token>` subprotocol is checked before the upgrade (an
  * HTTP 401 otherwise) and echoed in the handshake, as browsers require.
  *

@@ -3,7 +3,7 @@ import type { Message } from '../../../contracts/session-store/schemas';
 import type { StoreHarness } from './harness';
 
 /**
- * The session store's behaviour (specs/session-store.md), written once and run against every
+ * The session store's behaviour (docs/store.md), written once and run against every
  * storage adapter. Ids are `id1, id2, …` and the clock moves only when a scenario says so.
  */
 const user = (text: string, timestamp = 1): Message => ({ role: 'user', content: [{ type: 'text', text }], timestamp });

@@ -18,7 +18,7 @@ export interface EdnSessionDeps {
   log: Logger;
 }
 
-/** Every op of specs/rpc-edn.md but `handshake` (the wire layer routes that to `handshake()`). */
+/** Every op of docs/edn.md but `handshake` (the wire layer routes that to `handshake()`). */
 export const EDN_OPS: Readonly<Record<string, OpHandler>> = {
   ...readOps,
   ...turnOps,

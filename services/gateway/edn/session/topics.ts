@@ -1,5 +1,5 @@
 /**
- * The event topics of specs/rpc-edn.md and a connection's subscription to them. `subscribe` adds,
+ * The event topics of docs/edn.md and a connection's subscription to them. `subscribe` adds,
  * `unsubscribe` removes; unknown topics are dropped; an empty set means every topic flows (so a
  * client that never subscribes sees everything, and `unsubscribe` of all topics lets all flow again,
  * as psi does).

@@ -1,8 +1,8 @@
 import type { ErrorCode } from '../../../../contracts/errors';
 
 /** The prose of the document: what a reader needs before the first route. */
-export const API_DESCRIPTION = `The HTTP REST + SSE face of strand's gateway (binding contract: specs/http-sse.md; the WebSocket
-RPC protocol's HTTP routes under \`/v1\` follow specs/ws-rpc.md). The server listed here is the address this document was
+export const API_DESCRIPTION = `The HTTP REST + SSE face of strand's gateway (binding contract: docs/http.md; the WebSocket
+RPC protocol's HTTP routes under \`/v1\` follow docs/websocket.md). The server listed here is the address this document was
 fetched from (or STRAND_GATEWAY_PUBLIC_URL when the gateway sits behind a proxy); a local stack listens on
 \`http://127.0.0.1:9420\` unless STRAND_GATEWAY_PORT says otherwise.
 
@@ -51,6 +51,6 @@ export const TAGS = [
   { name: 'jobs', description: 'Turns running without (or with) a client, across sessions.' },
   { name: 'operator', description: "The operator view's history, recent failures and instances." },
   { name: 'transcripts', description: 'Conversations as documents.' },
-  { name: 'ws-rpc', description: 'The HTTP side of the WebSocket RPC protocol (specs/ws-rpc.md).' },
+  { name: 'ws-rpc', description: 'The HTTP side of the WebSocket RPC protocol (docs/websocket.md).' },
   { name: 'service', description: 'Health, this document and its viewer.' },
 ];
