@@ -40,7 +40,7 @@ export type HistoryItem = z.infer<typeof historyItemSchema>;
  * client speaking a newer protocol learns it at once. `model` may be a bare catalog id (`gpt-5-mini`);
  * `workspace` is the client's working directory, the project a new session works in. `sessionId` is
  * the client's own name for its session: with auth on the gateway scopes it to the principal (the
- * stored session id then differs from it; see the README, "Session ids a client chooses").
+ * stored session id then differs from it; see docs/http.md, "Session ids a client chooses").
  */
 export const chatRequestSchema = z.strictObject({
   message: z.string().max(100_000),
