@@ -2,10 +2,9 @@ import Ajv2020 from 'ajv/dist/2020';
 import { inspectRoutes } from 'hono/dev';
 import { agentEventSchema, type AgentEvent } from '../../../../contracts/agent-events';
 import { transcriptFormatSchema } from '../../../../contracts/http-api';
-import { createGatewayAuth } from '../../auth/tokens';
 import { toHttpEvent } from '../../mapping/http-events';
 import { TRANSCRIPT_FORMATS } from '../../transcripts/render';
-import { createHttpApp, type HttpDeps } from '../app';
+import { appWithFakes } from './app-with-fakes';
 import { buildOpenApiDocument } from './build-document';
 import { OPENAPI_STRUCTURE } from './openapi-structure';
 
@@ -15,30 +14,13 @@ import { OPENAPI_STRUCTURE } from './openapi-structure';
  * the SSE union it publishes is what the event mapper really sends.
  */
 
-/** The app with fakes: nothing is called while routes are registered, only when requests arrive. */
-function appWithAuth() {
-  const deps = {
-    sessions: {},
-    transcripts: {},
-    store: {},
-    nc: {},
-    temporal: {},
-    keepaliveMs: 15_000,
-    maxBodyBytes: 1024,
-    log: { error: () => undefined, warn: () => undefined },
-    auth: createGatewayAuth(new Map([['tok', 'alice']])),
-    rateLimit: { perSecond: 1000, burst: 1000 },
-  } as unknown as HttpDeps;
-  return createHttpApp(deps);
-}
-
-const doc = buildOpenApiDocument(appWithAuth()) as any;
+const doc = buildOpenApiDocument(appWithFakes()) as any;
 
 /** `/api/sessions/:id` → `/api/sessions/{id}`. */
 const openApiPath = (honoPath: string) => honoPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 
 test('the document lists exactly the routes the app registers, each once', () => {
-  const registered = inspectRoutes(appWithAuth())
+  const registered = inspectRoutes(appWithFakes())
     .filter((r) => !r.isMiddleware)
     .map((r) => `${r.method} ${openApiPath(r.path)}`);
   const documented = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`));
@@ -162,7 +144,7 @@ test('the transcript formats the contract documents are the ones the renderer kn
 });
 
 test('the document and the docs page are served without a token, before auth, with caching', async () => {
-  const app = appWithAuth();
+  const app = appWithFakes();
   expect((await app.request('/api/sessions')).status).toBe(401);
   const res = await app.request('/api/openapi.json');
   expect(res.status).toBe(200);

@@ -1,5 +1,4 @@
-import { createGatewayAuth } from '../../auth/tokens';
-import { createHttpApp, type HttpDeps } from '../app';
+import { appWithFakes } from './app-with-fakes';
 
 /**
  * Every request body the served OpenAPI document describes is strict at every depth: each object
@@ -9,22 +8,7 @@ import { createHttpApp, type HttpDeps } from '../app';
  * answered 200 and changed nothing.
  */
 
-/** The app with fakes: nothing is called while the document is served. */
-function app() {
-  const deps = {
-    sessions: {},
-    transcripts: {},
-    store: {},
-    nc: {},
-    temporal: {},
-    keepaliveMs: 15_000,
-    maxBodyBytes: 1024,
-    log: { error: () => undefined, warn: () => undefined, debug: () => undefined },
-    auth: createGatewayAuth(new Map([['tok', 'alice']])),
-    rateLimit: { perSecond: 1000, burst: 1000 },
-  } as unknown as HttpDeps;
-  return createHttpApp(deps);
-}
+const app = appWithFakes;
 
 type JsonSchema = Record<string, unknown>;
 
