@@ -56,6 +56,8 @@ async function main(): Promise<void> {
     );
     busy.stop();
     for (const u of loaded.unfinished) Object.assign(u, { temporal: await describeTurn(stack.urls.temporal, u.session_id, u.turn_id) });
+    // The gateway's own account of any 5xx (its error lines), kept with the figures.
+    if (loaded.failures.length > 0) Object.assign(loaded, { gateway_errors: stack.output.filter((l) => /unhandled error|answered 503|"level":(50|40)/i.test(l)).slice(-30) });
     const held = targets(loaded);
     const meta = { sessions: SESSIONS, readers: READERS, chatters: CHATTERS, duration_s: DURATION_S, busy_loops: BUSY_LOOPS, cores: os.cpus().length, node: process.version, at: new Date().toISOString() };
     const result = { meta, quiet, busy: loaded, targets: held };

@@ -6,6 +6,8 @@ export interface Sample {
   ms: number;
   status: number;
   at: number;
+  /** For a 5xx or a missing answer: the gateway's error body, or why no answer came. */
+  error?: unknown;
 }
 
 /** Longer than any answer the gateway may take (a command is answered within 60 s, docs/http.md). */
@@ -16,6 +18,7 @@ export async function timedCall(samples: Sample[], kind: Sample['kind'], base: s
   const started = nowMs();
   let status = 0;
   let parsed: { turn_id?: string } & Record<string, unknown> = {};
+  let error: unknown;
   try {
     const res = await fetch(`${base}${route}`, {
       method,
@@ -26,9 +29,10 @@ export async function timedCall(samples: Sample[], kind: Sample['kind'], base: s
     status = res.status;
     const text = await res.text();
     if (text) parsed = JSON.parse(text) as typeof parsed;
-  } catch {
-    status = status || 0;
+    if (status >= 500) error = parsed;
+  } catch (err) {
+    error = { thrown: err instanceof Error ? `${err.name}: ${err.message}` : String(err), status };
   }
-  samples.push({ kind, ms: nowMs() - started, status, at: Date.now() });
+  samples.push({ kind, ms: nowMs() - started, status, at: Date.now(), ...(status >= 500 || status === 0 ? { error: { route: `${method} ${route}`, ...(error as object) } } : {}) });
   return { status, body: parsed };
 }

@@ -14,7 +14,9 @@ export function summarize(result: PhaseResult) {
       return [kind, { count: of.length, p50_ms: round(percentile(ms, 50)), p99_ms: round(percentile(ms, 99)), max_ms: round(Math.max(0, ...ms)), status_5xx: of.filter((s) => s.status >= 500).length, missing: of.filter((s) => s.status === 0).length, other_4xx: countBy(of.filter((s) => s.status >= 400 && s.status < 500)) }];
     }),
   );
-  return { calls: kinds, turns: result.turns, unfinished: result.unfinished };
+  // Every 5xx or missing answer with what the gateway said, so a missed target can be explained.
+  const failures = result.samples.filter((s) => s.status >= 500 || s.status === 0).map(({ kind, status, ms, at, error }) => ({ kind, status, ms: round(ms), at: new Date(at).toISOString(), error }));
+  return { calls: kinds, turns: result.turns, unfinished: result.unfinished, failures };
 }
 
 function countBy(samples: Sample[]): Record<string, number> {

@@ -16,6 +16,8 @@ import { WORKER_ACTIVITY_HEARTBEAT_TIMEOUT } from '../retry-policies';
  * them alive. A tool whose worker died is taken over by another worker's crash watch within a second or
  * two; the heartbeat timeout is the backstop (see the model step's options).
  */
+const BATCH_SETTLES_PATCH = 'tool-batch-settles';
+
 const TOOL_OPTIONS: wf.ActivityOptions = {
   startToCloseTimeout: '35 minutes',
   heartbeatTimeout: WORKER_ACTIVITY_HEARTBEAT_TIMEOUT,
@@ -124,7 +126,7 @@ export class ToolBatch {
     const approved = this.calls.filter((c) => this.approved(c));
     if (approved.length === 0) return;
     await this.ctx.report({ phase: 'tool_execution', step: this.ctx.step, details: approved.map((c) => `${c.name}${c.label ? ` ${c.label}` : ''}`).join(', ') });
-    await Promise.all(
+    await allCalls(
       approved.map((c) =>
         c.name === TASK_TOOL && !this.ctx.subagent && this.ctx.settings
           ? runTask({ session_id: this.ctx.session_id, project_path: this.ctx.project_path, turn_id: this.ctx.turn_id, step: this.ctx.step, call_id: c.id, settings: this.ctx.settings, interrupted: this.ctx.interrupted })
@@ -150,5 +152,21 @@ export class ToolBatch {
       if (c.requires_approval && !d) return { id: c.id, name: c.name, disposition: cut ?? ('aborted' as const) };
       return { id: c.id, name: c.name, disposition: cut === 'aborted' ? ('aborted' as const) : ('ran' as const) };
     });
+  }
+}
+
+/**
+ * Since `tool-batch-settles`: a batch that fails (an abort cancels every call) ends only once every
+ * call has settled, with the first failure. `Promise.all` ended at the first cancelled call, and the
+ * turn closed while a sibling sub-agent was still stopping: Temporal terminated that child (its parent
+ * close policy) instead of letting it end cancelled. Asked only when a call fails, so histories
+ * without a failed batch carry no marker (docs/workflow-versioning.md).
+ */
+async function allCalls(calls: Promise<unknown>[]): Promise<void> {
+  try {
+    await Promise.all(calls);
+  } catch (first) {
+    if (wf.patched(BATCH_SETTLES_PATCH)) await Promise.allSettled(calls);
+    throw first;
   }
 }
