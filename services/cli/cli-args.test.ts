@@ -109,12 +109,17 @@ describe('strand chat', () => {
     expect(parse('chat', '--new', '--prompt=x')).toEqual({ command: 'chat', cwd: base, prompt: 'x', new: true, yes: false });
     expect(parse('chat', '--help')).toEqual({ command: 'help', text: COMMAND_HELP.chat });
   });
+  test('--cwd names the project, relative to where strand runs', () => {
+    expect(parse('chat', '--cwd', 'proj', '--new')).toEqual({ command: 'chat', cwd: path.join(base, 'proj'), new: true, yes: false });
+    expect(parse('chat', `--cwd=${path.join(base, 'proj')}`)).toEqual({ command: 'chat', cwd: path.join(base, 'proj'), new: false, yes: false });
+  });
   test.each([
     [['--session', 's1', '--new'], 'strand chat: --session and --new exclude each other'],
     [['-p', ''], 'strand chat: -p needs a prompt (see `strand chat --help`)'],
     [['--session'], 'strand chat: --session needs a value (see `strand chat --help`)'],
     [['hello'], 'strand chat: unexpected argument "hello" (quote the prompt: -p "…") (see `strand chat --help`)'],
     [['--model', 'x'], 'strand chat: unknown option --model (see `strand chat --help`)'],
+    [['--cwd', 'missing'], `strand chat: --cwd ${path.join(base, 'missing')} is not a directory`],
   ])('%j is refused', (args, message) => {
     expect(refusal('chat', ...args)).toBe(message);
   });

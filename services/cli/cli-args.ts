@@ -41,7 +41,7 @@ const OPTIONS: Record<keyof typeof COMMAND_HELP, Options> = {
   jobs: HELP,
   'rpc-edn': { ...HELP, cwd: { type: 'string' }, 'session-id': { type: 'string' } },
   acp: { ...HELP, cwd: { type: 'string' } },
-  chat: { ...HELP, prompt: { type: 'string', short: 'p' }, session: { type: 'string' }, new: { type: 'boolean' }, yes: { type: 'boolean', short: 'y' } },
+  chat: { ...HELP, cwd: { type: 'string' }, prompt: { type: 'string', short: 'p' }, session: { type: 'string' }, new: { type: 'boolean' }, yes: { type: 'boolean', short: 'y' } },
 };
 
 const isCommand = (name: string): name is keyof typeof COMMAND_HELP => Object.hasOwn(COMMAND_HELP, name);
@@ -82,7 +82,7 @@ function counts(command: string, values: Record<string, string | boolean | undef
 }
 
 /** `--cwd DIR` resolved against where strand runs; it must be a directory. */
-function cwdOption(command: 'rpc-edn' | 'acp', raw: string | undefined, base: string): string {
+function cwdOption(command: 'rpc-edn' | 'acp' | 'chat', raw: string | undefined, base: string): string {
   if (raw === '') throw new UsageError(`strand ${command}: --cwd needs a value (see \`strand ${command} --help\`)`);
   const cwd = raw === undefined ? base : path.resolve(base, raw);
   if (!fs.statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`strand ${command}: --cwd ${cwd} is not a directory`);
@@ -97,7 +97,7 @@ function chatCommand(values: Record<string, string | boolean | undefined>, rest:
   if (prompt === '') throw new UsageError('strand chat: -p needs a prompt (see `strand chat --help`)');
   if (sessionId === '') throw new UsageError('strand chat: --session needs a session id (see `strand chat --help`)');
   if (sessionId !== undefined && values.new) throw new UsageError('strand chat: --session and --new exclude each other');
-  return { command: 'chat', cwd: base, ...(prompt !== undefined ? { prompt } : {}), ...(sessionId !== undefined ? { sessionId } : {}), new: !!values.new, yes: !!values.yes };
+  return { command: 'chat', cwd: cwdOption('chat', text(values.cwd), base), ...(prompt !== undefined ? { prompt } : {}), ...(sessionId !== undefined ? { sessionId } : {}), new: !!values.new, yes: !!values.yes };
 }
 
 /** Parses `strand`'s arguments (without node and the script); `base` is where relative paths start. */

@@ -24,11 +24,12 @@ export const COMMAND_HELP = {
   EDN RPC (docs/edn.md) on stdin/stdout for editors that spawn it (Emacs); logs on stderr.
   --cwd DIR          the project directory of new sessions (default: where it runs)
   --session-id ID    the session to attach to`,
-  chat: `usage: strand chat [--session ID | --new] [-p PROMPT] [-y]
-  A chat with the agent in this directory's project, through the gateway (STRAND_URL picks one;
+  chat: `usage: strand chat [--cwd DIR] [--session ID | --new] [-p PROMPT] [-y]
+  A chat with the agent in this directory's project (or --cwd's), through the gateway (STRAND_URL picks one;
   STRAND_TOKEN is sent as the bearer token). In a terminal: an interactive chat (/help lists its
   commands). With -p, or a prompt on stdin from a pipe: one turn, the answer printed as plain
   text; exit 0 when the turn is done, 1 on an error, 3 when it was aborted (see docs/chat.md).
+  --cwd DIR      the project to chat about (default: where it runs)
   --session ID   open this session (default: pick one of the project's, or start one)
   --new          start a new session
   -p, --prompt   the prompt of a one-turn run (no terminal needed)
@@ -50,7 +51,7 @@ export const USAGE = `usage: strand <command> [options]   (strand <command> --he
               turns running across sessions (through the gateway; STRAND_GATEWAY_URL to pick one)
   rpc-edn [--cwd DIR] [--session-id ID]
               EDN RPC on stdin/stdout for editors that spawn it (Emacs); logs on stderr
-  chat [--session ID | --new] [-p PROMPT] [-y]
+  chat [--cwd DIR] [--session ID | --new] [-p PROMPT] [-y]
               chat with the agent in this directory (a terminal UI; -p or a pipe: one answer as text)
   acp [--cwd DIR]
               an ACP agent on stdin/stdout for editors that spawn it (Zed, agent-shell, Neovim)
