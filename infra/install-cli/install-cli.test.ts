@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { installCli, STRAND_BIN, uninstallCli } from './install-cli';
+import { installCli, CLONE_COMMAND, uninstallCli } from './install-cli';
 
 let home: string;
 beforeEach(() => {
@@ -16,7 +16,7 @@ test('links ~/.local/bin/strand to this clone, and the linked command runs from 
   const report = installCli({ env: env() });
   const link = path.join(home, '.local', 'bin', 'strand');
   expect(report.link).toBe(link);
-  expect(fs.readlinkSync(link)).toBe(STRAND_BIN);
+  expect(fs.readlinkSync(link)).toBe(CLONE_COMMAND);
   expect(report.lines.join('\n')).toContain(`${path.join(home, '.local', 'bin')} is not on your PATH`);
   // A project folder of its own: no package.json there, as `npm run strand` would need.
   const project = fs.mkdtempSync(path.join(home, 'project-'));
@@ -29,7 +29,7 @@ test('a second install is a no-op; a folder on PATH is said to be', () => {
   const bin = path.join(home, 'bin');
   installCli({ binDir: bin, env: env() });
   const again = installCli({ binDir: bin, env: env({ PATH: `${bin}:/usr/bin` }) });
-  expect(again.lines).toEqual([`${path.join(bin, 'strand')} already runs this clone's strand (${STRAND_BIN})`, expect.stringContaining('strand is on your PATH')]);
+  expect(again.lines).toEqual([`${path.join(bin, 'strand')} already runs this clone's strand (${CLONE_COMMAND})`, expect.stringContaining('strand is on your PATH')]);
 });
 
 test('another strand is not replaced without --force, and not removed by uninstall', () => {
@@ -40,7 +40,7 @@ test('another strand is not replaced without --force, and not removed by uninsta
   expect(() => uninstallCli({ binDir: bin })).toThrow(/is not this clone's strand: left alone/);
   expect(fs.readFileSync(path.join(bin, 'strand'), 'utf8')).toContain('other');
   installCli({ binDir: bin, force: true, env: env() });
-  expect(fs.readlinkSync(path.join(bin, 'strand'))).toBe(STRAND_BIN);
+  expect(fs.readlinkSync(path.join(bin, 'strand'))).toBe(CLONE_COMMAND);
   expect(uninstallCli({ binDir: bin }).lines).toEqual([`removed ${path.join(bin, 'strand')}`]);
   expect(fs.existsSync(path.join(bin, 'strand'))).toBe(false);
 });

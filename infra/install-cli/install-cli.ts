@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 /** The `strand` command of this clone (package.json "bin"). */
-export const STRAND_BIN = path.resolve(__dirname, '..', '..', 'bin', 'strand.cjs');
+export const CLONE_COMMAND = path.resolve(__dirname, '..', '..', 'bin', 'strand.cjs');
 
 export interface InstallOptions {
   /** Where the link goes (default: $XDG_BIN_HOME, else ~/.local/bin: a user's own, no root needed). */
@@ -34,7 +34,7 @@ export function defaultBinDir(env: NodeJS.ProcessEnv = process.env): string {
 export function installCli(opts: InstallOptions = {}): InstallReport {
   const env = opts.env ?? process.env;
   const binDir = path.resolve(opts.binDir ?? defaultBinDir(env));
-  const target = opts.target ?? STRAND_BIN;
+  const target = opts.target ?? CLONE_COMMAND;
   const link = path.join(binDir, 'strand');
   fs.mkdirSync(binDir, { recursive: true });
   const existing = fs.lstatSync(link, { throwIfNoEntry: false });
@@ -66,7 +66,7 @@ export function installCli(opts: InstallOptions = {}): InstallReport {
 /** Removes the link if it is this clone's; anything else there is left alone and named. */
 export function uninstallCli(opts: Pick<InstallOptions, 'binDir' | 'target' | 'env'> = {}): InstallReport {
   const binDir = path.resolve(opts.binDir ?? defaultBinDir(opts.env ?? process.env));
-  const target = opts.target ?? STRAND_BIN;
+  const target = opts.target ?? CLONE_COMMAND;
   const link = path.join(binDir, 'strand');
   const existing = fs.lstatSync(link, { throwIfNoEntry: false });
   if (!existing) return { link, lines: [`${link} does not exist: nothing to remove`] };
