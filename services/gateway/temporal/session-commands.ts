@@ -36,8 +36,8 @@ import {
 import type { SessionSettings } from '../../../contracts/session-settings';
 import { CHECKPOINT_LIST_WORKFLOW_TYPE, checkpointListWorkflowId, SESSION_WORKFLOW_TYPE, sessionWorkflowId } from '../../../contracts/workflow-ids';
 import { describeJob, listRunningJobs, type TurnJob } from './jobs';
-import { withTaskRetry } from './with-task-retry';
-import { isDeadlineExceeded, translateFailure } from './translate-failure';
+import { sendPatiently } from './patient-update';
+import { translateFailure } from './translate-failure';
 import { describeSession, listSessions, type SessionRead } from './session-views';
 import { liveViewOf, type SessionLiveView } from '../../../contracts/session-live-view';
 import { searchAttributeKeys as saKeys } from '../../../contracts/search-attributes';
@@ -149,12 +149,12 @@ export class SessionCommands {
   /**
    * One update with start: the update id is the client's request id (a fresh one without), so the
    * command is applied once however often it is sent; a refusal because the workflow's last task
-   * failed is sent again under that id (with-task-retry.ts).
+   * failed is sent again under that id (patient-update.ts).
    */
   private async updateWithStart<Ret, Arg>(info: SessionStartInfo, update: UpdateDefinition<Ret, [Arg]>, arg: Arg, requestId: string | undefined): Promise<Ret> {
     const updateId = requestId ?? randomUUID();
     try {
-      return await this.patiently(updateId, () => withTaskRetry(() => this.client().workflow.executeUpdateWithStart(update, { args: [arg], updateId, startWorkflowOperation: this.startOperation(info) })));
+      return await this.patiently(updateId, () => this.client().workflow.executeUpdateWithStart(update, { args: [arg], updateId, startWorkflowOperation: this.startOperation(info) }));
     } catch (err) {
       throw translateFailure(err);
     }
@@ -303,28 +303,9 @@ export class SessionCommands {
     return this.onRunning(sessionId, whenNotRunning, (h) => this.patiently(updateId, () => execute(h)));
   }
 
-  /**
-   * Runs an update's call, each attempt within UPDATE_ATTEMPT_MS, again under the same update id while
-   * it runs out of time (the server applies an update id once and answers a repeat with its outcome),
-   * for UPDATE_PATIENCE_MS. Then UNAVAILABLE, saying the command may still be applied and how to learn it.
-   */
-  private async patiently<T>(updateId: string, call: () => Promise<T>): Promise<T> {
-    const giveUpAt = Date.now() + UPDATE_PATIENCE_MS;
-    for (;;) {
-      try {
-        return await this.temporal.withDeadline(Math.min(UPDATE_ATTEMPT_MS, Math.max(1, giveUpAt - Date.now())), call);
-      } catch (err) {
-        if (!isDeadlineExceeded(err)) throw err;
-        if (Date.now() >= giveUpAt) {
-          throw new StrandError(
-            ErrorCode.UNAVAILABLE,
-            `the session's workflow did not answer within ${UPDATE_PATIENCE_MS / 1000} s; the command may still be applied: send it again with request id ${updateId} to learn its outcome (it is applied once)`,
-            { request_id: updateId },
-            { cause: err },
-          );
-        }
-      }
-    }
+  /** Sends an update's call under one id until answered or UPDATE_PATIENCE_MS are spent (patient-update.ts). */
+  private patiently<T>(updateId: string, call: () => Promise<T>): Promise<T> {
+    return sendPatiently(updateId, call, { attemptMs: UPDATE_ATTEMPT_MS, patienceMs: UPDATE_PATIENCE_MS, withDeadline: (ms, fn) => this.temporal.withDeadline(ms, fn) });
   }
 
   /** Runs `fn` on the session's open workflow; `whenNotRunning` when there is none. */

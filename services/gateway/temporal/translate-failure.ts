@@ -50,7 +50,7 @@ export function isDeadlineExceeded(err: unknown): boolean {
 /**
  * The server refused a command because the workflow's last task failed on a worker (a worker crash,
  * an SDK fault under load). Temporal retries that task, so the same command, under the same update
- * id (deduplicated by the server and the workflow), can succeed a moment later (with-task-retry.ts).
+ * id (deduplicated by the server and the workflow), can succeed a moment later (patient-update.ts).
  */
 export function isWorkflowTaskFailure(err: unknown): boolean {
   return causes(err).some((e) => grpcCode(e) === GRPC_FAILED_PRECONDITION) && /workflow task/i.test(messagesOf(err));
