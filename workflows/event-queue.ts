@@ -1,10 +1,8 @@
 import * as wf from '@temporalio/workflow';
-import type { Activities } from '../activities';
 import type { AgentEvent } from '../contracts/agent-events';
 import type { OutgoingEvent } from '../activities/events/publisher';
-import { storeRetry } from './retry-policies';
+import { local } from './local-activities';
 
-const local = wf.proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: storeRetry });
 
 /**
  * Publishes a workflow's events in the order the workflow produced them: each publish waits for the

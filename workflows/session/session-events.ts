@@ -2,11 +2,10 @@ import * as wf from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import type { AgentEvent } from '../../contracts/agent-events';
 import { composeSessionState, type SessionStatePart } from '../../contracts/session-state-event';
-import { storeRetry } from '../retry-policies';
 import type { SessionState } from './session-state';
 
-/** Small, fast side effects of the session workflow run in-process with it (~4 ms, no task hop). */
-export const local = wf.proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: storeRetry });
+/** Small, fast side effects of the session workflow run in-process with it (~4 ms, no task hop), one at a time. */
+export { local } from '../local-activities';
 
 /** A compaction is one model call plus a store write; a failed one is reported, not retried forever. */
 export const COMPACTION_OPTIONS: wf.ActivityOptions = {

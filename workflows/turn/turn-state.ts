@@ -1,5 +1,4 @@
 import * as wf from '@temporalio/workflow';
-import type { Activities } from '../../activities';
 import type { AgentEvent } from '../../contracts/agent-events';
 import type { ApprovalPolicy, Budget } from '../../contracts/session-settings';
 import {
@@ -18,11 +17,12 @@ import {
 import { composeSessionState, type SessionStatePart } from '../../contracts/session-state-event';
 import { turnId } from '../../contracts/workflow-ids';
 import { EventQueue } from '../event-queue';
-import { storeRetry } from '../retry-policies';
 import { sa, upsertIfChanged } from '../search-attributes';
 import type { ToolBatch } from './tool-batch';
 
-export const local = wf.proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: storeRetry });
+import { local } from '../local-activities';
+
+export { local };
 
 /** Patch id of the move of the `thinking` report (2026-11); deprecate once no turn started before it runs. */
 export const THINKING_BEFORE_NEXT_STEP = 'thinking-reported-before-next-step';

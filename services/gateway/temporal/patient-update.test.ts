@@ -38,7 +38,7 @@ function answers<T>(...seq: Array<Error | T>) {
 
 test('a command refused while the workflow task failed is sent again after a growing pause, and its answer returned', async () => {
   const p = patience();
-  const a = answers(taskFailed(), taskFailed(), taskFailed(), taskFailed(), taskFailed(), 'accepted');
+  const a = answers<string>(taskFailed(), taskFailed(), taskFailed(), taskFailed(), taskFailed(), 'accepted');
   await expect(sendPatiently('r1', a.call, p)).resolves.toBe('accepted');
   expect(a.calls()).toBe(6);
   expect(p.slept).toEqual([250, 750, 1_500, 3_000, 3_000]);
@@ -46,7 +46,7 @@ test('a command refused while the workflow task failed is sent again after a gro
 
 test('an attempt that ran out of its deadline is sent again at once, each within the attempt deadline and the patience left', async () => {
   const p = patience(10_000);
-  const a = answers(deadline(), deadline(), 'accepted');
+  const a = answers<string>(deadline(), deadline(), 'accepted');
   await expect(sendPatiently('r1', a.call, p)).resolves.toBe('accepted');
   expect(p.slept).toEqual([]);
   expect(p.deadlines).toEqual([10_000, 10_000, 10_000]);
