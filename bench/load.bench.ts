@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { sessionWorkflowId, turnWorkflowId } from '../contracts/workflow-ids';
 import { startTestStack } from '../test/harness/stack-fixture';
 import { BusyLoops } from './load/busy-loops';
@@ -82,8 +83,14 @@ async function describeTurn(address: string, sessionId: string, turnId: string):
       const handle = client.workflow.getHandle(id);
       const d = await handle.describe();
       const raw = d.raw as { pendingActivities?: Array<{ activityType?: { name?: string }; state?: unknown; attempt?: number; lastFailure?: { message?: string } }> };
-      const events = ((await handle.fetchHistory()).events ?? []).map((e) => String(e.eventType));
-      return { status: d.status.name, pending: (raw.pendingActivities ?? []).map((a) => ({ type: a.activityType?.name, state: a.state, attempt: a.attempt, failure: a.lastFailure?.message })), last_events: events.slice(-12) };
+      const history = await handle.fetchHistory();
+      const events = (history.events ?? []).map((e) => String(e.eventType));
+      // A workflow task that failed says why (a replay's nondeterminism, an exception in a handler).
+      const taskFailures = (history.events ?? []).flatMap((e) => (e.workflowTaskFailedEventAttributes ? [{ event_id: String(e.eventId), cause: e.workflowTaskFailedEventAttributes.cause, message: e.workflowTaskFailedEventAttributes.failure?.message, stack: e.workflowTaskFailedEventAttributes.failure?.stackTrace?.split('\n').slice(0, 8).join('\n') }] : []));
+      // The whole history, to replay where it failed (Worker.runReplayHistory).
+      const saved = path.join(os.tmpdir(), `strand-bench-load-${id.replace(/[^\w-]+/g, '_')}.history.json`);
+      fs.writeFileSync(saved, JSON.stringify(temporal.api.history.v1.History.fromObject(history).toJSON()));
+      return { status: d.status.name, pending: (raw.pendingActivities ?? []).map((a) => ({ type: a.activityType?.name, state: a.state, attempt: a.attempt, failure: a.lastFailure?.message })), last_events: events.slice(-12), task_failures: taskFailures, history_file: saved };
     };
     const turnNumber = Number(turnId.replace(/^t/, ''));
     return { session: await about(sessionWorkflowId(sessionId)).catch((e: Error) => e.message), turn: await about(turnWorkflowId(sessionId, turnNumber)).catch((e: Error) => e.message) };

@@ -31,7 +31,8 @@ test('every recorded session and turn history replays on the current workflow co
   // thinking report (aacac4e), `patch.*` on sessions that asked patched() whether turns publish their
   // state (0681e48), `pre-intents.*` on sessions whose abort, interrupt and steer found no child yet
   // (before `turn-command-intents`): what was running when each change shipped. `view.*` were recorded
-  // on sessions that keep their view in their memo (`session-view-memo`), the unprefixed ones before it.
+  // on sessions that keep their view in their memo (`session-view-memo`), the unprefixed ones before it;
+  // `ordered.*` on workflows that run their local activities one at a time (`local-activities-in-order`).
   expect(files).toEqual([
     'abort-running.session.json',
     'abort-running.turn-1.json',
@@ -53,6 +54,17 @@ test('every recorded session and turn history replays on the current workflow co
     'marker.turn-with-tool.session.json',
     'marker.turn-with-tool.turn-1.json',
     'marker.two-turns.session.json',
+    'ordered.abort-running.session.json',
+    'ordered.abort-running.turn-1.json',
+    'ordered.queued-turn-commands.session.json',
+    'ordered.queued-turn-commands.turn-1.json',
+    'ordered.queued-turn-commands.turn-3.json',
+    'ordered.settings-during-approval.session.json',
+    'ordered.settings-during-approval.turn-1.json',
+    'ordered.subagent-interrupt.session.json',
+    'ordered.subagent-interrupt.turn-1.json',
+    'ordered.subagent-interrupt.turn-call-1.json',
+    'ordered.two-turns.session.json',
     'patch.manual-compaction.session.json',
     'patch.settings-during-approval.session.json',
     'patch.settings-during-approval.turn-1.json',
