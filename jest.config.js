@@ -19,6 +19,9 @@ module.exports = {
       ...common,
       displayName: 'integration',
       testMatch: ['<rootDir>/test/**/*.test.ts'],
+      // Jest's 5 s default is a trap for tests that drive real servers: on a busy machine three
+      // workflow tests that take 3-4 s on a quiet one ran out of it. A test's own timeout still wins.
+      testTimeout: 60_000,
     },
   ],
 };
