@@ -69,7 +69,7 @@ export class AcpLiveSession {
     const { sessions, principal, log, client } = deps;
     this.facts = { project, notices: client.notices };
     this.permissions = new Permissions({ sessions, sessionId, principal, project, log, ask: (req, signal) => client.askPermission(req, signal) });
-    this.gate = new ApprovalGate((callId) => sessions.stillPending(sessionId, callId, principal));
+    this.gate = new ApprovalGate(async (callId) => (await sessions.open(sessionId, principal)).stillPending(callId));
   }
 
   /** What the client was told of the session's usage, model and thinking level when it was opened. */
@@ -134,7 +134,7 @@ export class AcpLiveSession {
     const release = this.hold();
     try {
       const requestId = randomUUID();
-      const accepted = await sessions.prompt(this.sessionId, { text, request_id: requestId, behavior: 'queue' }, principal, images);
+      const accepted = await (await sessions.open(this.sessionId, principal)).prompt({ text, request_id: requestId, behavior: 'queue' }, images);
       prompt.turn = accepted.turn_id;
       this.stream.attribute(accepted.turn_id, requestId);
       if (prompt.cancelled) {
@@ -175,7 +175,7 @@ export class AcpLiveSession {
   private async abortTurn(turn: string): Promise<void> {
     const { sessions, principal, log } = this.deps;
     try {
-      await sessions.abort(this.sessionId, principal, undefined, turn);
+      await (await sessions.open(this.sessionId, principal)).abort(undefined, turn);
     } catch (err) {
       log.warn({ err, session: this.sessionId, turn }, 'could not abort a cancelled turn');
     }
