@@ -4,6 +4,7 @@ import type { AgentEvent } from '../../../contracts/agent-events';
 import type { Logger } from '../../common/logger';
 import type { EventSubscription } from '../events/agent-event-reader';
 import { ApprovalGate } from '../events/approval-gate';
+import { ResponseHold } from '../events/response-hold';
 import { TurnStream, type StreamedEvent } from '../events/turn-stream';
 import { addUsage, zeroUsage, type UsageTotals } from '../events/usage-totals';
 import type { SessionService } from '../sessions/session-service';
@@ -11,7 +12,7 @@ import type { RawPromptImage } from '../sessions/prompt-images';
 import { commandOfPrompt, runCommand } from './commands';
 import { Permissions, type ApprovalItem } from './permissions';
 import { stopReasonOf } from './stop-reason';
-import { toAcpUpdates, usageUpdate, type AcpMapFacts } from './updates';
+import { toAcpUpdates, usageUpdate, type AcpMapFacts } from '../mapping/acp-updates';
 
 /** How much of a running tool's output each `tool_call_update` carries (ACP replaces the row's content). */
 const OUTPUT_TAIL_CHARS = 8_192;
@@ -52,8 +53,7 @@ export class AcpLiveSession {
   private readonly gate: ApprovalGate<ApprovalItem>;
   private subscription: EventSubscription | undefined;
   private pending: PendingPrompt | undefined;
-  private holds = 0;
-  private unhold: (() => void) | undefined;
+  private readonly holds = new ResponseHold();
   private stopped = false;
   private totals: UsageTotals = zeroUsage();
   /** Model and thinking level as the client was last told (a change elsewhere sends `config_option_update`). */
@@ -85,14 +85,7 @@ export class AcpLiveSession {
 
   /** Events wait until the returned release is called (a response that must go out first). */
   hold(): () => void {
-    this.holds += 1;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.holds -= 1;
-      if (this.holds === 0) this.unhold?.();
-    };
+    return this.holds.hold();
   }
 
   /** Reads until stopped. */
@@ -107,7 +100,7 @@ export class AcpLiveSession {
     this.subscription?.stop();
     this.permissions.close();
     this.pending?.settle({ stopReason: 'cancelled' });
-    this.unhold?.();
+    this.holds.wake();
   }
 
   /** One prompt: a slash command answered at once, or a turn (queued behind one already running) until it ends. */
@@ -184,8 +177,7 @@ export class AcpLiveSession {
   private async run(subscription: EventSubscription): Promise<void> {
     try {
       for await (const { envelope } of subscription) {
-        while (this.holds > 0 && !this.stopped) await new Promise<void>((resolve) => (this.unhold = resolve));
-        this.unhold = undefined;
+        while (this.holds.held && !this.stopped) await this.holds.whenOpen();
         if (this.stopped) return;
         const read = this.stream.next(envelope);
         if (read) await this.handle(read);

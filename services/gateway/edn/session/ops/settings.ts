@@ -6,7 +6,7 @@ import { bool, optText, text } from '../params';
 import { modelParts } from '../../../../../contracts/models';
 
 /**
- * Settings ops: each is one SessionService.updateSettings (model checked against the catalog and the
+ * Settings ops: each is one SessionRef.updateSettings (model checked against the catalog and the
  * configured providers, thinking level clamped to the model). The session publishes its new state,
  * which reaches the client as `session/updated` and `footer/updated`.
  */
