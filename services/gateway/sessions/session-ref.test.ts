@@ -71,3 +71,29 @@ test('requestTurn reads the record again: a turn that began after the ref was op
   records.delete('mine');
   await expect(session.requestTurn('req-1')).rejects.toMatchObject({ code: ErrorCode.SESSION_NOT_FOUND });
 });
+
+test('a paced service gates every event read its refs open; the service it came from does not', async () => {
+  const { records } = setup();
+  const events = [1, 2, 3].map((seq) => ({ seq, envelope: {} as never }));
+  const reader = {
+    open: async () => ({
+      stop: () => undefined,
+      async *[Symbol.asyncIterator]() {
+        yield* events;
+      },
+    }),
+  } as unknown as AgentEventReader;
+  const store = { get: async ({ session_id }: { session_id: string }) => ({ meta: records.get(session_id)! }) } as unknown as StoreClient;
+  const plain = new SessionService({ store, commands: {} as SessionCommands, reader, defaultModel: 'scripted/echo' });
+  let asked = 0;
+  // The client takes one event, then is behind: the read stops there.
+  const paced = plain.paced(async () => ++asked < 1);
+  const read = async (s: SessionService) => {
+    const seen: number[] = [];
+    for await (const e of await (await s.open('mine')).events(0)) seen.push(e.seq);
+    return seen;
+  };
+  expect(await read(paced)).toEqual([1]);
+  expect(asked).toBe(1);
+  expect(await read(plain)).toEqual([1, 2, 3]);
+});
