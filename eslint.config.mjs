@@ -18,6 +18,12 @@ const storeInternals = {
   message: 'services/session-store internals are private: talk to the store over NATS (contracts/session-store).',
 };
 
+// The gateway's own rule: it talks to Temporal and NATS only, and to the store over NATS.
+const gatewayPatterns = [
+  { group: dir('workflows', 'activities', 'services/worker', 'services/cli', 'worker', 'cli'), message: 'the gateway talks to Temporal and NATS only: never import workflows/ or activities/.' },
+  storeInternals,
+];
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'coverage/**', '.strand/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
   js.configs.recommended,
@@ -45,11 +51,14 @@ export default tseslint.config(
     { group: dir('workflows', 'services'), message: 'activities/ never import workflows/ or services/.' },
   ]),
   // gateway: translates protocols; never imports workflows' code or activities.
-  boundary(['services/gateway/**/*.ts'], [
-    { group: dir('workflows', 'activities', 'services/worker', 'services/cli', 'worker', 'cli'), message: 'the gateway talks to Temporal and NATS only: never import workflows/ or activities/.' },
-    storeInternals,
-  ]),
+  boundary(['services/gateway/**/*.ts'], gatewayPatterns),
+  // ACP and EDN are two protocols over the gateway's session layer (sessions/, events/, mapping/): neither
+  // reaches into the other. A later block replaces the rule's options, so each repeats the gateway's.
+  boundary(['services/gateway/acp/**/*.ts'], [...gatewayPatterns, { group: dir('edn'), message: 'ACP does not import EDN: what both need lives in the session layer (sessions/, events/, mapping/).' }]),
+  boundary(['services/gateway/edn/**/*.ts'], [...gatewayPatterns, { group: dir('acp'), message: 'EDN does not import ACP: what both need lives in the session layer (sessions/, events/, mapping/).' }]),
   boundary(['services/worker/**/*.ts', 'services/cli/**/*.ts', 'services/common/**/*.ts'], [storeInternals]),
+  // `strand acp` and `strand rpc-edn` share the stack link (services/cli/stack-link.ts), not each other's code.
+  boundary(['services/cli/acp.ts'], [storeInternals, { group: ['./rpc-edn*', ...dir('gateway/edn')], message: '`strand acp` does not import EDN: the stack comes from stack-link.ts.' }]),
   // The clients (the terminal chat, the page): the gateway and the stack runner are on the other side of HTTP.
   boundary(['services/chat/**/*.ts', 'services/chat/**/*.tsx', 'web/**/*.ts', 'web/**/*.tsx'], [
     { group: [...dir('services/gateway', 'infra', 'workflows', 'activities'), '../gateway', '../gateway/**', '../../infra/**'], message: 'a client imports nothing of the gateway or the stack runner: shared rules live in contracts/ or clients/core.' },

@@ -8,7 +8,7 @@ import { createAcpAgent } from '../gateway/acp/agent';
 import { createGatewayAuth, loadTokens } from '../gateway/auth/tokens';
 import { gatewayConfig } from '../gateway/config';
 import { version } from '../../package.json';
-import { StackLink } from './rpc-edn-stack';
+import { StackLink } from './stack-link';
 
 /** How long closing the NATS and Temporal connections may take before the process exits anyway. */
 const CLOSE_GRACE_MS = 2_000;
@@ -67,7 +67,7 @@ export async function acpAgent(args: AcpArgs): Promise<void> {
   const log = acpLog();
   const env = runtimeEnv();
   let lastReported = '';
-  const link = new StackLink({ env, config: gatewayConfig(), log, report: () => undefined });
+  const link = new StackLink({ env, config: gatewayConfig(), log, report: () => undefined, command: 'acp' });
   // Connecting starts now, while the client is still sending `initialize`.
   link.ready().catch(() => undefined);
 

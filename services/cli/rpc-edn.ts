@@ -6,7 +6,8 @@ import { EdnConnection, framerFor } from '../gateway/edn/edn-connection';
 import type { EdnSessionHandlerFactory } from '../gateway/edn/protocol';
 import { ednSessionHandlerFactory } from '../gateway/edn/session/index';
 import { deferredHandlerFactory } from './rpc-edn-deferred';
-import { StackLink } from './rpc-edn-stack';
+import { ednStackReady } from './rpc-edn-stack';
+import { StackLink } from './stack-link';
 
 /** How long, after stdin ends, answers to requests already sent may still take. */
 const EOF_DRAIN_MS = 3_000;
@@ -46,13 +47,13 @@ export async function rpcEdn(args: RpcEdnArgs): Promise<void> {
   const edn = ednConfigFromEnv();
   // Startup time matters (an editor waits for the handshake): each phase is logged with the process's age.
   log.debug({ uptime_ms: Math.round(performance.now()) }, 'rpc-edn loaded');
-  const link = new StackLink({ env, config: gatewayConfig(), log, report: (line) => process.stderr.write(`${line}\n`) });
+  const link = new StackLink({ env, config: gatewayConfig(), log, report: (line) => process.stderr.write(`${line}\n`), command: 'rpc-edn' });
   // Connecting starts now, while the client is still sending its handshake.
   link.ready().catch(() => undefined);
 
   let sessionFactory: EdnSessionHandlerFactory | undefined;
   const factory = deferredHandlerFactory(async () => {
-    const runtime = await link.ready();
+    const runtime = await ednStackReady(link);
     return (sessionFactory ??= ednSessionHandlerFactory({ sessions: runtime.sessions, log }));
   });
 

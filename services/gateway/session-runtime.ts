@@ -9,17 +9,20 @@ import { temporalUiUrl } from '../common/telemetry-config';
 import { withoutLogFields } from '../common/tracing-log-context';
 import type { GatewayConfig } from './config';
 import { PacedEventReader } from './events/paced-event-reader';
+import { RunningTurns } from './sessions/running-turns';
 import { SessionService } from './sessions/session-service';
 import { workflowUrl } from './temporal/jobs';
 import { SessionCommands } from './temporal/session-commands';
 import { TemporalLink } from './temporal/temporal-link';
 
-/** What every front door to sessions needs: the store, Temporal, and the protocol-neutral SessionService over them. */
+/** What every front door to sessions needs: the store, Temporal, and the protocol-neutral SessionService and RunningTurns over them. */
 export interface SessionRuntime {
   nc: NatsConnection;
   store: StoreClient;
   temporal: TemporalLink;
   sessions: SessionService;
+  /** Running turns across sessions (`/api/jobs`, status counts). */
+  turns: RunningTurns;
   /** The events read for clients (its lag is a metric). */
   reader: PacedEventReader;
   /** Closes Temporal and drains NATS (turns keep running in the worker). */
@@ -46,22 +49,24 @@ export async function openSessionRuntime(nc: NatsConnection, deps: { env: Runtim
   const uiBase = temporalUiUrl();
   // The live read is started by some client's request but serves them all: its lines name no request.
   const reader = new PacedEventReader(nc, (seq, reason) => withoutLogFields(() => log.warn({ seq, reason }, 'skipped an invalid agent event')));
+  const commands = new SessionCommands(temporal, taskQueueFromEnv(), config.sessionIdleTimeoutMs);
   const sessions = new SessionService({
     store,
-    commands: new SessionCommands(temporal, taskQueueFromEnv(), config.sessionIdleTimeoutMs),
+    commands,
     reader,
     defaultModel: config.defaultModel,
     catalog: config.catalog,
     configuredProviders: config.configuredProviders,
-    workflowUrl: (jobId) => workflowUrl(uiBase, env.temporalNamespace, jobId),
     images: createNatsPromptImageStore(nc),
     ...(config.defaultBudget ? { defaultBudget: config.defaultBudget } : {}),
   });
+  const turns = new RunningTurns({ store, commands, catalog: sessions.models.catalog, defaultModel: config.defaultModel, workflowUrl: (jobId) => workflowUrl(uiBase, env.temporalNamespace, jobId) });
   return {
     nc,
     store,
     temporal,
     sessions,
+    turns,
     reader,
     async close() {
       reader.close();

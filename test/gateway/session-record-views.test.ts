@@ -3,7 +3,6 @@ import type { StoreClient } from '../../contracts/session-store/client';
 import type { SessionCommands } from '../../services/gateway/temporal/session-commands';
 import type { AgentEventReader } from '../../services/gateway/events/agent-event-reader';
 import { SessionService } from '../../services/gateway/sessions/session-service';
-import { readStoredSettings } from '../../services/gateway/sessions/session-transcript';
 import { memoryStorePort } from '../harness/memory-store-port';
 
 /**
@@ -38,7 +37,8 @@ describe("a dormant session's view is what its workflow loads", () => {
   test.each(cases)('%s', async (_name, metadata) => {
     const { store, sessions, activities } = await setup();
     const { session_id } = await store.create({ title: 't', ...(metadata ? { metadata } : {}) } as Parameters<typeof store.create>[0]);
-    const view = await sessions.describe(session_id);
+    const session = await sessions.open(session_id);
+    const view = await session.describe();
     const loaded = await activities.loadSessionRecord(session_id);
     expect(view.status).toBe('dormant');
     expect({ project_path: view.project_path, model: view.model, thinking_level: view.thinking_level }).toEqual({
@@ -46,7 +46,7 @@ describe("a dormant session's view is what its workflow loads", () => {
       model: loaded.settings.model,
       thinking_level: loaded.settings.thinking_level,
     });
-    expect(await readStoredSettings(sessions, session_id)).toEqual(loaded.settings);
+    expect(session.storedSettings()).toEqual(loaded.settings);
   });
 
   test('the fallbacks decided once: settings win over the model key, the legacy config sets approval, scripted/echo when nothing names a model', async () => {
@@ -64,6 +64,6 @@ describe("a dormant session's view is what its workflow loads", () => {
     expect(meta.metadata).not.toHaveProperty('model');
     const loaded = await activities.loadSessionRecord(session_id);
     expect(loaded.settings).toMatchObject({ model: 'scripted/slow', approval: { timeout_s: 5 } });
-    expect((await sessions.describe(session_id)).model).toBe('scripted/slow');
+    expect((await (await sessions.open(session_id)).describe()).model).toBe('scripted/slow');
   });
 });

@@ -89,7 +89,8 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; close()
         const project = path.resolve(deps.baseDir, params.cwd);
         const mcp_servers = mcpServersOf(params.mcpServers);
         const created = await sessions.create({ project_path: project, mcp_servers, ...(auth.principal !== undefined && auth.enabled ? { owner: auth.principal } : {}) });
-        const opened = await openSession({ sessions, principal: principalOf(auth), log, client: link(client) }, created.session_id, false);
+        const session = await sessions.open(created.session_id, principalOf(auth));
+        const opened = await openSession({ sessions, principal: principalOf(auth), log, client: link(client) }, session, false);
         live.set(created.session_id, opened.live);
         opened.afterAnswer();
         return { sessionId: created.session_id, ...opened.settings };
@@ -97,10 +98,10 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; close()
     )
     .onRequest(acp.methods.agent.session.load, ({ params, client }) =>
       serve('session/load', { session: params.sessionId }, async (sessions) => {
-        await sessions.require(params.sessionId, principalOf(auth));
+        const session = await sessions.open(params.sessionId, principalOf(auth));
         live.get(params.sessionId)?.stop();
         live.delete(params.sessionId);
-        const opened = await openSession({ sessions, principal: principalOf(auth), log, client: link(client) }, params.sessionId, true);
+        const opened = await openSession({ sessions, principal: principalOf(auth), log, client: link(client) }, session, true);
         live.set(params.sessionId, opened.live);
         opened.afterAnswer();
         return { ...opened.settings };
@@ -117,7 +118,7 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; close()
       serve('session/set_mode', { session: params.sessionId }, async (sessions) => {
         liveOf(params.sessionId);
         if (!isModeId(params.modeId)) throw acp.RequestError.invalidParams({ modeId: params.modeId }, `unknown mode: one of ${MODES.map((m) => m.id).join(', ')}`);
-        await sessions.updateSettings(params.sessionId, { approval: policyOf(params.modeId) }, principalOf(auth));
+        await (await sessions.open(params.sessionId, principalOf(auth))).updateSettings({ approval: policyOf(params.modeId) });
         return {};
       }),
     )
@@ -133,7 +134,7 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; close()
           if (!level.success) throw acp.RequestError.invalidParams({ value }, `not a thinking level: ${thinkingLevelSchema.options.join(', ')}`);
           change = { thinking_level: level.data };
         } else throw acp.RequestError.invalidParams({ configId: params.configId }, `unknown option: ${MODEL_OPTION} or ${THINKING_OPTION}`);
-        const settings = await sessions.updateSettings(params.sessionId, change, principalOf(auth));
+        const settings = await (await sessions.open(params.sessionId, principalOf(auth))).updateSettings(change);
         session.settingsShown(settings.model, settings.thinking_level);
         return { configOptions: sessionConfigOptions(sessions, settings.model, settings.thinking_level) };
       }),

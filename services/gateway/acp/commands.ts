@@ -3,8 +3,8 @@ import { StrandError } from '../../../contracts/errors';
 import { thinkingLevelSchema } from '../../../contracts/session-settings';
 import { commandsFor, commandUsage, parseSlashCommand, type ParsedCommand, type ParseResult } from '../../../contracts/slash-commands';
 import { budgetCapsText, compactResultText, modelSetText, nameSetText, thinkingSetText } from '../../../contracts/user-texts';
-import { availableModels } from '../edn/session/models';
-import type { SessionService } from '../sessions/session-service';
+import { availableModels } from '../sessions/model-list';
+import type { SessionRef, SessionService } from '../sessions/session-service';
 
 /**
  * strand's slash commands as an ACP client offers them (`available_commands_update`): the table's
@@ -41,22 +41,25 @@ export async function runCommand(parsed: ParseResult, t: CommandTarget): Promise
 }
 
 async function run(command: ParsedCommand, { sessions, sessionId, principal }: CommandTarget): Promise<string> {
+  // A command is one client action: the session is read and its owner checked once for it (not at all for /help).
+  let opened: Promise<SessionRef> | undefined;
+  const session = () => (opened ??= sessions.open(sessionId, principal));
   switch (command.name) {
     case 'compact':
-      return compactResultText(await sessions.compact(sessionId, command.instructions, principal));
+      return compactResultText(await (await session()).compact(command.instructions));
     case 'model': {
-      if (command.model) return modelSetText((await sessions.updateSettings(sessionId, { model: command.model }, principal)).model);
-      const current = (await sessions.describe(sessionId, principal)).model;
-      return ['Models (`/model provider/model` switches):', ...availableModels(sessions).map((m) => `${m.ref === current ? '*' : '-'} ${m.ref} (${m.name})`)].join('\n');
+      if (command.model) return modelSetText((await (await session()).updateSettings({ model: command.model })).model);
+      const current = (await (await session()).describe()).model;
+      return ['Models (`/model provider/model` switches):', ...availableModels(sessions.models).map((m) => `${m.ref === current ? '*' : '-'} ${m.ref} (${m.name})`)].join('\n');
     }
     case 'thinking':
-      if (!command.level) return `Thinking level: ${(await sessions.describe(sessionId, principal)).thinking_level} (one of ${thinkingLevelSchema.options.join(', ')}).`;
-      return thinkingSetText((await sessions.updateSettings(sessionId, { thinking_level: command.level }, principal)).thinking_level);
+      if (!command.level) return `Thinking level: ${(await (await session()).describe()).thinking_level} (one of ${thinkingLevelSchema.options.join(', ')}).`;
+      return thinkingSetText((await (await session()).updateSettings({ thinking_level: command.level })).thinking_level);
     case 'name':
-      if (!command.title) return `Session name: ${(await sessions.describe(sessionId, principal)).title}.`;
-      return nameSetText((await sessions.updateSettings(sessionId, { name: command.title }, principal)).name ?? command.title);
+      if (!command.title) return `Session name: ${(await (await session()).describe()).title}.`;
+      return nameSetText((await (await session()).updateSettings({ name: command.title })).name ?? command.title);
     case 'status': {
-      const [view, stats] = await Promise.all([sessions.describe(sessionId, principal), sessions.stats(sessionId, principal)]);
+      const [view, stats] = await Promise.all([(await session()).describe(), (await session()).stats()]);
       return [
         `session ${sessionId} (${view.status}, ${view.agent_state})`,
         `project ${view.project_path}`,

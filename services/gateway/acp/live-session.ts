@@ -4,6 +4,7 @@ import type { AgentEvent } from '../../../contracts/agent-events';
 import type { Logger } from '../../common/logger';
 import type { EventSubscription } from '../events/agent-event-reader';
 import { ApprovalGate } from '../events/approval-gate';
+import { ResponseHold } from '../events/response-hold';
 import { TurnStream, type StreamedEvent } from '../events/turn-stream';
 import { addUsage, zeroUsage, type UsageTotals } from '../events/usage-totals';
 import type { SessionService } from '../sessions/session-service';
@@ -11,7 +12,7 @@ import type { RawPromptImage } from '../sessions/prompt-images';
 import { commandOfPrompt, runCommand } from './commands';
 import { Permissions, type ApprovalItem } from './permissions';
 import { stopReasonOf } from './stop-reason';
-import { toAcpUpdates, usageUpdate, type AcpMapFacts } from './updates';
+import { toAcpUpdates, usageUpdate, type AcpMapFacts } from '../mapping/acp-updates';
 
 /** How much of a running tool's output each `tool_call_update` carries (ACP replaces the row's content). */
 const OUTPUT_TAIL_CHARS = 8_192;
@@ -52,8 +53,7 @@ export class AcpLiveSession {
   private readonly gate: ApprovalGate<ApprovalItem>;
   private subscription: EventSubscription | undefined;
   private pending: PendingPrompt | undefined;
-  private holds = 0;
-  private unhold: (() => void) | undefined;
+  private readonly holds = new ResponseHold();
   private stopped = false;
   private totals: UsageTotals = zeroUsage();
   /** Model and thinking level as the client was last told (a change elsewhere sends `config_option_update`). */
@@ -69,7 +69,7 @@ export class AcpLiveSession {
     const { sessions, principal, log, client } = deps;
     this.facts = { project, notices: client.notices };
     this.permissions = new Permissions({ sessions, sessionId, principal, project, log, ask: (req, signal) => client.askPermission(req, signal) });
-    this.gate = new ApprovalGate((callId) => sessions.stillPending(sessionId, callId, principal));
+    this.gate = new ApprovalGate(async (callId) => (await sessions.open(sessionId, principal)).stillPending(callId));
   }
 
   /** What the client was told of the session's usage, model and thinking level when it was opened. */
@@ -85,14 +85,7 @@ export class AcpLiveSession {
 
   /** Events wait until the returned release is called (a response that must go out first). */
   hold(): () => void {
-    this.holds += 1;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.holds -= 1;
-      if (this.holds === 0) this.unhold?.();
-    };
+    return this.holds.hold();
   }
 
   /** Reads until stopped. */
@@ -107,7 +100,7 @@ export class AcpLiveSession {
     this.subscription?.stop();
     this.permissions.close();
     this.pending?.settle({ stopReason: 'cancelled' });
-    this.unhold?.();
+    this.holds.wake();
   }
 
   /** One prompt: a slash command answered at once, or a turn (queued behind one already running) until it ends. */
@@ -134,7 +127,7 @@ export class AcpLiveSession {
     const release = this.hold();
     try {
       const requestId = randomUUID();
-      const accepted = await sessions.prompt(this.sessionId, { text, request_id: requestId, behavior: 'queue' }, principal, images);
+      const accepted = await (await sessions.open(this.sessionId, principal)).prompt({ text, request_id: requestId, behavior: 'queue' }, images);
       prompt.turn = accepted.turn_id;
       this.stream.attribute(accepted.turn_id, requestId);
       if (prompt.cancelled) {
@@ -175,7 +168,7 @@ export class AcpLiveSession {
   private async abortTurn(turn: string): Promise<void> {
     const { sessions, principal, log } = this.deps;
     try {
-      await sessions.abort(this.sessionId, principal, undefined, turn);
+      await (await sessions.open(this.sessionId, principal)).abort(undefined, turn);
     } catch (err) {
       log.warn({ err, session: this.sessionId, turn }, 'could not abort a cancelled turn');
     }
@@ -184,8 +177,7 @@ export class AcpLiveSession {
   private async run(subscription: EventSubscription): Promise<void> {
     try {
       for await (const { envelope } of subscription) {
-        while (this.holds > 0 && !this.stopped) await new Promise<void>((resolve) => (this.unhold = resolve));
-        this.unhold = undefined;
+        while (this.holds.held && !this.stopped) await this.holds.whenOpen();
         if (this.stopped) return;
         const read = this.stream.next(envelope);
         if (read) await this.handle(read);

@@ -1,8 +1,8 @@
 import type { SessionConfigOption, SessionModeState, SessionUpdate } from '@agentclientprotocol/sdk';
 import type { Logger } from '../../common/logger';
-import { availableModels } from '../edn/session/models';
-import type { SessionService } from '../sessions/session-service';
-import { readStoredSettings, readTranscript } from '../sessions/session-transcript';
+import { availableModels } from '../sessions/model-list';
+import type { SessionRef, SessionService } from '../sessions/session-service';
+import { readTranscript } from '../sessions/session-transcript';
 import { ACP_COMMANDS } from './commands';
 import { AcpLiveSession, type AcpClientLink } from './live-session';
 import { replayTranscript } from './replay';
@@ -25,26 +25,29 @@ export interface OpenedSession {
 
 /** The model and thinking-level pickers of a session, as `config_option_update` and the answers carry them. */
 export function sessionConfigOptions(sessions: SessionService, model: string, thinking: string): SessionConfigOption[] {
-  return configOptions(availableModels(sessions).map((m) => ({ ref: m.ref, name: m.name })), { model, thinking_level: thinking });
+  return configOptions(availableModels(sessions.models).map((m) => ({ ref: m.ref, name: m.name })), { model, thinking_level: thinking });
 }
 
 /**
  * Opens an ACP session over a strand session (`session/new`, `session/load`). The event read opens
  * first, from the running turn's start, and the transcript is read after it, so every event is either
  * in the transcript or sent after it, once. With `replay` the transcript goes out as updates before
- * the caller answers; the live events wait until `afterAnswer`.
+ * the caller answers; the live events wait until `afterAnswer`. `session` is the reference the
+ * caller opened for this request (read and owner-checked once).
  */
-export async function openSession(deps: OpenSessionDeps, sessionId: string, replay: boolean): Promise<OpenedSession> {
-  const { sessions, principal, client } = deps;
-  const subscription = await sessions.events(sessionId, undefined, principal);
+export async function openSession(deps: OpenSessionDeps, session: SessionRef, replay: boolean): Promise<OpenedSession> {
+  const { sessions, client } = deps;
+  const sessionId = session.id;
+  const subscription = await session.events();
   try {
-    const [view, stats, stored] = await Promise.all([sessions.describe(sessionId, principal), sessions.stats(sessionId, principal), readStoredSettings(sessions, sessionId, principal)]);
+    const [view, stats] = await Promise.all([session.describe(), session.stats()]);
+    const stored = session.storedSettings();
     const settingsUpdate = (model: string, thinking: string): SessionUpdate => ({ sessionUpdate: 'config_option_update', configOptions: sessionConfigOptions(sessions, model, thinking) });
     const live = new AcpLiveSession(deps, sessionId, view.project_path, settingsUpdate);
     live.seed(stats.usage, view.model, view.thinking_level);
     const release = live.hold();
     if (replay) {
-      const shown = replayTranscript(await readTranscript(sessions, sessionId, principal), view.project_path, view.active_turn);
+      const shown = replayTranscript(await readTranscript(session), view.project_path, view.active_turn);
       live.stream.known(shown.known.steps, shown.known.toolResults, shown.known.prompts);
       for (const update of shown.updates) await client.update(sessionId, update);
     }

@@ -90,7 +90,7 @@ export class Permissions {
   private async answer(callId: string, decision: ApprovalCommand['decision'], reason?: string): Promise<void> {
     const { sessions, sessionId, principal, log } = this.deps;
     try {
-      await sessions.answerApproval(sessionId, { tool_call_id: callId, decision, ...(reason ? { reason } : {}) }, principal);
+      await (await sessions.open(sessionId, principal)).answerApproval({ tool_call_id: callId, decision, ...(reason ? { reason } : {}) });
     } catch (err) {
       // Answered elsewhere or timed out meanwhile: the session refuses, nothing changes.
       log.debug({ err, call: callId }, 'an approval answer was not taken');

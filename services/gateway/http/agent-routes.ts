@@ -67,10 +67,9 @@ export function agentRoutes(deps: { sessions: SessionService }): OpenAPIHono {
 
   app.openapi(prompt, async (c) => {
     const body = c.req.valid('json');
-    const accepted = await sessions.prompt(
-      c.req.valid('param').id,
+    const session = await sessions.open(c.req.valid('param').id, principalOf(c));
+    const accepted = await session.prompt(
       { text: body.text, behavior: c.req.valid('query').queue === '1' ? 'queue' : 'reject', ...(body.request_id ? { request_id: body.request_id } : {}), ...(body.budget ? { budget: body.budget } : {}) },
-      principalOf(c),
       body.images ?? [],
     );
     return c.json(
@@ -88,21 +87,21 @@ export function agentRoutes(deps: { sessions: SessionService }): OpenAPIHono {
   // Delivered to the running turn after its current tool batch; the next model step sees it.
   app.openapi(steer, async (c) => {
     const body = c.req.valid('json');
-    const result = await sessions.steer(c.req.valid('param').id, body.text, principalOf(c), body.request_id);
+    const result = await (await sessions.open(c.req.valid('param').id, principalOf(c))).steer(body.text, body.request_id);
     if (!result.delivered) throw new StrandError(ErrorCode.INVALID_REQUEST, 'no turn is running to steer: send a prompt instead');
     return c.json({ status: 'accepted' as const, turn_id: result.turn_id }, 202);
   });
 
   // Answers once the turn has ended (its partial answer recorded as `aborted`), with the state after it.
   app.openapi(interrupt, async (c) => {
-    const { id } = c.req.valid('param');
-    const result = await sessions.abort(id, principalOf(c));
-    const view = await sessions.describe(id, principalOf(c));
+    const session = await sessions.open(c.req.valid('param').id, principalOf(c));
+    const result = await session.abort();
+    const view = await session.describe();
     return c.json({ status: result.aborted ? ('interrupted' as const) : ('not_running' as const), turn_id: result.turn_id, agent_state: view.agent_state }, 200);
   });
 
   // strand extension: stop waiting for a provider retry; the turn ends with that error.
-  app.openapi(abortRetry, async (c) => c.json(await sessions.abortRetry(c.req.valid('param').id, principalOf(c)), 200));
+  app.openapi(abortRetry, async (c) => c.json(await (await sessions.open(c.req.valid('param').id, principalOf(c))).abortRetry(), 200));
 
   return app;
 }

@@ -23,6 +23,7 @@ import { mcpRoutes } from './mcp-routes';
 import { sessionsRoutes, type SessionsDeps } from './sessions-routes';
 import { agentRoutes } from './agent-routes';
 import { rpcHttpRoutes } from '../ws/http-routes';
+import type { RunningTurns } from '../sessions/running-turns';
 import { telemetryRoutes, type HttpTelemetry } from './metrics-route';
 import { webRoutes } from './web-route';
 
@@ -33,6 +34,8 @@ export type HttpDeps = SessionsDeps &
     maxBodyBytes: number;
     auth: GatewayAuth;
     transcripts: Transcripts;
+    /** Running turns across sessions: `/api/jobs`, and the count in `/v1/status`. */
+    turns: RunningTurns;
     rateLimit: { perSecond: number; burst: number };
     /** The gateway's address as clients know it behind a proxy (STRAND_GATEWAY_PUBLIC_URL); the API document names it. */
     publicUrl?: string;

@@ -52,17 +52,17 @@ export function approvalsRoutes(deps: { sessions: SessionService }): OpenAPIHono
 
   app.openapi(approve, async (c) => {
     const body = c.req.valid('json');
-    await sessions.answerApproval(c.req.valid('param').id, { tool_call_id: body.tool_call_id, decision: body.always ? 'always' : 'approve' }, principalOf(c));
+    await (await sessions.open(c.req.valid('param').id, principalOf(c))).answerApproval({ tool_call_id: body.tool_call_id, decision: body.always ? 'always' : 'approve' });
     return c.json({ status: 'approved' as const, tool_call_id: body.tool_call_id }, 200);
   });
 
   app.openapi(reject, async (c) => {
     const body = c.req.valid('json');
-    await sessions.answerApproval(c.req.valid('param').id, { tool_call_id: body.tool_call_id, decision: 'reject', ...(body.reason ? { reason: body.reason } : {}) }, principalOf(c));
+    await (await sessions.open(c.req.valid('param').id, principalOf(c))).answerApproval({ tool_call_id: body.tool_call_id, decision: 'reject', ...(body.reason ? { reason: body.reason } : {}) });
     return c.json({ status: 'rejected' as const, tool_call_id: body.tool_call_id }, 200);
   });
 
-  app.openapi(pending, async (c) => c.json({ approvals: await sessions.pendingApprovals(c.req.valid('param').id, principalOf(c)) }, 200));
+  app.openapi(pending, async (c) => c.json({ approvals: await (await sessions.open(c.req.valid('param').id, principalOf(c))).pendingApprovals() }, 200));
 
   return app;
 }

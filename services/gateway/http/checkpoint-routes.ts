@@ -43,13 +43,13 @@ export function checkpointRoutes(deps: { sessions: SessionService }): OpenAPIHon
   const app = openApiApp();
 
   app.openapi(list, async (c) => {
-    const result = await deps.sessions.checkpointCommand(c.req.valid('param').id, { op: 'list' }, principalOf(c));
+    const result = await (await deps.sessions.open(c.req.valid('param').id, principalOf(c))).checkpointCommand({ op: 'list' });
     return c.json({ checkpoints: 'checkpoints' in result ? result.checkpoints : [] }, 200);
   });
 
   app.openapi(revert, async (c) => {
     const body = c.req.valid('json');
-    const result = await deps.sessions.checkpointCommand(c.req.valid('param').id, { op: 'revert', ...body }, principalOf(c));
+    const result = await (await deps.sessions.open(c.req.valid('param').id, principalOf(c))).checkpointCommand({ op: 'revert', ...body });
     if ('checkpoints' in result) throw new StrandError(E.INTERNAL, 'unexpected answer to a revert');
     const refused = revertRefusal(result, body.force === true);
     if (refused) throw refused;

@@ -51,7 +51,7 @@ function fakeSessions(count: number, size: number, end = false, pushed = false) 
       };
     return sub;
   };
-  const sessions = { events: async () => subscription() } as unknown as SessionService;
+  const sessions = { open: async () => ({ events: async () => subscription() }) } as unknown as SessionService;
   return { sessions, state };
 }
 

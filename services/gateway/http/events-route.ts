@@ -179,7 +179,7 @@ export function eventsRoute(deps: EventsDeps): OpenAPIHono {
     if (!release) throw new StrandError(ErrorCode.UNAVAILABLE, `too many event streams open (at most ${connections.max}): try again later`);
     let subscription: EventSubscription;
     try {
-      subscription = await deps.sessions.events(sessionId, after, principalOf(c));
+      subscription = await (await deps.sessions.open(sessionId, principalOf(c))).events(after);
     } catch (err) {
       release();
       throw err;

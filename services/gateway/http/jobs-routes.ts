@@ -2,7 +2,7 @@ import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { z } from 'zod';
 import { ErrorCode as E } from '../../../contracts/errors';
 import { jobCancelledSchema, jobListSchema, jobSchema } from '../../../contracts/http-replies';
-import type { SessionService } from '../sessions/session-service';
+import type { RunningTurns } from '../sessions/running-turns';
 import { principalOf } from './auth-middleware';
 import { errors, jsonReply, openApiApp } from './openapi/route-kit';
 
@@ -43,10 +43,10 @@ const cancel = createRoute({
 });
 
 /** `/api/jobs…`: turns running without (or with) a client, across sessions. */
-export function jobsRoutes(deps: { sessions: SessionService }): OpenAPIHono {
+export function jobsRoutes(deps: { turns: RunningTurns }): OpenAPIHono {
   const app = openApiApp();
-  app.openapi(list, async (c) => c.json({ jobs: await deps.sessions.jobs(principalOf(c)) }, 200));
-  app.openapi(one, async (c) => c.json(await deps.sessions.job(c.req.valid('param').id, principalOf(c)), 200));
-  app.openapi(cancel, async (c) => c.json(await deps.sessions.cancelJob(c.req.valid('param').id, principalOf(c)), 200));
+  app.openapi(list, async (c) => c.json({ jobs: await deps.turns.list(principalOf(c)) }, 200));
+  app.openapi(one, async (c) => c.json(await deps.turns.get(c.req.valid('param').id, principalOf(c)), 200));
+  app.openapi(cancel, async (c) => c.json(await deps.turns.cancel(c.req.valid('param').id, principalOf(c)), 200));
   return app;
 }

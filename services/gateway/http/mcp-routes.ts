@@ -33,7 +33,7 @@ export function mcpRoutes(deps: { sessions: SessionService; nc: NatsConnection }
 
   app.openapi(listMcp, async (c) => {
     const id = c.req.valid('param').id;
-    const meta = await deps.sessions.require(id, principalOf(c));
+    const { meta } = await deps.sessions.open(id, principalOf(c));
     const { project_path } = readSessionRecord(meta.metadata);
     const [config, recorded] = await Promise.all([
       resolveMcpConfig({ projectPath: project_path, session: meta.metadata?.[MCP_SERVERS_METADATA_KEY] }),

@@ -12,7 +12,9 @@ function appRecording(maxBodyBytes = 1024) {
   const sessions = {
     create: async (input: unknown) => (calls.push(['create', input]), { session_id: 's1', status: 'active', meta: { created_at: 1 } }),
     list: async (query: unknown) => (calls.push(['list', query]), { sessions: [] }),
-    prompt: async (id: string, command: unknown) => (calls.push(['prompt', id, command]), { agent_state: 'thinking', turn_id: 't1', queued: false }),
+    open: async (id: string) => ({
+      prompt: async (command: unknown) => (calls.push(['prompt', id, command]), { agent_state: 'thinking', turn_id: 't1', queued: false }),
+    }),
   };
   const transcripts = {
     render: async (id: string, format: string) => (calls.push(['render', id, format]), { contentType: 'text/markdown; charset=utf-8', body: '# hi' }),

@@ -147,27 +147,26 @@ export function sessionsRoutes(deps: SessionsDeps): OpenAPIHono {
   });
 
   app.openapi(list, async (c) => c.json(await sessions.list(c.req.valid('query'), principalOf(c)), 200));
-  app.openapi(describe, async (c) => c.json(await sessions.describe(c.req.valid('param').id, principalOf(c)), 200));
+  app.openapi(describe, async (c) => c.json(await (await sessions.open(c.req.valid('param').id, principalOf(c))).describe(), 200));
 
   // With `config.save_transcript` the transcript is written first, then the session goes. A transcript
   // directory that cannot take it is TRANSCRIPT_ERROR before anything happens; a transcript that then
   // cannot be written is TRANSCRIPT_ERROR after the running turn was stopped. Never deleted without it.
   app.openapi(remove, async (c) => {
-    const { id } = c.req.valid('param');
-    const principal = principalOf(c);
-    const save = await deps.transcripts.saverIfWanted(id, principal);
-    await sessions.abort(id, principal);
+    const session = await sessions.open(c.req.valid('param').id, principalOf(c));
+    const save = await deps.transcripts.saverIfWanted(session);
+    await session.abort();
     const transcript_path = save ? await save() : undefined;
-    await sessions.delete(id, principal);
+    await session.delete();
     return c.json({ status: 'closed' as const, ...(transcript_path ? { transcript_path } : {}) }, 200);
   });
 
-  app.openapi(resume, async (c) => c.json({ status: 'resumed' as const, ...(await sessions.resume(c.req.valid('param').id, principalOf(c))) }, 200));
-  app.openapi(fork, async (c) => c.json(await sessions.fork(c.req.valid('param').id, c.req.valid('json').entry_id, principalOf(c)), 201));
-  app.openapi(forkPoints, async (c) => c.json({ messages: await sessions.forkPoints(c.req.valid('param').id, principalOf(c)) }, 200));
-  app.openapi(lastAssistantText, async (c) => c.json(await sessions.lastAssistantText(c.req.valid('param').id, principalOf(c)), 200));
-  app.openapi(stats, async (c) => c.json(await sessions.stats(c.req.valid('param').id, principalOf(c)), 200));
-  app.openapi(messages, async (c) => c.json(await sessions.messages(c.req.valid('param').id, c.req.valid('query'), principalOf(c)), 200));
+  app.openapi(resume, async (c) => c.json({ status: 'resumed' as const, ...(await (await sessions.open(c.req.valid('param').id, principalOf(c))).resume()) }, 200));
+  app.openapi(fork, async (c) => c.json(await (await sessions.open(c.req.valid('param').id, principalOf(c))).fork(c.req.valid('json').entry_id), 201));
+  app.openapi(forkPoints, async (c) => c.json({ messages: await (await sessions.open(c.req.valid('param').id, principalOf(c))).forkPoints() }, 200));
+  app.openapi(lastAssistantText, async (c) => c.json(await (await sessions.open(c.req.valid('param').id, principalOf(c))).lastAssistantText(), 200));
+  app.openapi(stats, async (c) => c.json(await (await sessions.open(c.req.valid('param').id, principalOf(c))).stats(), 200));
+  app.openapi(messages, async (c) => c.json(await (await sessions.open(c.req.valid('param').id, principalOf(c))).messages(c.req.valid('query')), 200));
 
   return app;
 }

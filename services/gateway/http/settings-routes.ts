@@ -84,23 +84,23 @@ export function settingsRoutes(deps: { sessions: SessionService }): OpenAPIHono 
   app.openapi(model, async (c) => {
     const body = c.req.valid('json');
     const change = 'cycle' in body ? { cycle_model: true } : { model: modelIdOf(body.provider, body.model_id) };
-    const s = await sessions.updateSettings(c.req.valid('param').id, change, principalOf(c));
+    const s = await (await sessions.open(c.req.valid('param').id, principalOf(c))).updateSettings(change);
     return c.json({ model: s.model, thinking_level: s.thinking_level, ...(s.notice ? { notice: s.notice } : {}) }, 200);
   });
 
   app.openapi(thinking, async (c) => {
     const body = c.req.valid('json');
-    const s = await sessions.updateSettings(c.req.valid('param').id, 'cycle' in body ? { cycle_thinking: true } : { thinking_level: body.level }, principalOf(c));
+    const s = await (await sessions.open(c.req.valid('param').id, principalOf(c))).updateSettings('cycle' in body ? { cycle_thinking: true } : { thinking_level: body.level });
     return c.json({ thinking_level: s.thinking_level, model: s.model }, 200);
   });
 
   // Answers once the summary is recorded (a model call: seconds, not milliseconds).
-  app.openapi(compact, async (c) => c.json(await sessions.compact(c.req.valid('param').id, c.req.valid('json').instructions, principalOf(c)), 200));
+  app.openapi(compact, async (c) => c.json(await (await sessions.open(c.req.valid('param').id, principalOf(c))).compact(c.req.valid('json').instructions), 200));
 
-  app.openapi(readSettings, async (c) => c.json(await sessions.settings(c.req.valid('param').id, principalOf(c)), 200));
+  app.openapi(readSettings, async (c) => c.json(await (await sessions.open(c.req.valid('param').id, principalOf(c))).settings(), 200));
 
   app.openapi(settings, async (c) => {
-    const { notice: _notice, ...rest } = await sessions.updateSettings(c.req.valid('param').id, c.req.valid('json'), principalOf(c));
+    const { notice: _notice, ...rest } = await (await sessions.open(c.req.valid('param').id, principalOf(c))).updateSettings(c.req.valid('json'));
     return c.json(rest, 200);
   });
 

@@ -2,7 +2,7 @@ import type { AgentEvent, AgentEventEnvelope } from '../../../contracts/agent-ev
 import { httpEventDataSchema } from '../../../contracts/http-events';
 import { wsEventSchema } from '../../../contracts/ws-rpc';
 import { schemaErrors } from '../../../test/harness/acp-schema';
-import { toAcpUpdates } from '../acp/updates';
+import { toAcpUpdates } from './acp-updates';
 import { TurnStream } from '../events/turn-stream';
 import { sessionUpdatedPayload, toEdnEvents } from './edn-events';
 import { toHttpEvent } from './http-events';

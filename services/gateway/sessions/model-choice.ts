@@ -10,7 +10,7 @@ import { thinkingLevelSchema, type ThinkingLevel } from '../../../contracts/sess
  */
 export class ModelChoice {
   constructor(
-    private readonly catalog: ModelCatalog,
+    readonly catalog: ModelCatalog,
     private readonly configured: readonly string[],
   ) {}
 

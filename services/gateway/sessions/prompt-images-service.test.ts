@@ -9,7 +9,7 @@ import type { SessionCommands } from '../temporal/session-commands';
 import { SessionService } from './session-service';
 
 /**
- * The session service's side of image prompts (docs/images.md): images are checked and stored before
+ * The session reference's side of image prompts (docs/images.md, prompt-image-intake.ts): images are checked and stored before
  * the prompt goes to the workflow, which gets references only; a model the catalog says takes no
  * images, a steering message with images and a bad image are refused with nothing stored and nothing sent.
  */
@@ -33,7 +33,7 @@ function setup(storedModel: string, runningModel?: string) {
 
 test('the images are stored first; the workflow gets their references, not their bytes', async () => {
   const { sessions, sent, images } = setup('anthropic/claude-sonnet-4-6');
-  await sessions.prompt('s1', { text: 'look', behavior: 'queue' }, undefined, [{ media_type: 'image/png', data: PNG }]);
+  await (await sessions.open('s1')).prompt({ text: 'look', behavior: 'queue' }, [{ media_type: 'image/png', data: PNG }]);
   expect(sent).toEqual([{ text: 'look', behavior: 'queue', images: [{ ref: expect.stringMatching(/^sha256-/), mime: 'image/png', bytes: 70 }] }]);
   expect(JSON.stringify(sent)).not.toContain(PNG.slice(0, 20));
   expect(images.size()).toBe(1);
@@ -42,26 +42,26 @@ test('the images are stored first; the workflow gets their references, not their
 
 test("the running workflow's model decides (a model just switched), else the stored one", async () => {
   const switched = setup('anthropic/claude-sonnet-4-6', 'openai/o3-mini');
-  await expect(switched.sessions.prompt('s1', { text: 'look' }, undefined, [{ media_type: 'image/png', data: PNG }])).rejects.toMatchObject({
+  await expect((await switched.sessions.open('s1')).prompt({ text: 'look' }, [{ media_type: 'image/png', data: PNG }])).rejects.toMatchObject({
     code: ErrorCode.IMAGES_NOT_SUPPORTED,
     message: expect.stringMatching(/^openai\/o3-mini does not take images/),
     details: { model: 'openai/o3-mini' },
   });
   const dormant = setup('openai/o3-mini');
-  await expect(dormant.sessions.prompt('s1', { text: 'look' }, undefined, [{ media_type: 'image/png', data: PNG }])).rejects.toMatchObject({ code: ErrorCode.IMAGES_NOT_SUPPORTED });
+  await expect((await dormant.sessions.open('s1')).prompt({ text: 'look' }, [{ media_type: 'image/png', data: PNG }])).rejects.toMatchObject({ code: ErrorCode.IMAGES_NOT_SUPPORTED });
   for (const s of [switched, dormant]) {
     expect(s.sent).toEqual([]);
     expect(s.images.size()).toBe(0);
   }
   // Text alone is fine on such a model.
-  await dormant.sessions.prompt('s1', { text: 'plain' });
+  await (await dormant.sessions.open('s1')).prompt({ text: 'plain' });
   expect(dormant.sent).toEqual([{ text: 'plain' }]);
 });
 
 test('steering with images and a bad image are refused before anything is stored', async () => {
   const { sessions, sent, images } = setup('anthropic/claude-sonnet-4-6');
-  await expect(sessions.prompt('s1', { text: 'x', behavior: 'steer' }, undefined, [{ media_type: 'image/png', data: PNG }])).rejects.toMatchObject({ code: ErrorCode.INVALID_REQUEST, message: expect.stringContaining('steering') });
-  await expect(sessions.prompt('s1', { text: 'x' }, undefined, [{ media_type: 'image/png', data: PNG }, { media_type: 'image/png', data: '@@@@' }])).rejects.toMatchObject({ code: ErrorCode.INVALID_REQUEST, message: expect.stringContaining('image 2') });
+  await expect((await sessions.open('s1')).prompt({ text: 'x', behavior: 'steer' }, [{ media_type: 'image/png', data: PNG }])).rejects.toMatchObject({ code: ErrorCode.INVALID_REQUEST, message: expect.stringContaining('steering') });
+  await expect((await sessions.open('s1')).prompt({ text: 'x' }, [{ media_type: 'image/png', data: PNG }, { media_type: 'image/png', data: '@@@@' }])).rejects.toMatchObject({ code: ErrorCode.INVALID_REQUEST, message: expect.stringContaining('image 2') });
   expect(sent).toEqual([]);
   expect(images.size()).toBe(0);
 });

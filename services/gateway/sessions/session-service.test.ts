@@ -74,7 +74,7 @@ function service(checkProject: (p: string) => Promise<void> = async () => undefi
 async function nameAndEnsure(s: SessionService, name: string, principal: string | undefined, project = '/p') {
   const id = await s.clientSessionId(name, principal);
   const got = await s.ensure(id, { project_path: project, ...(principal ? { owner: principal } : {}) });
-  return { id, created: got.created, owner: got.meta.metadata?.owner, project: got.meta.metadata?.project_path };
+  return { id, created: got.created, owner: got.session.meta.metadata?.owner, project: got.session.meta.metadata?.project_path };
 }
 
 describe('client-named session ids', () => {
@@ -124,11 +124,11 @@ describe('client-named session ids', () => {
     expect(await nameAndEnsure(s, 'sess_plain', undefined)).toMatchObject({ id: 'sess_plain', created: false });
   });
 
-  test("ensure on another principal's stored id still answers SESSION_NOT_FOUND, as require does", async () => {
+  test("ensure on another principal's stored id still answers SESSION_NOT_FOUND, as open does", async () => {
     const { service: s } = service();
     const { id } = await nameAndEnsure(s, 'x', 'alice');
     await expect(s.ensure(id, { project_path: '/p', owner: 'bob' })).rejects.toMatchObject({ code: ErrorCode.SESSION_NOT_FOUND, message: `no session ${id}` });
-    await expect(s.require('no-such', 'bob')).rejects.toMatchObject({ code: ErrorCode.SESSION_NOT_FOUND, message: 'no session no-such' });
+    await expect(s.open('no-such', 'bob')).rejects.toMatchObject({ code: ErrorCode.SESSION_NOT_FOUND, message: 'no session no-such' });
   });
 
   test('scoped ids are valid WebSocket session ids and store ids, and differ per principal and name', () => {

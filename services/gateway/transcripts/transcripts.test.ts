@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ErrorCode, StrandError } from '../../../contracts/errors';
 import type { StoreClient } from '../../../contracts/session-store/client';
-import type { SessionService } from '../sessions/session-service';
+import type { SessionRef, SessionService } from '../sessions/session-service';
 import { Transcripts } from './transcripts';
 
 /**
@@ -27,20 +27,24 @@ function transcripts(dir: string, opts: { save?: boolean; broken?: boolean } = {
   const known = (id: string) => {
     if (id !== 's1') throw new StrandError(ErrorCode.SESSION_NOT_FOUND, `no session ${id}`);
   };
-  const sessions = {
-    require: async (id: string) => (known(id), { session_id: 's1', created_at: Date.parse('2026-01-02T00:00:00Z'), metadata: { config: { save_transcript: opts.save ?? true } } }),
-    describe: async (id: string) => (known(id), { title: 'T', project_path: '/p', model: 'scripted/echo', started_at: 0 }),
-  } as unknown as SessionService;
-  return new Transcripts({ store, sessions, dir });
+  const ref = {
+    id: 's1',
+    meta: { session_id: 's1', created_at: Date.parse('2026-01-02T00:00:00Z'), metadata: { config: { save_transcript: opts.save ?? true } } },
+    describe: async () => ({ title: 'T', project_path: '/p', model: 'scripted/echo', started_at: 0 }),
+  } as unknown as SessionRef;
+  const sessions = { open: async (id: string) => (known(id), ref) } as unknown as SessionService;
+  const t = new Transcripts({ store, sessions, dir });
+  // What DELETE /api/sessions/{id} does: the session opened once, its saver asked for.
+  return Object.assign(t, { saverFor: async (id: string) => t.saverIfWanted(await sessions.open(id)) });
 }
 
 test('a delete with save_transcript writes the markdown transcript and answers its path; without it nothing is written', async () => {
   const dir = path.join(tmp, 'out');
-  const save = await transcripts(dir).saverIfWanted('s1');
+  const save = await transcripts(dir).saverFor('s1');
   const file = await save!();
   expect(file).toBe(path.join(dir, '2026-01-02-s1.md'));
   expect(fs.readFileSync(file, 'utf8')).toContain('hello');
-  expect(await transcripts(path.join(tmp, 'unused'), { save: false }).saverIfWanted('s1')).toBeUndefined();
+  expect(await transcripts(path.join(tmp, 'unused'), { save: false }).saverFor('s1')).toBeUndefined();
   expect(fs.existsSync(path.join(tmp, 'unused'))).toBe(false);
 });
 
@@ -48,7 +52,7 @@ test('a transcripts directory that is a file: TRANSCRIPT_ERROR before anything i
   const dir = path.join(tmp, 'in-the-way');
   fs.writeFileSync(dir, 'not a directory');
   const err = await transcripts(dir)
-    .saverIfWanted('s1')
+    .saverFor('s1')
     .catch((e: unknown) => e);
   expect(err).toMatchObject({ code: ErrorCode.TRANSCRIPT_ERROR, details: { session_id: 's1', deleted: false, transcripts_dir: dir } });
   expect((err as Error).message).toBe(`the transcript of session s1 cannot be saved: the transcripts directory ${dir} cannot be used (not a directory: a file is in the way); the session was not deleted`);
@@ -56,7 +60,7 @@ test('a transcripts directory that is a file: TRANSCRIPT_ERROR before anything i
 
 test('a write that fails after the check: TRANSCRIPT_ERROR naming the file, the session kept', async () => {
   const dir = path.join(tmp, 'out');
-  const save = await transcripts(dir).saverIfWanted('s1');
+  const save = await transcripts(dir).saverFor('s1');
   fs.rmSync(dir, { recursive: true });
   fs.writeFileSync(dir, 'replaced by a file meanwhile');
   const err = await save!().catch((e: unknown) => e);
@@ -71,7 +75,7 @@ test('a conversation the renderer cannot read: TRANSCRIPT_ERROR on GET (with the
     expect(err).toMatchObject({ code: ErrorCode.TRANSCRIPT_ERROR, message: `the transcript of session s1 could not be rendered as ${format}`, details: { session_id: 's1', format } });
     expect((err as Error).cause).toBeInstanceOf(TypeError);
   }
-  const err = await (await t.saverIfWanted('s1'))!().catch((e: unknown) => e);
+  const err = await (await t.saverFor('s1'))!().catch((e: unknown) => e);
   expect(err).toMatchObject({ code: ErrorCode.TRANSCRIPT_ERROR, message: 'the transcript of session s1 could not be rendered as markdown; the session was not deleted', details: { deleted: false } });
   // An unknown session is still SESSION_NOT_FOUND, not a transcript failure.
   await expect(t.render('nope', 'markdown')).rejects.toMatchObject({ code: ErrorCode.SESSION_NOT_FOUND });

@@ -5,7 +5,7 @@ import { ErrorCode, StrandError } from '../../../contracts/errors';
 import type { StoreClient } from '../../../contracts/session-store/client';
 import type { Message } from '../../../contracts/session-store/messages';
 import { SESSION_METADATA_KEYS as KEYS } from '../../../contracts/session-settings';
-import type { SessionService } from '../sessions/session-service';
+import type { SessionRef, SessionService } from '../sessions/session-service';
 import { filesChanged, render, type TranscriptFormat, type TranscriptSource } from './render';
 
 /** Where saved transcripts go: STRAND_TRANSCRIPTS_DIR, else ~/.local/share/strand/transcripts. */
@@ -17,8 +17,9 @@ export function transcriptsDir(env: NodeJS.ProcessEnv = process.env): string {
 export class Transcripts {
   constructor(private readonly deps: { store: StoreClient; sessions: SessionService; dir: string }) {}
 
-  async source(sessionId: string, principal?: string): Promise<TranscriptSource> {
-    const view = await this.deps.sessions.describe(sessionId, principal);
+  async source(session: SessionRef): Promise<TranscriptSource> {
+    const sessionId = session.id;
+    const view = await session.describe();
     const messages: TranscriptSource['messages'] = [];
     let cursor: string | undefined;
     do {
@@ -32,7 +33,12 @@ export class Transcripts {
 
   /** The transcript in `format`; TRANSCRIPT_ERROR when it cannot be rendered (reading the session fails as reads do). */
   async render(sessionId: string, format: TranscriptFormat, principal?: string) {
-    const source = await this.source(sessionId, principal);
+    return this.renderOf(await this.deps.sessions.open(sessionId, principal), format);
+  }
+
+  private async renderOf(session: SessionRef, format: TranscriptFormat) {
+    const sessionId = session.id;
+    const source = await this.source(session);
     try {
       return render(format, source);
     } catch (err) {
@@ -49,7 +55,7 @@ export class Transcripts {
         project_path: s.project_path,
         started_at: s.started_at,
         message_count: s.message_count,
-        files_changed: filesChanged((await this.source(s.session_id, principal)).messages),
+        files_changed: filesChanged((await this.source(await this.deps.sessions.open(s.session_id, principal))).messages),
       })),
     );
     return { transcripts };
@@ -63,8 +69,8 @@ export class Transcripts {
    * touched; a transcript that then cannot be rendered or written is TRANSCRIPT_ERROR too. Either way
    * the session is kept (never deleted without the transcript its owner asked for).
    */
-  async saverIfWanted(sessionId: string, principal?: string): Promise<(() => Promise<string>) | undefined> {
-    const meta = await this.deps.sessions.require(sessionId, principal);
+  async saverIfWanted(session: SessionRef): Promise<(() => Promise<string>) | undefined> {
+    const { meta, id: sessionId } = session;
     const config = (meta.metadata?.[KEYS.config] ?? {}) as { save_transcript?: boolean };
     if (!config.save_transcript) return undefined;
     const { dir } = this.deps;
@@ -85,7 +91,7 @@ export class Transcripts {
     return async () => {
       let body: string;
       try {
-        body = (await this.render(sessionId, 'markdown', principal)).body;
+        body = (await this.renderOf(session, 'markdown')).body;
       } catch (err) {
         if (!(err instanceof StrandError) || err.code !== ErrorCode.TRANSCRIPT_ERROR) throw err;
         throw new StrandError(ErrorCode.TRANSCRIPT_ERROR, `${err.message}; the session was not deleted`, { ...err.details, ...kept }, { cause: err.cause });

@@ -4,7 +4,7 @@ import type { Logger } from '../../common/logger';
 import type { EventSubscription } from '../events/agent-event-reader';
 import { TurnStream } from '../events/turn-stream';
 import { toWsEvents, wsReply } from '../mapping/ws-events';
-import type { SessionService } from '../sessions/session-service';
+import type { SessionRef, SessionService } from '../sessions/session-service';
 import { prepareChatSession } from './chat-session';
 
 /** Where a chat's events and its one terminal frame go (a WebSocket request, an SSE response). */
@@ -55,6 +55,8 @@ export class ChatRun {
   private cancelling = false;
   private cancelled = false;
   private subscription: EventSubscription | undefined;
+  /** The chat's session, opened once by `start` or `attach`; a cancel goes through it. */
+  private session: SessionRef | undefined;
   private stream: TurnStream | undefined;
   private model = '';
 
@@ -71,13 +73,14 @@ export class ChatRun {
     try {
       this.sink.started();
       const target = await prepareChatSession(sessions, request, sessionId, principal);
+      const session = (this.session = target.session);
       this.model = target.model;
       for (const message of target.notices) this.sink.event({ type: 'notice', level: 'warn', message, source: 'strand' });
       if (this.aborted) return this.end(ABORTED_TERMINAL);
       // A client that left meanwhile still gets its turn (it was told the task id): only reading stops.
       // The read is opened before the prompt, so not one event of the turn can slip by.
-      const subscription = await sessions.events(sessionId, undefined, principal);
-      const accepted = await sessions.prompt(sessionId, { text: request.message, request_id: requestKey, behavior: 'queue' }, principal).catch((err: unknown) => {
+      const subscription = await session.events();
+      const accepted = await session.prompt({ text: request.message, request_id: requestKey, behavior: 'queue' }).catch((err: unknown) => {
         subscription.stop();
         throw err;
       });
@@ -95,16 +98,17 @@ export class ChatRun {
     const { sessions } = this.deps;
     const { sessionId, requestKey, principal } = this.address;
     try {
-      const found = await sessions.requestTurn(sessionId, requestKey, principal);
+      const session = (this.session = await sessions.open(sessionId, principal));
+      const found = await session.requestTurn(requestKey);
       if (!found) return this.end({ type: 'error', errorMessage: 'no such task', errorCode: 'TASK_NOT_FOUND', error: { code: 'TASK_NOT_FOUND' } });
       this.turn = { id: found.turn_id };
-      this.model = (await sessions.describe(sessionId, principal)).model;
+      this.model = (await session.describe()).model;
       this.sink.started();
-      let subscription = await sessions.events(sessionId, found.status === 'finished' ? 0 : undefined, principal);
+      let subscription = await session.events(found.status === 'finished' ? 0 : undefined);
       // Without a cursor the read starts at the running turn; had ours just ended, read it from the start.
-      if (found.status !== 'finished' && (await sessions.requestTurn(sessionId, requestKey, principal))?.status === 'finished') {
+      if (found.status !== 'finished' && (await session.requestTurn(requestKey))?.status === 'finished') {
         subscription.stop();
-        subscription = await sessions.events(sessionId, 0, principal);
+        subscription = await session.events(0);
       }
       await this.follow(subscription, afterSeq);
     } catch (err) {
@@ -137,12 +141,13 @@ export class ChatRun {
    */
   private requestCancel(): void {
     const turn = this.turn;
-    if (!turn || this.cancelled || this.cancelling) return;
-    const { sessions } = this.deps;
-    const { sessionId, principal } = this.address;
+    // A turn is only known once the session was opened (start, attach).
+    const session = this.session;
+    if (!turn || !session || this.cancelled || this.cancelling) return;
+    const { sessionId } = this.address;
     this.cancelling = true;
-    void sessions
-      .abort(sessionId, principal, undefined, turn.id)
+    void session
+      .abort(undefined, turn.id)
       .then(() => (this.cancelled = true))
       .catch((err: unknown) => this.deps.log.warn({ err, session: sessionId, turn: turn.id }, 'could not cancel a turn'))
       .finally(() => (this.cancelling = false));

@@ -1,9 +1,11 @@
 import { ErrorCode, StrandError } from '../../../contracts/errors';
 import type { ChatRequest, HistoryItem } from '../../../contracts/ws-rpc';
-import type { SessionService } from '../sessions/session-service';
+import type { SessionRef, SessionService } from '../sessions/session-service';
 
 /** The session a chat runs in, the model it runs on, and what the client should be told about it. */
 export interface ChatTarget {
+  /** The session, opened once for the chat's start: its prompt and event read go through it too. */
+  session: SessionRef;
   sessionId: string;
   model: string;
   notices: string[];
@@ -14,7 +16,8 @@ export interface ChatTarget {
  * model when that can run here) and seeded with the client's history if it is new; an existing
  * session keeps its conversation and project and only follows the client's model choice. A model
  * whose provider is not configured does not fail the chat: it runs on the session's model, and a
- * notice says so. Sessions, models and history all go through SessionService.
+ * notice says so. Sessions, models and history all go through SessionService; the session is read
+ * and its owner checked once (by `ensure`), and the reference it returns serves the whole start.
  */
 export async function prepareChatSession(sessions: SessionService, request: ChatRequest, sessionId: string, principal: string | undefined): Promise<ChatTarget> {
   const notices: string[] = [];
@@ -28,17 +31,17 @@ export async function prepareChatSession(sessions: SessionService, request: Chat
       notices.push(`model ${wanted} cannot run here (${err.message})`);
     }
   }
-  const { created } = await sessions.ensure(sessionId, {
+  const { session, created } = await sessions.ensure(sessionId, {
     // The reference client omits the workspace to mean "where the server runs".
     project_path: request.workspace?.trim() || process.cwd(),
     ...(ref ? { model: ref } : {}),
     ...(principal ? { owner: principal } : {}),
   });
-  if (created) await sessions.seedHistory(sessionId, historyToSeed(request.history, request.message), principal);
-  let model = (await sessions.describe(sessionId, principal)).model;
-  if (!created && ref && ref !== model) model = (await sessions.updateSettings(sessionId, { model: ref }, principal)).model;
+  if (created) await sessions.history.seed(session, historyToSeed(request.history, request.message));
+  let model = (await session.describe()).model;
+  if (!created && ref && ref !== model) model = (await session.updateSettings({ model: ref })).model;
   if (notices.length > 0) notices[0] = `${notices[0]}: running on ${model}`;
-  return { sessionId, model, notices };
+  return { session, sessionId, model, notices };
 }
 
 /**

@@ -10,6 +10,7 @@ import { authMiddleware, principalOf } from '../http/auth-middleware';
 import { errorResponse } from '../http/errors';
 import { errors, jsonBody, jsonReply, openApiApp, readJsonBody } from '../http/openapi/route-kit';
 import { rateLimit } from '../http/rate-limit';
+import type { RunningTurns } from '../sessions/running-turns';
 import type { SessionService } from '../sessions/session-service';
 import { ChatRun } from './chat-run';
 import { statusPayload } from './status';
@@ -18,12 +19,13 @@ import { processTasks, type TaskRegistry } from './task-registry';
 import { ConnectionLimiter } from '../limits/connection-limiter';
 import { DEFAULT_LIMITS } from '../limits/limits-config';
 import { ClientOutbox } from '../events/client-outbox';
-import { withGatedEvents } from '../events/send-gate';
 import { nodeResponseOf } from '../http/events-route';
 import { sseStreamSink } from './sse-stream-sink';
 
 export interface RpcHttpDeps {
   sessions: SessionService;
+  /** Running turns across sessions, counted in `/v1/status`. */
+  turns: RunningTurns;
   auth: GatewayAuth;
   log: Logger;
   keepaliveMs: number;
@@ -91,7 +93,7 @@ export function rpcHttpRoutes(deps: RpcHttpDeps): OpenAPIHono {
     }),
   );
 
-  app.openapi(status, async (c) => c.json(await statusPayload({ sessions: deps.sessions, tasks }, principalOf(c)), 200));
+  app.openapi(status, async (c) => c.json(await statusPayload({ sessions: deps.sessions, turns: deps.turns, tasks }, principalOf(c)), 200));
 
   const connections = deps.sseConnections ?? new ConnectionLimiter(DEFAULT_LIMITS.maxSseConnections);
   const maxUnsent = deps.maxSendBufferBytes ?? DEFAULT_LIMITS.maxSendBufferBytes;
@@ -124,7 +126,7 @@ export function rpcHttpRoutes(deps: RpcHttpDeps): OpenAPIHono {
         },
       );
       const data = (frame: WsEvent | ChatStreamTerminal) => out.send(`data: ${JSON.stringify(frame)}\n\n`);
-      const sessions = withGatedEvents(deps.sessions, () => out.ready());
+      const sessions = deps.sessions.paced(() => out.ready());
       const run = new ChatRun({ sessions, log: deps.log }, { sessionId, requestKey, principal }, {
         started: () => {
           tasks.set(taskId, 'running');

@@ -1,6 +1,7 @@
 import { ErrorCode, StrandError } from '../../../contracts/errors';
 import type { RpcServerFrame } from '../../../contracts/ws-rpc';
 import { createLogger } from '../../common/logger';
+import type { RunningTurns } from '../sessions/running-turns';
 import type { SessionService } from '../sessions/session-service';
 import { RpcConnection } from './rpc-connection';
 import { decodeTaskId } from './task-ids';
@@ -39,7 +40,7 @@ function fakeSessions(delays: Record<string, number>) {
 function connection(delays: Record<string, number> = {}, principal: string | undefined = 'bob') {
   const fake = fakeSessions(delays);
   const sent: Array<RpcServerFrame & Record<string, any>> = [];
-  const conn = new RpcConnection({ sessions: fake.sessions, log, tasks: new TaskRegistry() }, { authenticated: true, principal, send: (f) => sent.push(f as any), close: () => undefined });
+  const conn = new RpcConnection({ sessions: fake.sessions, turns: {} as RunningTurns, log, tasks: new TaskRegistry() }, { authenticated: true, principal, send: (f) => sent.push(f as any), close: () => undefined });
   const start = (id: string, sessionId?: string) => conn.handle(JSON.stringify({ id, type: 'chat.start', payload: { request: { message: 'hi', history: [], model: '', ...(sessionId ? { sessionId } : {}) } } }));
   const settled = async (n: number) => {
     for (let i = 0; i < 200 && sent.filter((f) => f.type === 'chat.error' || f.type === 'error').length < n; i++) await new Promise((r) => setTimeout(r, 5));

@@ -15,12 +15,15 @@ import { ChatRun, errorTerminal, type ChatAddress, type ChatRunDeps, type ChatSi
 import { terminalFrame } from './frames';
 import { RpcQueue } from './rpc-queue';
 import { statusPayload } from './status';
+import type { RunningTurns } from '../sessions/running-turns';
 import { decodeTaskId, encodeTaskId, newRequestKey, newSessionId } from './task-ids';
 import type { TaskRegistry } from './task-registry';
 import { taskRecord } from './task-status';
 
 export interface RpcConnectionDeps extends ChatRunDeps {
   tasks: TaskRegistry;
+  /** Running turns across sessions, counted in `status.result`. */
+  turns: RunningTurns;
 }
 
 /** One socket as the connection sees it. */

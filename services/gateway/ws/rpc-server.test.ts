@@ -4,6 +4,7 @@ import { WebSocket } from 'ws';
 import { rpcServerFrameSchema, type RpcServerFrame } from '../../../contracts/ws-rpc';
 import { createLogger } from '../../common/logger';
 import { createGatewayAuth } from '../auth/tokens';
+import type { RunningTurns } from '../sessions/running-turns';
 import type { SessionService } from '../sessions/session-service';
 import { encodeFrame } from './frames';
 import { RpcConnection } from './rpc-connection';
@@ -11,14 +12,15 @@ import { attachRpcServer, type RpcServer } from './rpc-server';
 import { TaskRegistry } from './task-registry';
 
 const log = createLogger('test', 'silent');
-const sessions = { providers: () => ['scripted', 'anthropic'], defaultModel: 'scripted/echo', jobs: async () => [] } as unknown as SessionService;
+const sessions = { providers: () => ['scripted', 'anthropic'], defaultModel: 'scripted/echo', paced: () => sessions } as unknown as SessionService;
+const turns = { list: async () => [] } as unknown as RunningTurns;
 let server: Server;
 let rpc: RpcServer;
 let url: string;
 
 beforeAll(async () => {
   server = createServer((_req, res) => res.end());
-  rpc = attachRpcServer(server, { sessions, log, tasks: new TaskRegistry(), auth: createGatewayAuth(new Map([['s3cret', 'alice']])) });
+  rpc = attachRpcServer(server, { sessions, turns, log, tasks: new TaskRegistry(), auth: createGatewayAuth(new Map([['s3cret', 'alice']])) });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
@@ -56,7 +58,7 @@ test('a valid token upgrades, the subprotocol is echoed, and frames are answered
 test('a frame on an unauthenticated connection closes it with 1008', () => {
   const closed: Array<[number, string]> = [];
   const sent: RpcServerFrame[] = [];
-  const conn = new RpcConnection({ sessions, log, tasks: new TaskRegistry() }, { authenticated: false, principal: undefined, send: (f) => sent.push(f), close: (code, reason) => closed.push([code, reason]) });
+  const conn = new RpcConnection({ sessions, turns, log, tasks: new TaskRegistry() }, { authenticated: false, principal: undefined, send: (f) => sent.push(f), close: (code, reason) => closed.push([code, reason]) });
   conn.handle(JSON.stringify({ id: 'rpc_a', type: 'status.get' }));
   expect(closed).toEqual([[1008, 'unauthorized']]);
   expect(sent).toEqual([]);

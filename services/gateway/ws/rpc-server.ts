@@ -5,7 +5,6 @@ import type { ServerType } from '@hono/node-server';
 import type { GatewayAuth } from '../auth/tokens';
 import { ConnectionLimiter } from '../limits/connection-limiter';
 import { DEFAULT_LIMITS } from '../limits/limits-config';
-import { withGatedEvents } from '../events/send-gate';
 import { ClientOutbox } from '../events/client-outbox';
 import { encodeFrame } from './frames';
 import { RpcConnection, type RpcConnectionDeps } from './rpc-connection';
@@ -128,7 +127,7 @@ export function attachRpcServer(server: ServerType, deps: RpcServerDeps): RpcSer
         connection.close();
       },
     );
-    const connection = new RpcConnection({ ...deps, sessions: withGatedEvents(deps.sessions, () => outbox.ready()) }, {
+    const connection = new RpcConnection({ ...deps, sessions: deps.sessions.paced(() => outbox.ready()) }, {
       authenticated: !deps.auth.enabled || principal !== undefined,
       principal: deps.auth.enabled ? principal : undefined,
       send: (frame) => {

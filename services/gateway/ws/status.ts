@@ -1,4 +1,5 @@
 import { statusPayloadSchema, statusProviderSchema, WS_PROTOCOL_VERSION, type StatusPayload } from '../../../contracts/ws-rpc';
+import type { RunningTurns } from '../sessions/running-turns';
 import type { SessionService } from '../sessions/session-service';
 import type { TaskRegistry } from './task-registry';
 
@@ -14,6 +15,7 @@ const JOBS_DEADLINE_MS = 400;
 
 export interface StatusDeps {
   sessions: SessionService;
+  turns: RunningTurns;
   tasks: TaskRegistry;
 }
 
@@ -23,7 +25,7 @@ async function runningTurns(deps: StatusDeps, principal: string | undefined): Pr
     timer = setTimeout(() => resolve(undefined), JOBS_DEADLINE_MS);
   });
   try {
-    const counted = await Promise.race([deps.sessions.jobs(principal).then((jobs) => jobs.length), deadline]);
+    const counted = await Promise.race([deps.turns.list(principal).then((jobs) => jobs.length), deadline]);
     return counted ?? deps.tasks.count('running');
   } catch {
     return deps.tasks.count('running');

@@ -1,6 +1,6 @@
 import { ErrorCode, StrandError } from '../../../contracts/errors';
 import type { TaskRecord, TaskState } from '../../../contracts/ws-rpc';
-import type { SessionService } from '../sessions/session-service';
+import type { SessionRef, SessionService } from '../sessions/session-service';
 import { decodeTaskId } from './task-ids';
 import type { TaskRegistry } from './task-registry';
 
@@ -9,11 +9,11 @@ import type { TaskRegistry } from './task-registry';
  * `completed`; an answer cut by an abort, or tool calls not run because of one, is `cancelled`;
  * anything else (a provider failure records no answer for its step) is `failed`.
  */
-async function finishedState(sessions: SessionService, sessionId: string, turnId: string, principal: string | undefined): Promise<{ state: TaskState; at?: number }> {
+async function finishedState(session: SessionRef, turnId: string): Promise<{ state: TaskState; at?: number }> {
   let last: { role: string; stop_reason?: string; details?: unknown; timestamp?: number } | undefined;
   let cursor: string | undefined;
   do {
-    const page = await sessions.messages(sessionId, { limit: 500, ...(cursor ? { cursor } : {}) }, principal);
+    const page = await session.messages({ limit: 500, ...(cursor ? { cursor } : {}) });
     for (const item of page.messages) {
       if (item.message && item.origin?.turn === turnId) last = item.message as typeof last;
     }
@@ -39,15 +39,17 @@ export async function taskRecord(sessions: SessionService, registry: TaskRegistr
   const address = decodeTaskId(taskId);
   if (!address) return null;
   let found;
+  let session: SessionRef | undefined;
   try {
-    found = await sessions.requestTurn(address.sessionId, address.requestKey, principal);
+    session = await sessions.open(address.sessionId, principal);
+    found = await session.requestTurn(address.requestKey);
   } catch (err) {
     if (!(err instanceof StrandError && err.code === ErrorCode.SESSION_NOT_FOUND)) throw err;
     found = null;
   }
-  if (!found) return local ? { id: taskId, ...local } : null;
+  if (!found || !session) return local ? { id: taskId, ...local } : null;
   const createdAt = local?.createdAt ?? iso(found.started_at);
   if (found.status !== 'finished') return { id: taskId, state: found.status, createdAt, updatedAt: local?.updatedAt ?? createdAt };
-  const ended = await finishedState(sessions, address.sessionId, found.turn_id, principal);
+  const ended = await finishedState(session, found.turn_id);
   return { id: taskId, state: ended.state, createdAt, updatedAt: ended.at !== undefined ? iso(ended.at) : (local?.updatedAt ?? createdAt) };
 }

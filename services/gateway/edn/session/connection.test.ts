@@ -4,6 +4,7 @@ import type { AgentEvent } from '../../../../contracts/agent-events';
 import { ErrorCode, StrandError } from '../../../../contracts/errors';
 import { builtinModelCatalog } from '../../../../contracts/model-catalog';
 import type { SequencedEvent } from '../../events/agent-event-reader';
+import { readSessionRecord } from '../../../../contracts/session-record';
 import { ModelChoice } from '../../sessions/model-choice';
 import type { SessionService } from '../../sessions/session-service';
 import { isKeyword, type EdnMap } from '../edn-value';
@@ -105,7 +106,23 @@ function fakeSessions() {
       return { resolved: true };
     },
   };
-  return { sessions: service as unknown as SessionService, store, feeds, calls };
+  // A session reference: the session looked up once, then each call is the service's per-id one above.
+  const open = async (id: string) => {
+    get(id);
+    const meta = { session_id: id, metadata: {}, message_count: 0 };
+    return new Proxy({} as Record<string, unknown>, {
+      get: (_t, name: string) => {
+        if (name === 'then') return undefined;
+        if (name === 'id') return id;
+        if (name === 'meta') return meta;
+        if (name === 'storedSettings') return () => readSessionRecord(meta.metadata).settings;
+        const method = (service as unknown as Record<string, (id: string, ...args: unknown[]) => unknown>)[name];
+        if (!method) throw new Error(`the fake session has no ${name}`);
+        return (...args: unknown[]) => method(id, ...args);
+      },
+    });
+  };
+  return { sessions: { ...service, open } as unknown as SessionService, store, feeds, calls };
 }
 
 function connect() {

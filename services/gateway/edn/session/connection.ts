@@ -1,5 +1,5 @@
 import type { Logger } from '../../../common/logger';
-import type { SessionService } from '../../sessions/session-service';
+import type { SessionRef, SessionService } from '../../sessions/session-service';
 import type { EdnMap } from '../edn-value';
 import { EdnErrorCode, EdnOpError, type EdnOutbound, type EdnPeer, type EdnRequest, type EdnSessionHandler } from '../protocol';
 import { messageToEdn } from './content';
@@ -46,7 +46,7 @@ export class EdnSessionConnection implements EdnSessionHandler {
         const [view, stats] = await Promise.all([facts.view(), facts.stats()]);
         return { projectPath: view.project_path, usage: stats.usage, context: stats.context };
       },
-      stillPending: (sessionId, callId) => sessions.stillPending(sessionId, callId, this.peer.principal),
+      stillPending: async (sessionId, callId) => (await sessions.open(sessionId, this.peer.principal)).stillPending(callId),
       log,
     };
   }
@@ -55,7 +55,7 @@ export class EdnSessionConnection implements EdnSessionHandler {
   async handshake(): Promise<{ serverInfo: EdnMap }> {
     try {
       const id = await this.ensureFocus();
-      const view = await this.deps.sessions.describe(id, this.peer.principal);
+      const view = await (await this.deps.sessions.open(id, this.peer.principal)).describe();
       const model = modelParts(view.model);
       return {
         serverInfo: {
@@ -118,7 +118,7 @@ export class EdnSessionConnection implements EdnSessionHandler {
       const input = { project_path: this.peer.cwd, ...(this.peer.principal ? { owner: this.peer.principal } : {}) };
       // A `--session-id` is the client's own name: scoped per principal when there is one (as on every transport).
       const named = this.peer.sessionId;
-      const id = named ? (await sessions.ensure(await sessions.clientSessionId(named, this.peer.principal), input)).meta.session_id : (await sessions.create(input)).session_id;
+      const id = named ? (await sessions.ensure(await sessions.clientSessionId(named, this.peer.principal), input)).session.id : (await sessions.create(input)).session_id;
       // Another request may have moved the focus meanwhile (switch_session before the first focus was read).
       if (!this.focusId) await this.openFeed(id, { rehydrate: false });
       return this.focusId ?? id;
@@ -146,7 +146,7 @@ export class EdnSessionConnection implements EdnSessionHandler {
     const { sessions } = this.deps;
     this.feed?.stop();
     this.focusId = sessionId;
-    const subscription = await sessions.events(sessionId, opts.since, this.peer.principal);
+    const subscription = await (await sessions.open(sessionId, this.peer.principal)).events(opts.since);
     if (this.closed || this.focusId !== sessionId) {
       subscription.stop();
       return;
@@ -188,6 +188,12 @@ export class EdnSessionConnection implements EdnSessionHandler {
 
   private context(req: EdnRequest): OpContext {
     const { sessions, log } = this.deps;
+    const opened = new Map<string, Promise<SessionRef>>();
+    const session = (sessionId: string) => {
+      let got = opened.get(sessionId);
+      if (!got) opened.set(sessionId, (got = sessions.open(sessionId, this.peer.principal)));
+      return got;
+    };
     return {
       req,
       params: req.params,
@@ -198,10 +204,11 @@ export class EdnSessionConnection implements EdnSessionHandler {
       topics: this.topics,
       dialogs: this.dialogs,
       actions: this.actions,
+      session,
       target: async () => {
         const named = optText(req.params, 'session-id');
         if (named === undefined) return this.ensureFocus();
-        await sessions.require(named, this.peer.principal);
+        await session(named);
         return named;
       },
       focus: () => this.ensureFocus(),
@@ -209,11 +216,11 @@ export class EdnSessionConnection implements EdnSessionHandler {
       emit: (topic, data) => this.emit(topic, data, req.id),
       snapshots: (sessionId, which) => this.sendSnapshots(this.facts(sessionId), which, req.id),
       navigate: async (sessionId, since) => {
-        await sessions.require(sessionId, this.peer.principal);
+        await session(sessionId);
         await this.openFeed(sessionId, { rehydrate: true, snapshots: ['session', 'footer', 'context'], requestId: req.id, ...(since !== undefined ? { since } : {}) });
       },
       refocus: async (sessionId) => {
-        await sessions.require(sessionId, this.peer.principal);
+        await session(sessionId);
         await this.openFeed(sessionId, { rehydrate: false, requestId: req.id });
       },
       feedOf: (sessionId) => (this.feed?.sessionId === sessionId ? this.feed : undefined),

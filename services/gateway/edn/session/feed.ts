@@ -1,6 +1,7 @@
 import type { Logger } from '../../../common/logger';
 import type { EventSubscription } from '../../events/agent-event-reader';
 import { ApprovalGate } from '../../events/approval-gate';
+import { ResponseHold } from '../../events/response-hold';
 import { TurnStream } from '../../events/turn-stream';
 import { addUsage, contextShare, contextTokens, type UsageLike } from '../../events/usage-totals';
 import { TOOL_UPDATE_MAX_CHARS, toEdnEvents, type EdnEventOut, type SessionStateFacts } from '../../mapping/edn-events';
@@ -28,7 +29,8 @@ export interface FeedSink {
  */
 export class FocusFeed {
   readonly stream = new TurnStream({ outputTailChars: TOOL_UPDATE_MAX_CHARS });
-  private held = 0;
+  /** Events that arrive while held wait in `waiting` and go out in order once nothing holds them. */
+  private readonly holds = new ResponseHold({ deferRelease: true, onOpen: () => this.flush() });
   private readonly waiting: EdnEventOut[] = [];
   private stopped = false;
   /** Usage as last read: a turn's start shows it (it has not changed since), its end reads it afresh. */
@@ -67,16 +69,7 @@ export class FocusFeed {
    * the event loop, after the response the caller is about to return has been written.
    */
   hold(): () => void {
-    this.held += 1;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      setImmediate(() => {
-        this.held -= 1;
-        if (this.held === 0) this.flush();
-      });
-    };
+    return this.holds.hold();
   }
 
   stop(): void {
@@ -151,7 +144,7 @@ export class FocusFeed {
 
   private deliver(event: EdnEventOut): void {
     if (this.stopped) return;
-    if (this.held > 0) this.waiting.push(event);
+    if (this.holds.held) this.waiting.push(event);
     else this.send(event);
   }
 
@@ -164,7 +157,7 @@ export class FocusFeed {
   }
 
   private flush(): void {
-    while (!this.stopped && this.held === 0 && this.waiting.length > 0) {
+    while (!this.stopped && !this.holds.held && this.waiting.length > 0) {
       this.send(this.waiting.shift()!);
     }
   }

@@ -1,5 +1,5 @@
 import type { Logger } from '../../../common/logger';
-import type { SessionService } from '../../sessions/session-service';
+import type { SessionRef, SessionService } from '../../sessions/session-service';
 import type { EdnMap } from '../edn-value';
 import type { EdnPeer, EdnRequest } from '../protocol';
 import type { FocusFeed } from './feed';
@@ -17,7 +17,7 @@ export type Snapshot = 'session' | 'footer' | 'context';
 
 /**
  * What an op handler gets: the request, the connection's state and the moves only the connection
- * makes (focus, feed, snapshots). Handlers translate to SessionService calls and back; they keep no
+ * makes (focus, feed, snapshots). Handlers translate to SessionService / SessionRef calls and back; they keep no
  * state of their own.
  */
 export interface OpContext {
@@ -31,6 +31,11 @@ export interface OpContext {
   /** Approval dialogs shown on this connection: dialog id (the tool call id) → session. */
   readonly dialogs: Map<string, string>;
   readonly actions: Map<string, PendingAction>;
+  /**
+   * Session `sessionId` for this op: read and its owner checked once per request (an op is one client
+   * action), however many commands the op sends it. SESSION_NOT_FOUND for an unknown or another's.
+   */
+  session(sessionId: string): Promise<SessionRef>;
   /** The session the op targets: its `:session-id` param, else the focus (created on first need). */
   target(): Promise<string>;
   /** The focus session (created on first need). */

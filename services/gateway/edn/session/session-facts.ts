@@ -1,17 +1,17 @@
 import type { SessionSettings } from '../../../../contracts/session-settings';
 import { sessionUpdatedPayload } from '../../mapping/edn-events';
-import type { SessionService, SessionView } from '../../sessions/session-service';
+import type { SessionRef, SessionService, SessionView } from '../../sessions/session-service';
 import type { ListedSessionView } from '../../sessions/session-view';
 import type { SessionStats } from '../../sessions/session-stats';
-import { readStoredSettings, readTranscript, type TranscriptItem } from '../../sessions/session-transcript';
+import { readTranscript, type TranscriptItem } from '../../sessions/session-transcript';
 import type { EdnMap } from '../edn-value';
 import { iso } from './content';
 import { footerPayload } from './footer';
 
 /**
  * What one request reads about one session, each fact read at most once and only when asked for:
- * the view (store + live state), the persisted settings, the usage stats and the transcript. The
- * snapshots (`session/updated`, `footer/updated`, `context/updated`) and EQL resolvers are built
+ * the view (store + live state), the persisted settings, the usage stats and the transcript, all
+ * through one SessionRef (the session read and its owner checked once). The snapshots (`session/updated`, `footer/updated`, `context/updated`) and EQL resolvers are built
  * from it.
  */
 export class SessionFacts {
@@ -29,24 +29,28 @@ export class SessionFacts {
     return got;
   }
 
+  private session(): Promise<SessionRef> {
+    return this.memo('session', () => this.sessions.open(this.sessionId, this.principal));
+  }
+
   view(): Promise<SessionView> {
-    return this.memo('view', () => this.sessions.describe(this.sessionId, this.principal));
+    return this.memo('view', async () => (await this.session()).describe());
   }
 
   settings(): Promise<SessionSettings | undefined> {
-    return this.memo('settings', () => readStoredSettings(this.sessions, this.sessionId, this.principal));
+    return this.memo('settings', async () => (await this.session()).storedSettings());
   }
 
   stats(): Promise<SessionStats & { model: string }> {
-    return this.memo('stats', () => this.sessions.stats(this.sessionId, this.principal));
+    return this.memo('stats', async () => (await this.session()).stats());
   }
 
   transcript(): Promise<TranscriptItem[]> {
-    return this.memo('transcript', () => readTranscript(this.sessions, this.sessionId, this.principal));
+    return this.memo('transcript', async () => readTranscript(await this.session()));
   }
 
   pendingApprovals() {
-    return this.memo('approvals', () => this.sessions.pendingApprovals(this.sessionId, this.principal));
+    return this.memo('approvals', async () => (await this.session()).pendingApprovals());
   }
 
   /** The session's name: the one set with set_session_name, else none (psi shows the id then). */

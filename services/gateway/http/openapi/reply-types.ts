@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type * as R from '../../../../contracts/http-replies';
-import type { SessionService } from '../../sessions/session-service';
+import type { RunningTurns } from '../../sessions/running-turns';
+import type { SessionRef, SessionService } from '../../sessions/session-service';
 import type { Transcripts } from '../../transcripts/transcripts';
 
 /**
@@ -20,13 +21,14 @@ type Fits<Actual, Documented> = [Actual] extends [never]
     : false;
 type Holds<T extends true> = T;
 type Out<S extends z.ZodType> = z.output<S>;
-type Returned<K extends keyof SessionService> = SessionService[K] extends (...args: never[]) => Promise<infer T> ? T : never;
+type ReturnedBy<S, K extends keyof S> = S[K] extends (...args: never[]) => Promise<infer T> ? T : never;
+type Returned<K extends keyof SessionRef> = ReturnedBy<SessionRef, K>;
 
 export type ReplyTypesFit = [
   Holds<Fits<Returned<'describe'>, Out<typeof R.sessionViewSchema>>>,
-  Holds<Fits<Returned<'list'>, Out<typeof R.sessionListSchema>>>,
-  Holds<Fits<Returned<'job'>, Out<typeof R.jobSchema>>>,
-  Holds<Fits<Returned<'cancelJob'>, Out<typeof R.jobCancelledSchema>>>,
+  Holds<Fits<ReturnedBy<SessionService, 'list'>, Out<typeof R.sessionListSchema>>>,
+  Holds<Fits<ReturnedBy<RunningTurns, 'get'>, Out<typeof R.jobSchema>>>,
+  Holds<Fits<ReturnedBy<RunningTurns, 'cancel'>, Out<typeof R.jobCancelledSchema>>>,
   Holds<Fits<Returned<'stats'>, Out<typeof R.sessionStatsSchema>>>,
   Holds<Fits<Returned<'forkPoints'>, Out<typeof R.forkPointsSchema>['messages']>>,
   Holds<Fits<Returned<'lastAssistantText'>, Out<typeof R.lastAssistantTextSchema>>>,

@@ -42,7 +42,7 @@ async function run(ctx: OpContext, sessionId: string, command: ParsedCommand): P
       say(ctx, `✓ ${thinkingSetText((await setThinkingLevel(ctx, sessionId, command.level)).thinking_level)}`);
       return false;
     case 'compact': {
-      const r = await ctx.sessions.compact(sessionId, command.instructions, ctx.principal);
+      const r = await (await ctx.session(sessionId)).compact(command.instructions);
       say(ctx, `${r.compacted ? '✓ ' : ''}${compactResultText(r)}`);
       return false;
     }
@@ -59,7 +59,7 @@ async function run(ctx: OpContext, sessionId: string, command: ParsedCommand): P
       return true;
     case 'name':
       if (!command.title) say(ctx, (await ctx.facts(sessionId).name()) ? `Session name: ${await ctx.facts(sessionId).name()}` : 'This session has no name: /name <name> sets one.');
-      else say(ctx, `✓ ${nameSetText((await ctx.sessions.updateSettings(sessionId, { name: command.title }, ctx.principal)).name ?? command.title)}`);
+      else say(ctx, `✓ ${nameSetText((await (await ctx.session(sessionId)).updateSettings({ name: command.title })).name ?? command.title)}`);
       return false;
     case 'history': {
       const lines = (await ctx.facts(sessionId).transcript()).flatMap(({ message: m }) => {
@@ -108,12 +108,12 @@ async function undo(ctx: OpContext, sessionId: string, redo: boolean, point: str
   if (redo) request = { redo: true };
   else if (point) request = /^t\d+$/.test(point) ? { turn_id: point } : { entry_id: point };
   else {
-    const listed = await ctx.sessions.checkpointCommand(sessionId, { op: 'list' }, ctx.principal);
+    const listed = await (await ctx.session(sessionId)).checkpointCommand({ op: 'list' });
     const last = 'checkpoints' in listed ? listed.checkpoints.filter((c) => !c.reverted).at(-1) : undefined;
     if (!last) return 'Nothing to undo: no turn changed files since the last undo.';
     request = { turn_id: last.turn_id };
   }
-  const result = await ctx.sessions.checkpointCommand(sessionId, { op: 'revert', ...request, ...(force ? { force } : {}) }, ctx.principal);
+  const result = await (await ctx.session(sessionId)).checkpointCommand({ op: 'revert', ...request, ...(force ? { force } : {}) });
   if ('checkpoints' in result) return 'unexpected answer';
   const refused = revertRefusal(result, force);
   if (refused) throw refused;

@@ -25,10 +25,10 @@ async function answer(ctx: OpContext, decision: ApprovalCommand['decision']) {
   const sessionId = shownIn ?? (await ctx.target());
   // A dialog this connection showed may be answered before the turn reports it waiting (the session
   // workflow then takes the answer a moment later); any other must be waiting now.
-  if (!shownIn && !(await ctx.sessions.stillPending(sessionId, dialogId, ctx.principal))) {
+  if (!shownIn && !(await (await ctx.session(sessionId)).stillPending(dialogId))) {
     throw new EdnOpError(EdnErrorCode.noActiveDialog, `no dialog ${dialogId} is waiting for an answer`);
   }
-  await ctx.sessions.answerApproval(sessionId, { tool_call_id: dialogId, decision }, ctx.principal);
+  await (await ctx.session(sessionId)).answerApproval({ tool_call_id: dialogId, decision });
   ctx.dialogs.delete(dialogId);
   return { accepted: true };
 }

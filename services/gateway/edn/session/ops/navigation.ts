@@ -13,7 +13,7 @@ import { sessionSlot } from '../session-facts';
 export async function newSession(ctx: OpContext): Promise<string> {
   const parent = optText(ctx.params, 'parent-session');
   const from = parent ?? (await ctx.focus());
-  const project = (await ctx.sessions.describe(from, ctx.principal)).project_path || ctx.peer.cwd;
+  const project = (await (await ctx.session(from)).describe()).project_path || ctx.peer.cwd;
   const created = await ctx.sessions.create({ project_path: project, ...(ctx.principal ? { owner: ctx.principal } : {}) });
   await ctx.navigate(created.session_id);
   return created.session_id;
@@ -27,7 +27,7 @@ export async function forkSession(ctx: OpContext, sessionId: string, entryId: st
     entry = transcript[transcript.length - 1]?.entry_id;
     if (!entry) throw new EdnOpError(EdnErrorCode.invalidParams, 'the session has no messages to fork from');
   }
-  const forked = await ctx.sessions.fork(sessionId, entry, ctx.principal);
+  const forked = await (await ctx.session(sessionId)).fork(entry);
   await ctx.navigate(forked.session_id);
   return forked.session_id;
 }

@@ -37,7 +37,7 @@ function selectAction(name: string, prompt: string, items: Item[], order: 'defau
 
 async function itemsFor(ctx: OpContext, name: string, sessionId: string): Promise<{ prompt: string; items: Item[]; order: 'default' | 'preserve' }> {
   if (name === PICKERS.model) {
-    const items = availableModels(ctx.sessions).map((m) => ({ id: [m.provider, m.id], label: `${m.provider} ${m.id}${m.reasoning ? ' [reasoning]' : ''}`, value: { provider: m.provider, id: m.id } }));
+    const items = availableModels(ctx.sessions.models).map((m) => ({ id: [m.provider, m.id], label: `${m.provider} ${m.id}${m.reasoning ? ' [reasoning]' : ''}`, value: { provider: m.provider, id: m.id } }));
     return { prompt: 'Select a model', items, order: 'default' };
   }
   if (name === PICKERS.thinking) {
@@ -55,7 +55,7 @@ async function itemsFor(ctx: OpContext, name: string, sessionId: string): Promis
   // /tree: this project's sessions, then the fork points of the current one.
   const facts = ctx.facts(sessionId);
   const view = await facts.view();
-  const [page, forks] = await Promise.all([ctx.sessions.list({ limit: 100, project: view.project_path }, ctx.principal), ctx.sessions.forkPoints(sessionId, ctx.principal)]);
+  const [page, forks] = await Promise.all([ctx.sessions.list({ limit: 100, project: view.project_path }, ctx.principal), (await ctx.session(sessionId)).forkPoints()]);
   const sessions: Item[] = page.sessions.map((s) => ({
     id: s.session_id,
     label: `${s.session_id === sessionId ? '● ' : '  '}${s.title} (${s.message_count} messages)${s.active_turn ? ' [stream]' : ''}${s.session_id === sessionId ? ' [active]' : ''}`,

@@ -66,7 +66,7 @@ export const readOps: Record<string, OpHandler> = {
   get_messages: read(async (ctx, sessionId) => ({ messages: (await ctx.facts(sessionId).transcript()).map((i) => messageToEdn(i.message, i.entry_id)) })),
 
   get_session_stats: read(async (ctx, sessionId) => {
-    const s = await ctx.sessions.stats(sessionId, ctx.principal);
+    const s = await (await ctx.session(sessionId)).stats();
     return {
       stats: {
         'session-id': sessionId,
@@ -83,10 +83,10 @@ export const readOps: Record<string, OpHandler> = {
     };
   }),
 
-  get_fork_messages: read(async (ctx, sessionId) => ({ messages: (await ctx.sessions.forkPoints(sessionId, ctx.principal)).map((p) => ({ 'entry-id': p.entry_id, text: p.text })) })),
+  get_fork_messages: read(async (ctx, sessionId) => ({ messages: (await (await ctx.session(sessionId)).forkPoints()).map((p) => ({ 'entry-id': p.entry_id, text: p.text })) })),
 
   get_last_assistant_text: read(async (ctx, sessionId) => {
-    const last = await ctx.sessions.lastAssistantText(sessionId, ctx.principal);
+    const last = await (await ctx.session(sessionId)).lastAssistantText();
     return { text: last.text, 'entry-id': last.entry_id };
   }),
 

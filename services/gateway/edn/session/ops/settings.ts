@@ -6,7 +6,7 @@ import { bool, optText, text } from '../params';
 import { modelParts } from '../../../../../contracts/models';
 
 /**
- * Settings ops: each is one SessionService.updateSettings (model checked against the catalog and the
+ * Settings ops: each is one SessionRef.updateSettings (model checked against the catalog and the
  * configured providers, thinking level clamped to the model). The session publishes its new state,
  * which reaches the client as `session/updated` and `footer/updated`.
  */
@@ -21,7 +21,7 @@ function notify(ctx: OpContext, sessionId: string, notice: string | undefined): 
 }
 
 export async function setModel(ctx: OpContext, sessionId: string, ref: string) {
-  const settings = await ctx.sessions.updateSettings(sessionId, { model: ref }, ctx.principal);
+  const settings = await (await ctx.session(sessionId)).updateSettings({ model: ref });
   notify(ctx, sessionId, settings.notice);
   return settings;
 }
@@ -29,7 +29,7 @@ export async function setModel(ctx: OpContext, sessionId: string, ref: string) {
 export async function setThinkingLevel(ctx: OpContext, sessionId: string, level: string) {
   const parsed = thinkingLevelSchema.safeParse(level);
   if (!parsed.success) throw new EdnOpError(EdnErrorCode.invalidParams, `invalid thinking level "${level}": one of ${thinkingLevelSchema.options.join(', ')}`);
-  return ctx.sessions.updateSettings(sessionId, { thinking_level: parsed.data }, ctx.principal);
+  return (await ctx.session(sessionId)).updateSettings({ thinking_level: parsed.data });
 }
 
 export const settingsOps: Record<string, OpHandler> = {
@@ -44,9 +44,9 @@ export const settingsOps: Record<string, OpHandler> = {
     const sessionId = await ctx.target();
     const direction = optText(ctx.params, 'direction') ?? 'next';
     if (direction !== 'next' && direction !== 'prev') throw new EdnOpError(EdnErrorCode.invalidParams, 'cycle_model :direction must be "next" or "prev"');
-    const models = availableModels(ctx.sessions).map((m) => m.ref);
+    const models = availableModels(ctx.sessions.models).map((m) => m.ref);
     if (models.length === 0) throw new EdnOpError(EdnErrorCode.unknownModel, 'no model to switch to');
-    const current = (await ctx.sessions.describe(sessionId, ctx.principal)).model;
+    const current = (await (await ctx.session(sessionId)).describe()).model;
     const at = models.indexOf(current);
     const next = direction === 'next' ? models[(at + 1) % models.length]! : models[at <= 0 ? models.length - 1 : at - 1]!;
     const settings = await setModel(ctx, sessionId, next);
@@ -61,26 +61,26 @@ export const settingsOps: Record<string, OpHandler> = {
 
   cycle_thinking_level: async (ctx) => {
     const sessionId = await ctx.target();
-    const settings = await ctx.sessions.updateSettings(sessionId, { cycle_thinking: true }, ctx.principal);
+    const settings = await (await ctx.session(sessionId)).updateSettings({ cycle_thinking: true });
     return { 'thinking-level': settings.thinking_level };
   },
 
   set_session_name: async (ctx) => {
     const sessionId = await ctx.target();
     const name = text(ctx.params, 'name').trim();
-    const settings = await ctx.sessions.updateSettings(sessionId, { name }, ctx.principal);
+    const settings = await (await ctx.session(sessionId)).updateSettings({ name });
     return { 'session-name': settings.name ?? name };
   },
 
   set_auto_compaction: async (ctx) => {
     const sessionId = await ctx.target();
-    const settings = await ctx.sessions.updateSettings(sessionId, { auto_compaction: bool(ctx.params, 'enabled') }, ctx.principal);
+    const settings = await (await ctx.session(sessionId)).updateSettings({ auto_compaction: bool(ctx.params, 'enabled') });
     return { enabled: settings.auto_compaction };
   },
 
   set_auto_retry: async (ctx) => {
     const sessionId = await ctx.target();
-    const settings = await ctx.sessions.updateSettings(sessionId, { auto_retry: bool(ctx.params, 'enabled') }, ctx.principal);
+    const settings = await (await ctx.session(sessionId)).updateSettings({ auto_retry: bool(ctx.params, 'enabled') });
     return { enabled: settings.auto_retry };
   },
 };

@@ -11,7 +11,7 @@ export const shellOps: Record<string, OpHandler> = {
     const command = text(ctx.params, 'command');
     const timeout = optInt(ctx.params, 'timeout');
     const sessionId = await ctx.target();
-    const r = await ctx.sessions.runCommand(sessionId, { command, ...(timeout !== undefined ? { timeout_s: timeout } : {}) }, ctx.principal);
+    const r = await (await ctx.session(sessionId)).runCommand({ command, ...(timeout !== undefined ? { timeout_s: timeout } : {}) });
     return {
       output: r.output,
       'exit-code': r.exit_code,
@@ -22,7 +22,7 @@ export const shellOps: Record<string, OpHandler> = {
   },
   abort_bash: async (ctx) => {
     const sessionId = await ctx.target();
-    const { stopped } = await ctx.sessions.abortCommand(sessionId, ctx.principal);
+    const { stopped } = await (await ctx.session(sessionId)).abortCommand();
     return { accepted: true, aborted: stopped };
   },
 };

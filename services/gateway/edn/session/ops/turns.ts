@@ -16,7 +16,7 @@ async function promptWith(ctx: OpContext, behavior: NonNullable<PromptCommand['b
   const release = ctx.holdEvents(sessionId);
   try {
     const requestId = ednPromptRequestId(sessionId, ctx.req.id, behavior, message);
-    const accepted = await ctx.sessions.prompt(sessionId, { text: message, behavior, request_id: requestId }, ctx.principal);
+    const accepted = await (await ctx.session(sessionId)).prompt({ text: message, behavior, request_id: requestId });
     // A steering message joins a turn another request started: its events keep that request's id.
     if (!accepted.steered) ctx.feedOf(sessionId)?.stream.attribute(accepted.turn_id, ctx.req.id);
     return accepted;
@@ -59,7 +59,7 @@ export const turnOps: Record<string, OpHandler> = {
     const stream = ctx.feedOf(sessionId)?.stream;
     stream?.abortRequested();
     try {
-      const result = await ctx.sessions.abort(sessionId, ctx.principal);
+      const result = await (await ctx.session(sessionId)).abort();
       stream?.aborted(result.turn_id);
       return { accepted: true, aborted: result.aborted };
     } catch (err) {
@@ -75,14 +75,14 @@ export const turnOps: Record<string, OpHandler> = {
    */
   interrupt: async (ctx) => {
     const sessionId = await ctx.target();
-    const result = await ctx.sessions.interrupt(sessionId, ctx.principal);
+    const result = await (await ctx.session(sessionId)).interrupt();
     return { accepted: true, pending: result.pending, 'dropped-steering-text': null };
   },
 
   /** Gives up a provider retry the turn waits for: the turn ends with the error it was retrying. */
   abort_retry: async (ctx) => {
     const sessionId = await ctx.target();
-    const result = await ctx.sessions.abortRetry(sessionId, ctx.principal);
+    const result = await (await ctx.session(sessionId)).abortRetry();
     return { accepted: true, cancelled: result.cancelled };
   },
 
@@ -90,7 +90,7 @@ export const turnOps: Record<string, OpHandler> = {
   compact: async (ctx) => {
     const sessionId = await ctx.target();
     const instructions = optText(ctx.params, 'custom-instructions');
-    const result = await ctx.sessions.compact(sessionId, instructions?.trim() || undefined, ctx.principal);
+    const result = await (await ctx.session(sessionId)).compact(instructions?.trim() || undefined);
     return { compacted: result.compacted, summary: result.summary, 'tokens-before': result.tokens_before, 'tokens-after': result.tokens_after };
   },
 };

@@ -2,8 +2,8 @@ import type { SessionUpdate } from '@agentclientprotocol/sdk';
 import type { AgentEvent, AgentEventEnvelope } from '../../../contracts/agent-events';
 import { schemaErrors } from '../../../test/harness/acp-schema';
 import { TurnStream } from '../events/turn-stream';
-import { replayTranscript } from './replay';
-import { toAcpUpdates, usageUpdate } from './updates';
+import { replayTranscript } from '../acp/replay';
+import { toAcpUpdates, usageUpdate } from './acp-updates';
 
 let seq = 0;
 const env = (event: AgentEvent, turn?: string, attempt?: number): AgentEventEnvelope => ({ v: 1, session_id: 's', seq: ++seq, ts: 1_700_000_000_000, event, ...(turn ? { turn_id: turn } : {}), ...(attempt ? { attempt } : {}) });

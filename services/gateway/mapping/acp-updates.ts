@@ -3,9 +3,9 @@ import type { AgentEvent } from '../../../contracts/agent-events';
 import { entryIds } from '../../../contracts/workflow-ids';
 import type { StreamedEvent } from '../events/turn-stream';
 import { RETRIED_DIFFERENTLY } from '../../../contracts/step-text';
-import { budgetExceededMessage } from '../mapping/budget-message';
+import { budgetExceededMessage } from './budget-message';
 import { contextTokens, type UsageTotals } from '../events/usage-totals';
-import { textContent, toolCallStart, toolResultContent } from './tool-calls';
+import { textContent, toolCallStart, toolResultContent } from '../acp/tool-calls';
 import { compactionNotice, retryNotice } from '../../../contracts/user-texts';
 
 /** What the mapping needs to know of the session and the client besides the event. */
