@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import type { jobSchema } from '../../../contracts/http-replies';
-import type { OperatorOverview } from '../../../contracts/operator';
+import type { jobSchema } from '../../../../contracts/http-replies';
+import type { OperatorOverview } from '../../../../contracts/operator';
 import { tokenStore } from '../token';
 
 /**

@@ -1,7 +1,7 @@
-import type { SessionSettings } from '../../contracts/session-settings';
-import type { ForkPoint } from '../../services/chat/fork-points';
-import type { RevertRequest } from '../../contracts/checkpoints';
-import type { ListedSession, RevertReply, SessionStats, SessionView, PendingApproval, StoredMessageItem } from '../../services/chat/gateway-client';
+import type { SessionSettings } from '../../../contracts/session-settings';
+import type { ForkPoint } from '../../terminal/fork-points';
+import type { RevertRequest } from '../../../contracts/checkpoints';
+import type { ListedSession, RevertReply, SessionStats, SessionView, PendingApproval, StoredMessageItem } from '../../terminal/gateway-client';
 import { tokenStore } from './token';
 
 /** An image attached to a prompt, as `POST …/prompt` takes it. */

@@ -1,8 +1,8 @@
-import type { HttpEventData } from '../../contracts/http-events';
-import { compactResultText } from '../../contracts/user-texts';
-import { ChatView } from '../../services/chat/chat-view';
-import { blocksOfHistory } from '../../services/chat/stored-history';
-import { PromptReader } from '../../services/chat/fork-points';
+import type { HttpEventData } from '../../../contracts/http-events';
+import { compactResultText } from '../../../contracts/user-texts';
+import { ChatView } from '../../terminal/chat-view';
+import { blocksOfHistory } from '../../terminal/stored-history';
+import { PromptReader } from '../../terminal/fork-points';
 import { api, type PromptImage, type SessionSettings, type SessionStats, type SessionView, type SettingsPatch } from './api';
 import { followEvents, type ConnectionState } from './event-follower';
 import { SettingsState } from './settings-state';
@@ -22,7 +22,7 @@ function newView(): ChatView {
 }
 
 /**
- * One open session of the page: its conversation (the view model `strand chat` uses, services/chat/
+ * One open session of the page: its conversation (the view model `strand chat` uses, clients/terminal/
  * chat-view.ts, fed by the followed event stream), the facts events do not carry (model, totals,
  * pending approvals: re-read on reconnection and at each turn's end), and what the buttons do. No
  * drawing here: components subscribe and draw.

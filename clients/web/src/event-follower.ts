@@ -1,5 +1,5 @@
-import type { HttpEventData } from '../../contracts/http-events';
-import { followEvents as follow, type FollowState } from '../../clients/core/event-follower';
+import type { HttpEventData } from '../../../contracts/http-events';
+import { followEvents as follow, type FollowState } from '../../core/event-follower';
 import { authHeaders } from './api';
 
 /** Where the followed stream stands, for the connection indicator. */
