@@ -23,7 +23,7 @@ export type FollowedStream = FollowedEvents;
  */
 export function followEvents(client: GatewayClient, sessionId: string, handlers: EventStreamHandlers, after?: number): FollowedStream {
   return follow({
-    url: `${client.address.url}/api/sessions/${encodeURIComponent(sessionId)}/events`,
+    url: client.url(`/api/sessions/${encodeURIComponent(sessionId)}/events`),
     headers: (extra) => client.headers(extra),
     ...(after !== undefined ? { after } : {}),
     onEvent: handlers.onEvent,

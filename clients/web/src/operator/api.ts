@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { jobSchema } from '../../../../contracts/http-replies';
 import type { OperatorOverview } from '../../../../contracts/operator';
+import { ApiClient } from '../../../core/api-client';
 import { tokenStore } from '../token';
 
 /**
@@ -22,47 +23,12 @@ export type Job = z.infer<typeof jobSchema> & {
 
 export type { OperatorOverview };
 
-/** A call that did not succeed: status 0 when the gateway did not answer at all. */
-export class OperatorApiError extends Error {
-  override readonly name = 'OperatorApiError';
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-async function call<T>(method: 'GET' | 'POST', route: string): Promise<T> {
-  const token = tokenStore.get();
-  let res: Response;
-  try {
-    res = await fetch(route, {
-      method,
-      headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(method === 'POST' ? { 'Content-Type': 'application/json' } : {}) },
-      ...(method === 'POST' ? { body: '{}' } : {}),
-    });
-  } catch {
-    throw new OperatorApiError(0, 'UNREACHABLE', 'the gateway did not answer');
-  }
-  const text = await res.text();
-  let parsed: unknown;
-  try {
-    parsed = text ? JSON.parse(text) : {};
-  } catch {
-    parsed = undefined;
-  }
-  if (!res.ok || parsed === undefined) {
-    const error = (parsed as { error?: { code?: string; message?: string } } | undefined)?.error;
-    throw new OperatorApiError(res.status, error?.code ?? `HTTP_${res.status}`, error?.message ?? `${method} ${route} answered ${res.status}`);
-  }
-  return parsed as T;
-}
+/** The operator view's client: same origin, the tab's token; a failure is an ApiError (status 0: no answer). */
+const gateway = new ApiClient({ baseUrl: '', token: () => tokenStore.get() });
 
 export const operatorApi = {
-  jobs: () => call<{ jobs: Job[] }>('GET', '/api/jobs').then((r) => r.jobs),
+  jobs: () => gateway.call<{ jobs: Job[] }>('GET', '/api/jobs').then((r) => r.jobs),
   /** With `since` (the last point's `at`), only the newer points. */
-  overview: (since?: number) => call<OperatorOverview>('GET', since === undefined ? '/api/operator' : `/api/operator?since=${since}`),
-  cancel: (jobId: string) => call<{ status: 'cancelled' | 'not_running' }>('POST', `/api/jobs/${encodeURIComponent(jobId)}/cancel`),
+  overview: (since?: number) => gateway.call<OperatorOverview>('GET', since === undefined ? '/api/operator' : `/api/operator?since=${since}`),
+  cancel: (jobId: string) => gateway.call<{ status: 'cancelled' | 'not_running' }>('POST', `/api/jobs/${encodeURIComponent(jobId)}/cancel`, {}),
 };
