@@ -1,6 +1,6 @@
 # One image for strand's three services (store, worker, gateway); docker-compose.yml picks the
 # command. Services run TypeScript with tsx (a runtime dependency), so there is no build step for
-# them; the one build is the gateway's web pages (web/build.ts, esbuild: a runtime dependency too),
+# them; the one build is the gateway's web pages (clients/web/build.ts, esbuild: a runtime dependency too),
 # bundled into dist/web, which the gateway serves at / and /operator.
 # The worker and the gateway start as root through infra/docker/run-as-project-owner.ts, which switches
 # to the owner of the mounted projects; the store and anything else run as `node`.
@@ -19,8 +19,8 @@ COPY workflows ./workflows
 COPY activities ./activities
 COPY services ./services
 COPY infra/docker/run-as-project-owner.ts infra/docker/project-owner.ts ./infra/docker/
-COPY web ./web
-RUN node_modules/.bin/tsx web/build.ts --force
+COPY clients ./clients
+RUN node_modules/.bin/tsx clients/web/build.ts --force
 RUN mkdir -p /data/store && chown -R node:node /data
 USER node
 CMD ["npm", "run", "start:gateway"]

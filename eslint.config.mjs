@@ -60,12 +60,15 @@ export default tseslint.config(
   // `strand acp` and `strand rpc-edn` share the stack link (services/cli/stack-link.ts), not each other's code.
   boundary(['services/cli/acp.ts'], [storeInternals, { group: ['./rpc-edn*', ...dir('gateway/edn')], message: '`strand acp` does not import EDN: the stack comes from stack-link.ts.' }]),
   // The clients (the terminal chat, the page): the gateway and the stack runner are on the other side of HTTP.
-  boundary(['services/chat/**/*.ts', 'services/chat/**/*.tsx', 'web/**/*.ts', 'web/**/*.tsx'], [
-    { group: [...dir('services/gateway', 'infra', 'workflows', 'activities'), '../gateway', '../gateway/**', '../../infra/**'], message: 'a client imports nothing of the gateway or the stack runner: shared rules live in contracts/ or clients/core.' },
+  boundary(['clients/terminal/**/*.ts', 'clients/terminal/**/*.tsx', 'clients/web/**/*.ts', 'clients/web/**/*.tsx'], [
+    { group: dir('services/gateway', 'infra', 'workflows', 'activities'), message: 'a client imports nothing of the gateway or the stack runner: shared rules live in contracts/ or clients/core.' },
   ]),
   // clients/core: what every client of strand shares; contracts only, and no schema library (the page's bundle).
   boundary(['clients/core/**/*.ts'], [
-    { group: [...dir('workflows', 'activities', 'services', 'infra', 'web', 'test', 'bench'), 'zod'], message: 'clients/core depends on contracts (types) and small libraries only: no services, no zod.' },
+    {
+      group: [...dir('workflows', 'activities', 'services', 'infra', 'clients/terminal', 'clients/web', 'test', 'bench'), '../terminal', '../terminal/**', '../web', '../web/**', 'zod'],
+      message: 'clients/core depends on contracts (types) and small libraries only: no services, nothing of the terminal or the page, no zod.',
+    },
   ]),
   // Tests read loosely-typed JSON replies; `any` there keeps assertions short.
   { files: ['test/**/*.ts', '**/*.test.ts'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },

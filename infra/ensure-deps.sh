@@ -14,6 +14,6 @@ if [ ! -f "$marker" ] || [ package-lock.json -nt "$marker" ] || [ ! -x node_modu
     exit 1
   fi
 fi
-# The chat page's bundle (web/build.ts → dist/web, served by the gateway at /): rebuilt only when its
+# The chat page's bundle (clients/web/build.ts → dist/web, served by the gateway at /): rebuilt only when its
 # sources changed, so `npm start` and `npm test` always serve the page of this checkout.
-node_modules/.bin/tsx web/build.ts
+node_modules/.bin/tsx clients/web/build.ts

@@ -24,12 +24,18 @@ const cases: [string, string, string, boolean][] = [
   ['workflows → nats', 'workflows/x.ts', "import { connect } from 'nats';\nexport const a = connect;", true],
   ['activities → workflows', 'activities/x.ts', "import { turnWorkflow } from '../workflows/turn/turn-workflow';\nexport const a = turnWorkflow;", true],
   ['contracts → services', 'contracts/x.ts', "import { runtimeEnv } from '../services/common/env';\nexport const a = runtimeEnv;", true],
-  ['terminal chat → gateway', 'services/chat/x.ts', "import { TurnStream } from '../gateway/events/turn-stream';\nexport const a = TurnStream;", true],
-  ['terminal chat → stack runner', 'services/chat/x.ts', "import { stackConfigFromEnv } from '../../infra/stack/stack-config';\nexport const a = stackConfigFromEnv;", true],
-  ['page → gateway', 'web/src/x.ts', "import { TurnStream } from '../../services/gateway/events/turn-stream';\nexport const a = TurnStream;", true],
-  ['terminal chat → contracts (allowed)', 'services/chat/x.ts', "import { StepTexts } from '../../contracts/step-text';\nexport const a = StepTexts;", false],
+  ['terminal chat → gateway', 'clients/terminal/x.ts', "import { TurnStream } from '../../services/gateway/events/turn-stream';\nexport const a = TurnStream;", true],
+  ['terminal chat (tui) → gateway', 'clients/terminal/tui/x.tsx', "import { TurnStream } from '../../../services/gateway/events/turn-stream';\nexport const a = TurnStream;", true],
+  ['terminal chat → stack runner', 'clients/terminal/x.ts', "import { stackConfigFromEnv } from '../../infra/stack/stack-config';\nexport const a = stackConfigFromEnv;", true],
+  ['page → gateway', 'clients/web/src/x.ts', "import { TurnStream } from '../../../services/gateway/events/turn-stream';\nexport const a = TurnStream;", true],
+  ['page → workflows', 'clients/web/src/x.ts', "import { sessionWorkflow } from '../../../workflows';\nexport const a = sessionWorkflow;", true],
+  ['terminal chat → contracts (allowed)', 'clients/terminal/x.ts', "import { StepTexts } from '../../contracts/step-text';\nexport const a = StepTexts;", false],
+  ['page → terminal chat (allowed)', 'clients/web/src/x.ts', "import { ChatView } from '../../terminal/chat-view';\nexport const a = ChatView;", false],
   ['client core → zod', 'clients/core/x.ts', "import { z } from 'zod';\nexport const a = z;", true],
-  ['client core → services', 'clients/core/x.ts', "import { GatewayClient } from '../../services/chat/gateway-client';\nexport const a = GatewayClient;", true],
+  ['client core → services', 'clients/core/x.ts', "import { runtimeEnv } from '../../services/common/env';\nexport const a = runtimeEnv;", true],
+  ['client core → terminal chat', 'clients/core/x.ts', "import { ChatView } from '../terminal/chat-view';\nexport const a = ChatView;", true],
+  ['client core → page', 'clients/core/x.ts', "import { tokenStore } from '../web/src/token';\nexport const a = tokenStore;", true],
+  ['client core → contracts (allowed)', 'clients/core/x.ts', "import { type HttpEventData } from '../../contracts/http-events';\nexport type A = HttpEventData;", false],
 ];
 
 let results: string[][] = [];

@@ -74,11 +74,11 @@ export const TEST_STEPS: readonly TestStep[] = [
   },
   commandStep('lint', 'lint (eslint)', bin('eslint'), ['.', '--max-warnings=0']),
   {
-    // The Node program, then the web page's (DOM types and Preact's JSX: web/tsconfig.json).
+    // The Node program, then the web page's (DOM types and Preact's JSX: clients/web/tsconfig.json).
     name: 'typecheck',
     run: async (tally) => {
       await commandStep('typecheck', 'typecheck (tsc --noEmit)', bin('tsc'), ['--noEmit', '-p', '.']).run(tally);
-      await commandStep('typecheck', 'typecheck of the web page (tsc --noEmit -p web)', bin('tsc'), ['--noEmit', '-p', 'web']).run(tally);
+      await commandStep('typecheck', 'typecheck of the web page (tsc --noEmit -p clients/web)', bin('tsc'), ['--noEmit', '-p', 'clients/web']).run(tally);
     },
   },
   jestStep('unit', ['--maxWorkers=2']),

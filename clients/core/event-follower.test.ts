@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { FATAL_STATUSES } from './api-client';
 import { followEvents, type FollowState } from './event-follower';
 
 /**
@@ -66,6 +67,37 @@ test('a session that is not there stops the follower as fatal, without retrying'
     expect(fatal[1]).toContain('SESSION_NOT_FOUND');
     await new Promise((r) => setTimeout(r, 600));
     expect(requests).toBe(1);
+  } finally {
+    await server.close();
+  }
+});
+
+test("the statuses it stops on are the API client's fatal ones; any other failure is retried", async () => {
+  const requests: number[] = [];
+  let answer = 0;
+  const server = await serve((_req, res) => {
+    requests.push(answer);
+    res.writeHead(answer, { 'Content-Type': 'application/json' });
+    res.end(`{"error":{"code":"HTTP_${answer}","message":"answered ${answer}"}}`);
+  });
+  try {
+    expect([...FATAL_STATUSES].sort()).toEqual([400, 401, 403, 404]);
+    for (const status of FATAL_STATUSES) {
+      answer = status;
+      const fatal = await new Promise<number>((resolve) => followEvents({ url: server.url, headers: (extra) => extra, onEvent: () => undefined, onFatal: (s) => resolve(s) }));
+      expect(fatal).toBe(status);
+    }
+    expect(requests).toEqual([...FATAL_STATUSES]);
+    // A 503 (the gateway's NATS is down) is not fatal: the follower tries again after its backoff.
+    answer = 503;
+    const fatal: number[] = [];
+    const states: FollowState[] = [];
+    const followed = followEvents({ url: server.url, headers: (extra) => extra, onEvent: () => undefined, onFatal: (s) => fatal.push(s), onState: (s) => states.push(s) });
+    for (let i = 0; i < 200 && requests.length < FATAL_STATUSES.size + 2; i++) await new Promise((r) => setTimeout(r, 20));
+    followed.close();
+    expect(requests.slice(FATAL_STATUSES.size)).toEqual([503, 503]);
+    expect(fatal).toEqual([]);
+    expect(states[1]).toEqual({ kind: 'reconnecting', reason: 'answered 503', attempt: 1 });
   } finally {
     await server.close();
   }

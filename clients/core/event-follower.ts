@@ -1,12 +1,14 @@
 import { createParser } from 'eventsource-parser';
 import type { HttpEventData } from '../../contracts/http-events';
+import { FATAL_STATUSES } from './api-client';
 
 /**
  * Following a session's events over HTTP+SSE, one way for every client of strand (the terminal chat
  * and the web page): one reconnect, backoff, fatal-status and silence policy. Zod-free (the page's
  * bundle carries no schema library): an event is handed over as the gateway sent it, every type of
  * the contract included; a consumer ignores the types it does not know (the contract is additive).
- * The SSE framing is eventsource-parser's, a maintained parser of the WHATWG rules.
+ * The SSE framing is eventsource-parser's, a maintained parser of the WHATWG rules. The statuses it
+ * stops on are the API client's (api-client.ts FATAL_STATUSES).
  */
 
 /** Where a followed stream stands, for a connection indicator or a status line. */
@@ -42,8 +44,6 @@ export const BACKOFF_MS = [250, 500, 1_000, 2_000, 4_000];
 export const HEADERS_TIMEOUT_MS = 15_000;
 /** The gateway sends a keepalive every 15 s: a stream silent for longer than this is dead (a dropped network). */
 export const SILENCE_MS = 40_000;
-/** Answers that retrying will not change: a bad request, no or a refused token, a session that is not there (or another's). */
-export const FATAL_STATUSES: ReadonlySet<number> = new Set([400, 401, 403, 404]);
 
 class Fatal extends Error {
   constructor(

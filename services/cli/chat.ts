@@ -1,6 +1,6 @@
-import { gatewayAddressFromEnv } from '../chat/gateway-address';
-import { runPipeChat } from '../chat/pipe-chat';
-import type { SessionWish } from '../chat/session-choice';
+import { gatewayAddressFromEnv } from '../../clients/terminal/gateway-address';
+import { runPipeChat } from '../../clients/terminal/pipe-chat';
+import type { SessionWish } from '../../clients/terminal/session-choice';
 import { UsageError } from './cli-args';
 import { sayError } from './safe-output';
 
@@ -20,14 +20,14 @@ async function readStdin(): Promise<string> {
 
 /**
  * `strand chat` (parsed by cli-args.ts). With a terminal on both ends and no `-p`: the interactive
- * chat (services/chat/tui, loaded only then: Ink is an ES module with top-level await, which only
+ * chat (clients/terminal/tui, loaded only then: Ink is an ES module with top-level await, which only
  * `import()` can load). Otherwise one turn printed as text (pipe-chat.ts), the exit code its outcome.
  */
 export async function chat(cli: ChatCommand): Promise<void> {
   const address = gatewayAddressFromEnv();
   const wish: SessionWish = cli.sessionId !== undefined ? { kind: 'id', id: cli.sessionId } : cli.new ? { kind: 'new' } : { kind: 'latest' };
   if (cli.prompt === undefined && process.stdin.isTTY && process.stdout.isTTY) {
-    const { runTui } = await import('../chat/tui/run-tui');
+    const { runTui } = await import('../../clients/terminal/tui/run-tui');
     return runTui({ address, cwd: cli.cwd, session: cli.sessionId !== undefined || cli.new ? wish : { kind: 'pick' } });
   }
   // A piped prompt's last newline (echo, a heredoc) is not part of what was meant.

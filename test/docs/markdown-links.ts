@@ -102,7 +102,7 @@ export function linkProblem(root: string, file: string, target: string): string 
 }
 
 /** The repository's top-level folders whose paths a document may name in a code span. */
-const REPO_DIRS = ['contracts', 'workflows', 'activities', 'services', 'clients', 'web', 'infra', 'test', 'bench', 'docs', 'bin'];
+const REPO_DIRS = ['contracts', 'workflows', 'activities', 'services', 'clients', 'infra', 'test', 'bench', 'docs', 'bin'];
 
 /** A code span that names a repository path (e.g. `contracts/step-text.ts`), or undefined. */
 export function repoPathIn(span: string): string | undefined {

@@ -12,7 +12,7 @@ import { createGatewayAuth } from '../../services/gateway/auth/tokens';
 import { createHttpApp, type HttpDeps } from '../../services/gateway/http/app';
 import { buildOpenApiDocument } from '../../services/gateway/http/openapi/build-document';
 import { OpenApiCheck } from '../harness/openapi-check';
-import { buildWeb } from '../../web/build';
+import { buildWeb } from '../../clients/web/build';
 import { openSse, readUntil, type SseEvent } from '../harness/sse-client';
 import { startTestStack, type TestStack } from '../harness/stack-fixture';
 import { chatStart, connectRpc, rpcId } from '../harness/ws-rpc-client';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { buildWeb } from '../../web/build';
+import { buildWeb } from '../../clients/web/build';
 
 /**
  * Real Chromium for the web page's tests: Debian's `chromium` driven by playwright-core (which

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildWeb } from '../../web/build';
+import { buildWeb } from '../../clients/web/build';
 
 /**
  * What the pages' bundles are built from. zod must stay out: it probes `new Function` when it loads a
@@ -15,9 +15,9 @@ test('the web bundles are built without zod or any server-side module', async ()
   try {
     const manifest = await buildWeb({ outDir: path.join(out, 'web'), force: true });
     const inputs = Object.keys(manifest.inputs);
-    expect(inputs.some((i) => i.startsWith('web/src/'))).toBe(true);
+    expect(inputs.some((i) => i.startsWith('clients/web/src/'))).toBe(true);
     expect(inputs.filter((i) => /node_modules\/zod\//.test(i))).toEqual([]);
-    expect(inputs.filter((i) => /^(activities|workflows|infra)\//.test(i) || i === 'services/chat/gateway-client.ts')).toEqual([]);
+    expect(inputs.filter((i) => /^(activities|workflows|infra)\//.test(i) || i === 'clients/terminal/gateway-client.ts')).toEqual([]);
   } finally {
     fs.rmSync(out, { recursive: true, force: true });
   }

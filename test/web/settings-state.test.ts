@@ -1,4 +1,4 @@
-import { SettingsState, withPatch } from '../../web/src/settings-state';
+import { SettingsState, withPatch } from '../../clients/web/src/settings-state';
 import type { SessionSettings } from '../../contracts/session-settings';
 
 const base: SessionSettings = {
@@ -15,7 +15,7 @@ const deferred = <T>() => {
   return { promise, resolve };
 };
 
-/** The page's settings (web/src/settings-state.ts): the race CI's web-chat-controls run hit, in order. */
+/** The page's settings (clients/web/src/settings-state.ts): the race CI's web-chat-controls run hit, in order. */
 test('a click shows at once; a read that started before it, or lands while it is in flight, does not flip it back', async () => {
   const state = new SettingsState();
   await state.read(async () => base);

@@ -5,7 +5,7 @@ import { httpErrorHandler } from './error-handler';
 import { WEB_PAGE_CSP, webRoutes, WebSite } from './web-route';
 
 /**
- * The web pages' routes over a folder laid out as web/build.ts writes it: the chat page (`/`) and
+ * The web pages' routes over a folder laid out as clients/web/build.ts writes it: the chat page (`/`) and
  * the operator view (`/operator`) each name their entry's files from the manifest, only those are
  * served, a rebuild while the gateway runs is picked up, and a gateway whose page was never built
  * says how to build it.

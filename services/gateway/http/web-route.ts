@@ -9,7 +9,7 @@ import { errors, openApiApp, PUBLIC } from './openapi/route-kit';
 
 /**
  * strand's web pages: the chat page at `/` (docs/web.md) and the operator view at `/operator`
- * (docs/operator.md). Each is one HTML page, one script and one stylesheet that web/build.ts bundles
+ * (docs/operator.md). Each is one HTML page, one script and one stylesheet that clients/web/build.ts bundles
  * into dist/web at install time (`npm start`, `npm test`). Public and static like the API docs (the
  * pages ask for a token themselves when the API answers 401), and served with a
  * Content-Security-Policy that lets a page reach its own origin only: no inline script, no CDN, no
@@ -27,17 +27,17 @@ export const WEB_PAGE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/** Where web/build.ts writes the bundle. */
+/** Where clients/web/build.ts writes the bundle. */
 export const DEFAULT_WEB_DIR = path.resolve(__dirname, '..', '..', '..', 'dist', 'web');
 
-/** The pages, by the name of their build entry (web/build.ts WEB_ENTRIES). */
+/** The pages, by the name of their build entry (clients/web/build.ts WEB_ENTRIES). */
 export const WEB_PAGES = {
   app: { title: 'strand', what: 'chat page' },
   operator: { title: 'strand — operator', what: 'operator view' },
 } as const;
 export type WebPageName = keyof typeof WEB_PAGES;
 
-/** What the gateway reads of web/build.ts's manifest.json. */
+/** What the gateway reads of clients/web/build.ts's manifest.json. */
 interface Manifest {
   entries: Partial<Record<WebPageName, { script: string; style: string }>>;
 }

@@ -15,6 +15,7 @@ import type {
 } from '../../contracts/http-replies';
 import { builtinModelCatalog } from '../../contracts/model-catalog';
 import { splitModelId } from '../../contracts/models';
+import { ApiClient, ApiError } from '../core/api-client';
 import type { GatewayAddress } from './gateway-address';
 
 export type SessionView = z.infer<typeof sessionViewSchema>;
@@ -27,25 +28,7 @@ export type MessagesPage = z.infer<typeof messagesPageSchema>;
 export type StoredMessageItem = MessagesPage['messages'][number];
 export type RevertReply = z.infer<typeof revertReplySchema>;
 
-/** An answer of the gateway that is not a success: its HTTP status and the error body's code. */
-export class GatewayError extends Error {
-  override readonly name = 'GatewayError';
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    /** The error body's `details` (e.g. a revert conflict's `paths`). */
-    readonly details?: Record<string, unknown>,
-  ) {
-    super(message);
-  }
-}
-
-/** The gateway could not be reached at all (refused, reset, timed out). */
-export class GatewayUnreachable extends Error {
-  override readonly name = 'GatewayUnreachable';
-}
-
+/** The terminal's requests wait this long unless a route needs more (an interrupt, a compaction, a revert). */
 const REQUEST_TIMEOUT_MS = 30_000;
 
 /** A bare model name the built-in catalog knows (`claude-sonnet-4-6`), with its provider. */
@@ -56,40 +39,12 @@ function catalogModel(name: string): { provider: string; model: string } | undef
 
 /**
  * The REST half of the HTTP protocol (docs/http.md) as `strand chat` uses it: one method per route,
- * replies typed by the contracts' reply schemas. The event stream is event-stream.ts.
+ * replies typed by the contracts' reply schemas, over the clients' one API client
+ * (clients/core/api-client.ts: token, JSON, ApiError). The event stream is event-stream.ts.
  */
-export class GatewayClient {
-  constructor(readonly address: GatewayAddress) {}
-
-  headers(extra: Record<string, string> = {}): Record<string, string> {
-    return { ...(this.address.token ? { Authorization: `Bearer ${this.address.token}` } : {}), ...extra };
-  }
-
-  async call<T>(method: string, route: string, body?: unknown, timeoutMs = REQUEST_TIMEOUT_MS): Promise<T> {
-    let res: Response;
-    try {
-      res = await fetch(`${this.address.url}${route}`, {
-        method,
-        headers: this.headers(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-    } catch (err) {
-      const cause = (err as { cause?: { code?: string } }).cause?.code;
-      throw new GatewayUnreachable(`the gateway at ${this.address.url} did not answer (${cause ?? (err as Error).message}); is the stack running? (npm start)`);
-    }
-    const text = await res.text();
-    let parsed: unknown;
-    try {
-      parsed = text ? JSON.parse(text) : {};
-    } catch {
-      parsed = { error: { code: 'INVALID_REPLY', message: text.slice(0, 200) } };
-    }
-    if (!res.ok) {
-      const error = (parsed as { error?: { code?: string; message?: string; details?: Record<string, unknown> } }).error;
-      throw new GatewayError(res.status, error?.code ?? `HTTP_${res.status}`, error?.message ?? `${method} ${route} answered ${res.status}`, error?.details);
-    }
-    return parsed as T;
+export class GatewayClient extends ApiClient {
+  constructor(readonly address: GatewayAddress) {
+    super({ baseUrl: address.url, token: () => address.token, timeoutMs: REQUEST_TIMEOUT_MS, unreachableHint: 'is the stack running? (npm start)' });
   }
 
   private sid(id: string): string {
@@ -130,7 +85,7 @@ export class GatewayClient {
     return this.call('POST', `${this.sid(id)}/steer`, { text });
   }
   interrupt(id: string): Promise<{ status: string }> {
-    return this.call('POST', `${this.sid(id)}/interrupt`, {}, 60_000);
+    return this.call('POST', `${this.sid(id)}/interrupt`, {}, { timeoutMs: 60_000 });
   }
   approvals(id: string): Promise<PendingApproval[]> {
     return this.call<z.infer<typeof pendingApprovalsSchema>>('GET', `${this.sid(id)}/approvals`).then((r) => r.approvals);
@@ -145,7 +100,7 @@ export class GatewayClient {
   setModel(id: string, model?: string): Promise<z.infer<typeof modelChangedSchema>> {
     if (!model) return this.call('POST', `${this.sid(id)}/model`, { cycle: true });
     const parts = splitModelId(model) ?? catalogModel(model);
-    if (!parts) throw new GatewayError(400, 'UNKNOWN_MODEL', `name the model as <provider>/<model> ("${model}" is in no catalog)`);
+    if (!parts) throw new ApiError(400, 'UNKNOWN_MODEL', `name the model as <provider>/<model> ("${model}" is in no catalog)`);
     return this.call('POST', `${this.sid(id)}/model`, { provider: parts.provider, model_id: parts.model });
   }
   /** Without a level the session's thinking level cycles. */
@@ -153,24 +108,21 @@ export class GatewayClient {
     return this.call('POST', `${this.sid(id)}/thinking`, level ? { level } : { cycle: true });
   }
   compact(id: string, instructions?: string): Promise<z.infer<typeof compactedSchema>> {
-    return this.call('POST', `${this.sid(id)}/compact`, instructions ? { instructions } : {}, 300_000);
+    return this.call('POST', `${this.sid(id)}/compact`, instructions ? { instructions } : {}, { timeoutMs: 300_000 });
   }
   forkPoints(id: string): Promise<z.infer<typeof forkPointsSchema>['messages']> {
     return this.call<z.infer<typeof forkPointsSchema>>('GET', `${this.sid(id)}/fork-points`).then((r) => r.messages);
   }
   /** `POST …/revert` (docs/undo.md): files back to before a turn (and the conversation with them), or the last revert redone. */
   revert(id: string, request: RevertRequest): Promise<RevertReply> {
-    return this.call('POST', `${this.sid(id)}/revert`, request, 120_000);
+    return this.call('POST', `${this.sid(id)}/revert`, request, { timeoutMs: 120_000 });
   }
   fork(id: string, entryId: string): Promise<{ session_id: string }> {
     return this.call('POST', `${this.sid(id)}/fork`, { entry_id: entryId });
   }
   /** The transcript as the gateway renders it (`markdown`, `org` or `json`). */
-  async transcript(id: string, format: 'markdown' | 'org' | 'json'): Promise<string> {
-    const res = await fetch(`${this.address.url}${this.sid(id)}/transcript?format=${format}`, { headers: this.headers(), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
-    const text = await res.text();
-    if (!res.ok) throw new GatewayError(res.status, `HTTP_${res.status}`, text.slice(0, 300));
-    return text;
+  transcript(id: string, format: 'markdown' | 'org' | 'json'): Promise<string> {
+    return this.text(`${this.sid(id)}/transcript?format=${format}`);
   }
   /** `GET /v1/status`: which providers can run (for the model picker). */
   status(): Promise<{ provider_auth?: string[]; model?: string }> {

@@ -1,6 +1,6 @@
-import type { HttpEventData } from '../../contracts/http-events';
-import { followEvents as follow, type FollowState } from '../../clients/core/event-follower';
-import { authHeaders } from './api';
+import type { HttpEventData } from '../../../contracts/http-events';
+import { followEvents as follow, type FollowState } from '../../core/event-follower';
+import { gateway } from './api';
 
 /** Where the followed stream stands, for the connection indicator. */
 export type ConnectionState = FollowState;
@@ -33,8 +33,8 @@ function pauseUntilOnline(ms: number): Promise<void> {
  */
 export function followEvents(sessionId: string, handlers: FollowHandlers): { close(): void } {
   return follow({
-    url: `/api/sessions/${encodeURIComponent(sessionId)}/events`,
-    headers: (extra) => authHeaders(extra),
+    url: gateway.url(`/api/sessions/${encodeURIComponent(sessionId)}/events`),
+    headers: (extra) => gateway.headers(extra),
     init: { cache: 'no-store' },
     pause: pauseUntilOnline,
     onEvent: handlers.onEvent,

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import catalog from '../../../contracts/model-catalog.json';
+import catalog from '../../../../contracts/model-catalog.json';
 import { api } from '../api';
 import type { ChatSession } from '../chat-session';
 

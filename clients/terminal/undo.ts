@@ -1,7 +1,8 @@
 import type { RevertRequest } from '../../contracts/checkpoints';
 import { turnOfEntry } from './chat-blocks';
 import type { ChatController } from './chat-controller';
-import { GatewayError, type RevertReply, type StoredMessageItem } from './gateway-client';
+import { ApiError } from '../core/api-client';
+import type { RevertReply, StoredMessageItem } from './gateway-client';
 import { noSuchTurnText, revertText } from './undo-text';
 
 export { noSuchTurnText, revertText } from './undo-text';
@@ -18,7 +19,7 @@ export function lastTurnOf(items: StoredMessageItem[]): string | undefined {
 
 /** The conflict a 409 REVERT_CONFLICT names, or undefined for any other failure. */
 export function conflictPaths(err: unknown): string[] | undefined {
-  if (!(err instanceof GatewayError) || err.code !== 'REVERT_CONFLICT') return undefined;
+  if (!(err instanceof ApiError) || err.code !== 'REVERT_CONFLICT') return undefined;
   const paths = err.details?.paths;
   return Array.isArray(paths) ? paths.map(String) : [];
 }
@@ -46,9 +47,9 @@ async function sendRevert(chat: ChatController, id: string, request: RevertReque
       });
       return;
     }
-    if (err instanceof GatewayError && err.code === 'SESSION_BUSY') return chat.say('warning', 'a turn is running: stop it (Esc) or wait, then try again');
-    if (err instanceof GatewayError && err.code === 'CHECKPOINT_NOT_FOUND' && turn !== undefined) return chat.say('warning', noSuchTurnText(turn));
-    if (err instanceof GatewayError && err.code === 'NOTHING_TO_REDO') return chat.say('warning', 'nothing to redo (no revert since the last prompt)');
+    if (err instanceof ApiError && err.code === 'SESSION_BUSY') return chat.say('warning', 'a turn is running: stop it (Esc) or wait, then try again');
+    if (err instanceof ApiError && err.code === 'CHECKPOINT_NOT_FOUND' && turn !== undefined) return chat.say('warning', noSuchTurnText(turn));
+    if (err instanceof ApiError && err.code === 'NOTHING_TO_REDO') return chat.say('warning', 'nothing to redo (no revert since the last prompt)');
     throw err;
   }
   // Read again first: the reload starts a fresh view, and the line below belongs on it.

@@ -1,6 +1,6 @@
 import { useLayoutEffect, useMemo, useRef } from 'preact/hooks';
-import type { ChatBlock } from '../../../services/chat/chat-blocks';
-import { forkEntryOf } from '../../../services/chat/fork-points';
+import type { ChatBlock } from '../../../terminal/chat-blocks';
+import { forkEntryOf } from '../../../terminal/fork-points';
 import type { ChatSession } from '../chat-session';
 import { renderMarkdown } from '../markdown';
 import { ForkButton } from './fork-button';

@@ -1,7 +1,9 @@
-import type { SessionSettings } from '../../contracts/session-settings';
-import type { ForkPoint } from '../../services/chat/fork-points';
-import type { RevertRequest } from '../../contracts/checkpoints';
-import type { ListedSession, RevertReply, SessionStats, SessionView, PendingApproval, StoredMessageItem } from '../../services/chat/gateway-client';
+import type { SessionSettings } from '../../../contracts/session-settings';
+import type { ForkPoint } from '../../terminal/fork-points';
+import type { RevertRequest } from '../../../contracts/checkpoints';
+import type { ListedSession, RevertReply, SessionStats, SessionView, PendingApproval, StoredMessageItem } from '../../terminal/gateway-client';
+import { ApiClient } from '../../core/api-client';
+import type { SettingsPatch } from './settings-state';
 import { tokenStore } from './token';
 
 /** An image attached to a prompt, as `POST …/prompt` takes it. */
@@ -12,28 +14,13 @@ export interface PromptImage {
 
 /**
  * The REST half of the HTTP protocol (docs/http.md) as the page uses it, against the origin it was
- * loaded from. With tokens configured every call carries the tab's token; a 401 is reported to the
- * page (onUnauthorized) so it asks for one.
+ * loaded from, over the clients' one API client (clients/core/api-client.ts: JSON, ApiError, status 0
+ * ApiUnreachable when the gateway does not answer). With tokens configured every call carries the
+ * tab's token; a 401 is reported to the page (whenUnauthorized) so it asks for one.
  */
 
-/** An answer of the gateway that is not a success: its status and the error body's code. */
-export class ApiError extends Error {
-  override readonly name = 'ApiError';
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    /** The error body's `details` (a revert conflict's `paths`). */
-    readonly details?: Record<string, unknown>,
-  ) {
-    super(message);
-  }
-}
-
+export { ApiError } from '../../core/api-client';
 export type { ListedSession, SessionSettings, SessionStats, SessionView, PendingApproval, StoredMessageItem };
-
-import type { SettingsPatch } from './settings-state';
-
 export type { SettingsPatch };
 
 /** Called on every 401: the token is missing or refused. */
@@ -42,36 +29,9 @@ export function whenUnauthorized(handler: () => void): void {
   onUnauthorized = handler;
 }
 
-export function authHeaders(extra: Record<string, string> = {}): Record<string, string> {
-  const token = tokenStore.get();
-  return { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...extra };
-}
-
-async function call<T>(method: string, route: string, body?: unknown): Promise<T> {
-  let res: Response;
-  try {
-    res = await fetch(route, {
-      method,
-      headers: authHeaders(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-  } catch {
-    throw new ApiError(0, 'UNREACHABLE', 'the gateway did not answer');
-  }
-  const text = await res.text();
-  let parsed: unknown = {};
-  try {
-    parsed = text ? JSON.parse(text) : {};
-  } catch {
-    parsed = { error: { code: `HTTP_${res.status}`, message: text.slice(0, 200) } };
-  }
-  if (res.status === 401) onUnauthorized();
-  if (!res.ok) {
-    const error = (parsed as { error?: { code?: string; message?: string; details?: Record<string, unknown> } }).error;
-    throw new ApiError(res.status, error?.code ?? `HTTP_${res.status}`, error?.message ?? `${method} ${route} answered ${res.status}`, error?.details);
-  }
-  return parsed as T;
-}
+/** The page's client: same origin, the tab's token read at each request. */
+export const gateway = new ApiClient({ baseUrl: '', token: () => tokenStore.get(), onUnauthorized: () => onUnauthorized() });
+const call = <T>(method: string, route: string, body?: unknown): Promise<T> => gateway.call<T>(method, route, body);
 
 const sid = (id: string) => `/api/sessions/${encodeURIComponent(id)}`;
 
@@ -115,10 +75,5 @@ export const api = {
   compact: (id: string) => call<{ compacted: boolean; summary: string }>('POST', `${sid(id)}/compact`, {}),
   status: () => call<{ provider_auth?: string[]; model?: string }>('GET', '/v1/status'),
   /** The transcript as the gateway renders it. */
-  async transcript(id: string, format: 'markdown' | 'org'): Promise<string> {
-    const res = await fetch(`${sid(id)}/transcript?format=${format}`, { headers: authHeaders() });
-    if (res.status === 401) onUnauthorized();
-    if (!res.ok) throw new ApiError(res.status, `HTTP_${res.status}`, (await res.text()).slice(0, 300));
-    return res.text();
-  },
+  transcript: (id: string, format: 'markdown' | 'org') => gateway.text(`${sid(id)}/transcript?format=${format}`),
 };

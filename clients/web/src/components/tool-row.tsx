@@ -1,5 +1,5 @@
-import type { ChatBlock } from '../../../services/chat/chat-blocks';
-import { tail, toolTitle } from '../../../services/chat/tool-display';
+import type { ChatBlock } from '../../../terminal/chat-blocks';
+import { tail, toolTitle } from '../../../terminal/tool-display';
 import type { ChatSession } from '../chat-session';
 import { ApprovalControls } from './approval';
 import { Diff } from './diff';

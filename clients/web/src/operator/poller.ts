@@ -1,4 +1,5 @@
-import { operatorApi, type OperatorApiError, type Job, type OperatorOverview } from './api';
+import type { ApiError } from '../../../core/api-client';
+import { operatorApi, type Job, type OperatorOverview } from './api';
 
 /** How often the page reads the jobs and the overview again. */
 export const POLL_MS = 5_000;
@@ -74,7 +75,7 @@ export class OperatorPoller {
     const had = this.current.overview?.series;
     const since = had && had.length > 0 ? had[had.length - 1]!.at : undefined;
     const [jobs, overview] = await Promise.allSettled([operatorApi.jobs(), operatorApi.overview(since)]);
-    const failed = [jobs, overview].flatMap((r) => (r.status === 'rejected' ? [r.reason as OperatorApiError] : []));
+    const failed = [jobs, overview].flatMap((r) => (r.status === 'rejected' ? [r.reason as ApiError] : []));
     if (failed.some((e) => e.status === 401)) return this.update({ needToken: true, unreachable: false });
     if (failed.some((e) => e.status === 0)) return this.update({ unreachable: true });
     this.update({

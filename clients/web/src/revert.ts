@@ -1,6 +1,6 @@
-import type { RevertRequest } from '../../contracts/checkpoints';
-import type { ChatView } from '../../services/chat/chat-view';
-import { noSuchTurnText, revertText } from '../../services/chat/undo-text';
+import type { RevertRequest } from '../../../contracts/checkpoints';
+import type { ChatView } from '../../terminal/chat-view';
+import { noSuchTurnText, revertText } from '../../terminal/undo-text';
 import { api, ApiError } from './api';
 
 /** What a revert or redo came to: done (said as `strand chat` says it), refused with a reason, or a conflict to confirm. */

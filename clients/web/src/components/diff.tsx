@@ -1,4 +1,4 @@
-import { toolDiff } from '../../../services/chat/tool-display';
+import { toolDiff } from '../../../terminal/tool-display';
 
 /** The change an edit makes, before it is made, so a person approves what they saw. */
 export function Diff({ tool, params }: { tool: string; params: unknown }) {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ChatView } from './chat-view';
-import { followEvents, type FollowedStream, type StreamStatus } from './event-stream';
+import { SessionFeed } from '../core/session-feed';
+import { followEvents, type StreamStatus } from './event-stream';
 import { PromptReader } from './fork-points';
 import { GatewayClient, type SessionStats, type SessionView } from './gateway-client';
 import type { GatewayAddress } from './gateway-address';
@@ -37,7 +38,7 @@ export class ChatController {
   quitting = false;
   /** Counts reloads of the open session (an undo moved its conversation): the UI draws it anew. */
   redrawn = 0;
-  private stream: FollowedStream | undefined;
+  private feed: SessionFeed | undefined;
   private readonly listeners = new Set<() => void>();
   private prompts: PromptReader | undefined;
   /** The view whose stored conversation has been read (reload waits for it). */
@@ -74,51 +75,50 @@ export class ChatController {
   }
 
   /**
-   * Opens a session: its event stream first (buffered), then, once the stream is live, the stored
-   * conversation (a turn still running is left to its replayed events), then the buffered events.
-   * So a turn that ran while no chat was open shows, and nothing shows twice.
+   * Opens a session in the clients' one order (clients/core/session-feed.ts): its event stream first
+   * (events wait), then, once the stream is live, the stored conversation (a turn still running is
+   * left to its replayed events), then the events that waited. So a turn that ran while no chat was
+   * open shows, and nothing shows twice.
    */
   async open(sessionId: string): Promise<void> {
-    this.stream?.close();
+    this.feed?.close();
     this.prompts?.close();
     this.picker = undefined;
     this.sessionId = sessionId;
     const view = (this.view = new ChatView());
     this.prompts = this.promptReader(sessionId, view);
-    let buffered: Parameters<ChatView['apply']>[0][] | undefined = [];
-    let loaded = false;
-    const apply = (data: Parameters<ChatView['apply']>[0]) => {
-      if (buffered) return void buffered.push(data);
-      view.apply(data);
-      this.afterEvent(data);
-    };
-    this.stream = followEvents(this.client, sessionId, {
-      onEvent: (_seq, data) => apply(data),
-      onStatus: (status) => {
-        if (this.view !== view) return;
-        this.connection = status;
-        if (status.kind === 'live') {
-          if (!loaded) {
-            loaded = true;
-            void this.loadHistory(sessionId, view).then(() => {
-              for (const data of buffered ?? []) view.apply(data);
-              buffered = undefined;
-              this.historyRead = view;
-              this.changed();
-            });
-          } else void this.refresh();
-        }
+    // Each open has its own feed: the terminal reads a moved conversation by opening it anew (reload).
+    this.feed = new SessionFeed({
+      follow: (handlers) => followEvents(this.client, sessionId, { onEvent: handlers.onEvent, onStatus: handlers.onState, onFatal: (message, status) => handlers.onFatal(status, message) }),
+      readStored: () => this.loadHistory(sessionId, view),
+      // What waited for the stored conversation is drawn with it; only what comes after acts
+      // (a revert's conversation.moved among them would open the session again and again).
+      apply: (data, waited) => {
+        view.apply(data);
+        if (!waited) this.afterEvent(data);
+      },
+      settled: async () => {
+        await this.refresh();
+        this.historyRead = view;
         this.changed();
       },
-      onFatal: (message) => this.say('error', message),
+      reconnected: () => void this.refresh(),
+      // A closed feed (the session was opened again) tells nothing more: these are this open's.
+      onState: (status) => {
+        this.connection = status;
+        this.changed();
+      },
+      onFatal: (_status, message) => this.say('error', message),
     });
     this.changed();
   }
 
   /**
-   * Reads the open session again from scratch (the open path: stream, stored conversation, buffered
-   * events), for when its conversation changed under the view: a revert or redo moved the active leaf,
-   * so turns left or came back. Resolves once the conversation is read.
+   * Reads the open session again from scratch (the open path: stream, stored conversation, events that
+   * waited), for when its conversation changed under the view: a revert or redo moved the active leaf,
+   * so turns left or came back. A new stream, not the feed's reread: an event of the revert still on
+   * its way on the old stream is dropped with it, so it cannot read the conversation once more after
+   * the revert's line was said. Resolves once the conversation is read.
    */
   async reload(): Promise<void> {
     const id = this.sessionId;
@@ -141,7 +141,6 @@ export class ChatController {
     } catch (err) {
       this.say('error', `could not read the conversation: ${(err as Error).message}`);
     }
-    await this.refresh();
   }
 
   /** Re-reads what events do not carry: the session's model and thinking level, totals, approvals. */
@@ -245,7 +244,7 @@ export class ChatController {
   }
 
   close(): void {
-    this.stream?.close();
+    this.feed?.close();
     this.prompts?.close();
   }
 }

@@ -1,4 +1,5 @@
-import { GatewayError, type StoredMessageItem } from './gateway-client';
+import { ApiError } from '../core/api-client';
+import type { StoredMessageItem } from './gateway-client';
 import { conflictPaths, lastTurnOf, revertText } from './undo';
 
 const item = (entry_id: string, role: 'user' | 'assistant'): StoredMessageItem =>
@@ -17,7 +18,7 @@ test('a revert is said with its files; removed ones and skipped ones are named a
 });
 
 test('only a REVERT_CONFLICT is a conflict, with the paths its details name', () => {
-  expect(conflictPaths(new GatewayError(409, 'REVERT_CONFLICT', 'changed', { paths: ['a.txt', 'b/c.txt'] }))).toEqual(['a.txt', 'b/c.txt']);
-  expect(conflictPaths(new GatewayError(409, 'SESSION_BUSY', 'busy'))).toBeUndefined();
+  expect(conflictPaths(new ApiError(409, 'REVERT_CONFLICT', 'changed', { paths: ['a.txt', 'b/c.txt'] }))).toEqual(['a.txt', 'b/c.txt']);
+  expect(conflictPaths(new ApiError(409, 'SESSION_BUSY', 'busy'))).toBeUndefined();
   expect(conflictPaths(new Error('other'))).toBeUndefined();
 });

@@ -1,6 +1,6 @@
 import type { RevertReply } from './gateway-client';
 
-// The lines an undo or redo prints, shared with the web page (web/src/revert.ts). Type imports only:
+// The lines an undo or redo prints, shared with the web page (clients/web/src/revert.ts). Type imports only:
 // the page must not load the gateway client, whose model catalog is parsed at load with zod, and zod
 // probes `new Function` — a CSP violation on the page (script-src has no 'unsafe-eval').
 

@@ -1,12 +1,13 @@
-import type { HttpEventData } from '../../contracts/http-events';
-import { compactResultText } from '../../contracts/user-texts';
-import { ChatView } from '../../services/chat/chat-view';
-import { blocksOfHistory } from '../../services/chat/stored-history';
-import { PromptReader } from '../../services/chat/fork-points';
+import type { HttpEventData } from '../../../contracts/http-events';
+import { compactResultText } from '../../../contracts/user-texts';
+import { ChatView } from '../../terminal/chat-view';
+import { blocksOfHistory } from '../../terminal/stored-history';
+import { PromptReader } from '../../terminal/fork-points';
 import { api, type PromptImage, type SessionSettings, type SessionStats, type SessionView, type SettingsPatch } from './api';
 import { followEvents, type ConnectionState } from './event-follower';
 import { SettingsState } from './settings-state';
 import { Reverts } from './revert';
+import { SessionFeed } from '../../core/session-feed';
 
 /** A file a turn wrote, edited or deleted (`file.changed`). */
 export interface FileChange {
@@ -22,7 +23,7 @@ function newView(): ChatView {
 }
 
 /**
- * One open session of the page: its conversation (the view model `strand chat` uses, services/chat/
+ * One open session of the page: its conversation (the view model `strand chat` uses, clients/terminal/
  * chat-view.ts, fed by the followed event stream), the facts events do not carry (model, totals,
  * pending approvals: re-read on reconnection and at each turn's end), and what the buttons do. No
  * drawing here: components subscribe and draw.
@@ -66,26 +67,24 @@ export class ChatSession {
       this.changed();
     },
   });
-  private readonly stream: { close(): void };
-  private buffered: HttpEventData[] | undefined = [];
-  private loaded = false;
+  /** The stream and the stored conversation, in the clients' one order (clients/core/session-feed.ts). */
+  private readonly feed: SessionFeed;
   private notifyTimer: ReturnType<typeof setTimeout> | undefined;
   private eventTurn: string | undefined;
 
-  private reloading: Promise<void> | undefined;
-  private reloadAgain = false;
-
   constructor(readonly id: string) {
-    this.stream = followEvents(id, {
-      onEvent: (_seq, data) => this.apply(data),
+    this.feed = new SessionFeed({
+      follow: (handlers) => followEvents(id, handlers),
+      readStored: (first) => this.loadHistory(first),
+      apply: (data) => this.apply(data),
+      settled: async (first) => {
+        await this.refresh();
+        // After an undo or redo the fresh view says what it did (revert.ts).
+        if (!first && this.reverts.line) this.view.notice('info', this.reverts.line);
+      },
+      reconnected: () => void this.refresh(),
       onState: (state) => {
         this.connection = state;
-        if (state.kind === 'live') {
-          if (!this.loaded) {
-            this.loaded = true;
-            void this.loadHistory();
-          } else void this.refresh();
-        }
         this.changed();
       },
       onFatal: (status, message) => {
@@ -110,7 +109,7 @@ export class ChatSession {
   }
 
   close(): void {
-    this.stream.close();
+    this.feed.close();
     this.prompts.close();
     clearTimeout(this.notifyTimer);
     this.listeners.clear();
@@ -122,7 +121,6 @@ export class ChatSession {
   }
 
   private apply(data: HttpEventData): void {
-    if (this.buffered) return void this.buffered.push(data);
     // A turn started here or elsewhere (its first event names it) drops the revert a redo would restore (docs/undo.md).
     if ('turn_id' in data && data.turn_id !== this.eventTurn) this.reverts.prompted();
     // HTTP's file.changed names no turn: a session runs one turn at a time, the one of the last event that named one.
@@ -152,24 +150,11 @@ export class ChatSession {
    * Calls while one runs make one more read after it, so the last change is always read.
    */
   reloadConversation(): Promise<void> {
-    if (this.reloading) {
-      this.reloadAgain = true;
-      return this.reloading;
-    }
-    this.reloading = (async () => {
-      do {
-        this.reloadAgain = false;
-        this.buffered ??= [];
-        this.view = newView();
-        await this.loadHistory();
-        if (this.reverts.line) this.view.notice('info', this.reverts.line);
-      } while (this.reloadAgain);
-      this.reloading = undefined;
-    })();
-    return this.reloading;
+    return this.feed.reread();
   }
 
-  private async loadHistory(): Promise<void> {
+  private async loadHistory(first: boolean): Promise<void> {
+    if (!first) this.view = newView();
     try {
       const session = await api.session(this.id);
       this.session = session;
@@ -179,10 +164,6 @@ export class ChatSession {
     } catch (err) {
       this.view.notice('error', `could not read the conversation: ${(err as Error).message}`);
     }
-    const buffered = this.buffered ?? [];
-    this.buffered = undefined;
-    for (const data of buffered) this.apply(data);
-    await this.refresh();
   }
 
   /** Re-reads what events do not carry: the session's model and thinking level, settings, totals, approvals. */

@@ -4,20 +4,22 @@ import zlib from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
 
 /**
- * Builds strand's web pages (web/src) into dist/web with esbuild: for each page one script and one
+ * Builds strand's web pages (clients/web/src) into dist/web with esbuild: for each page one script and one
  * stylesheet, named by their content hash, and manifest.json naming them. The gateway serves the chat
  * page at `/` and the operator view at `/operator` (services/gateway/http/web-route.ts). Each page is
  * its own entry, so the chat page does not carry the operator view's chart library. `npm start` and
  * `npm test` run this through their install step (infra/ensure-deps.sh); it does nothing when no
  * input changed since the last build.
  *
- * usage: npx tsx web/build.ts [--force]
+ * usage: npx tsx clients/web/build.ts [--force]
  */
-const root = path.resolve(__dirname, '..');
+/** The repository's root: inputs in the manifest and the output folder are named from there. */
+const root = path.resolve(__dirname, '..', '..');
+const webDir = path.join(root, 'clients', 'web');
 /** Each page's entry module, by the name its output files start with. */
 export const WEB_ENTRIES = {
-  app: path.join(root, 'web', 'src', 'main.tsx'),
-  operator: path.join(root, 'web', 'src', 'operator', 'main.tsx'),
+  app: path.join(webDir, 'src', 'main.tsx'),
+  operator: path.join(webDir, 'src', 'operator', 'main.tsx'),
 } as const;
 export type WebEntry = keyof typeof WEB_ENTRIES;
 export const WEB_OUT_DIR = path.join(root, 'dist', 'web');
@@ -54,8 +56,8 @@ function upToDate(outDir: string, manifest: WebManifest | undefined): boolean {
   if (!manifest?.entries || Object.keys(WEB_ENTRIES).some((e) => !manifest.entries[e as WebEntry])) return false;
   const files = Object.values(manifest.entries).flatMap((e) => [e.script, e.style]);
   if (!files.every((f) => fs.existsSync(path.join(outDir, f)))) return false;
-  // A new file under web/src is an input the last build did not know of.
-  const newest = newestIn(path.join(root, 'web', 'src'));
+  // A new file under clients/web/src is an input the last build did not know of.
+  const newest = newestIn(path.join(webDir, 'src'));
   if (newest > Math.max(0, ...Object.values(manifest.inputs))) return false;
   return Object.entries(manifest.inputs).every(([file, mtime]) => {
     try {
@@ -103,7 +105,7 @@ export async function buildWeb(opts: { outDir?: string; force?: boolean } = {}):
       metafile: true,
       legalComments: 'none',
       logLevel: 'warning',
-      tsconfig: path.join(root, 'web', 'tsconfig.json'),
+      tsconfig: path.join(webDir, 'tsconfig.json'),
       define: { 'process.env.NODE_ENV': '"production"' },
     });
     const manifest = manifestOf(result.metafile, staging);

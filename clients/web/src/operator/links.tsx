@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 
-/** The chat page opened on a session (its address form, web/src/address.ts). */
+/** The chat page opened on a session (its address form, clients/web/src/address.ts). */
 export const chatHref = (sessionId: string) => `/#session=${encodeURIComponent(sessionId)}`;
 
 export function SessionLink({ id }: { id: string }) {

@@ -9,7 +9,7 @@ import { SessionBar } from './session-bar';
 import { SettingsPanel } from './settings-panel';
 import { StatusBar } from './status-bar';
 import { RevertConflict } from './undo-controls';
-import { toolTitle } from '../../../services/chat/tool-display';
+import { toolTitle } from '../../../terminal/tool-display';
 
 /**
  * One open session: its header (name, connection, transcript, Compact, Settings), the settings when

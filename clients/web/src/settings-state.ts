@@ -1,4 +1,4 @@
-import type { SessionSettings } from '../../contracts/session-settings';
+import type { SessionSettings } from '../../../contracts/session-settings';
 
 /** What `PATCH …/settings` takes: given fields replace, the rest stay (the approval policy field by field). */
 export interface SettingsPatch {

@@ -11,7 +11,7 @@ export interface EventStreamHandlers {
   /** Every change of the connection: a client shows it and re-reads what events do not carry. */
   onStatus?(status: StreamStatus): void;
   /** The stream cannot be followed at all (the session is unknown, the token refused): it stopped. */
-  onFatal?(message: string): void;
+  onFatal?(message: string, status: number): void;
 }
 
 export type FollowedStream = FollowedEvents;
@@ -23,11 +23,11 @@ export type FollowedStream = FollowedEvents;
  */
 export function followEvents(client: GatewayClient, sessionId: string, handlers: EventStreamHandlers, after?: number): FollowedStream {
   return follow({
-    url: `${client.address.url}/api/sessions/${encodeURIComponent(sessionId)}/events`,
+    url: client.url(`/api/sessions/${encodeURIComponent(sessionId)}/events`),
     headers: (extra) => client.headers(extra),
     ...(after !== undefined ? { after } : {}),
     onEvent: handlers.onEvent,
     ...(handlers.onStatus ? { onState: handlers.onStatus } : {}),
-    ...(handlers.onFatal ? { onFatal: (_status: number, message: string) => handlers.onFatal?.(message) } : {}),
+    ...(handlers.onFatal ? { onFatal: (status: number, message: string) => handlers.onFatal?.(message, status) } : {}),
   });
 }
