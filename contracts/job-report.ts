@@ -12,7 +12,7 @@ export const jobStatusSchema = z.enum(['succeeded', 'partial', 'failed', 'cancel
 export type JobStatus = z.infer<typeof jobStatusSchema>;
 
 /** Which limit a job reached: a soft one leads to the wrap-up turn, a hard one stops the work. */
-export const jobLimitHitSchema = z.enum(['steps', 'cost', 'tokens', 'budget_soft', 'steps_soft', 'deadline_soft', 'deadline_hard']);
+export const jobLimitHitSchema = z.enum(['steps_soft', 'steps', 'budget_soft', 'budget', 'deadline_soft', 'deadline_hard']);
 export type JobLimitHit = z.infer<typeof jobLimitHitSchema>;
 
 export const jobWorkspaceInfoSchema = z.strictObject({

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { JobDeliverableReport, JobWorkspaceInfo } from '../../contracts/job-report';
 import { collectJobDeliverable, verifyJobDeliverable, type CollectDeliverableInput } from './deliverable';
+import { createJobSessionActivities, type JobSessionDeps } from './job-session';
 import { prepareJobWorkspace, removeJobWorkspace, type PrepareJobWorkspaceInput } from './workspace';
 
 export { jobPaths } from './workspace';
@@ -28,3 +29,10 @@ export function createJobWorkspaceActivities(deps: JobWorkspaceDeps) {
   };
 }
 export type JobWorkspaceActivities = ReturnType<typeof createJobWorkspaceActivities>;
+
+/** Every activity the job workflow calls besides the turn's: the workspace and the job's session. */
+export function createJobActivities(deps: JobWorkspaceDeps & JobSessionDeps) {
+  return { ...createJobWorkspaceActivities(deps), ...createJobSessionActivities(deps) };
+}
+export type JobActivities = ReturnType<typeof createJobActivities>;
+export type { JobSessionSummary, RecordedToolCall } from './job-session';
