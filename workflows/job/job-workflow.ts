@@ -62,7 +62,8 @@ async function runJob(run: JobRun, job_id: string, spec: Spec, started_ms: numbe
       // The work turn used all its steps and its last step still called tools: no answer yet.
       if (turns[0]!.outcome === 'done' && summary.last_stop === 'function_call' && turns[0]!.steps >= workSteps) run.reachSoft('steps_soft');
     }
-    if (run.softLimit && !run.stopped) {
+    // A wrap-up of work that never started (the deadline came during the workspace's making) has nothing to wrap.
+    if (run.softLimit && !run.stopped && turns.length > 0) {
       run.phase = 'wrapping_up';
       const left = Math.max(1, max_steps - (summary?.usage.steps ?? 0));
       turns.push(await turn('wrap_up', 2, wrapUpPrompt(run.softLimit, spec), left, caps(spec, 1)));
