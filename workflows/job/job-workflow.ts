@@ -43,7 +43,8 @@ async function runJob(run: JobRun, job_id: string, spec: Spec, started_ms: numbe
   let failure: string | undefined;
   // The deadline counts from the job's start; the wrap-up begins `wrap_up_before_s` before it.
   const { deadline_s, wrap_up_before_s } = spec.limits;
-  void wf.sleep((deadline_s - wrap_up_before_s) * 1000).then(() => run.reachSoft('deadline_soft'));
+  // No wrap-up time: no soft deadline (two timers due at once may fire in either order).
+  if (wrap_up_before_s > 0) void wf.sleep((deadline_s - wrap_up_before_s) * 1000).then(() => run.reachSoft('deadline_soft'));
   void wf.sleep(deadline_s * 1000).then(() => run.stopHard('deadline_hard', 'abort'));
   try {
     workspace = await acts.prepareJobWorkspace({ job_id, project_path: spec.task.project_path, kind: spec.workspace.kind, ...(spec.task.ref ? { ref: spec.task.ref } : {}) });
