@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { gitOk } from '../../activities/job-workspace/git';
 import type { JobReport } from '../../contracts/job-report';
 import type { JobSpecInput } from '../../contracts/job-spec';
@@ -43,6 +43,13 @@ const jobId = () => `j-${randomUUID().slice(0, 8)}`;
 function start(job_id: string, spec: Omit<JobSpecInput, 'version'>) {
   const input: JobWorkflowInput = { job_id, spec: { version: 1, ...spec } };
   return env.client.workflow.start(JOB_WORKFLOW_TYPE, { taskQueue: stack.taskQueue, workflowId: jobWorkflowId(job_id), args: [input] });
+}
+
+/** The job's history and its turns' replay on the workflow code as it is: nothing in them depends on more than their history. */
+async function replays(report: JobReport): Promise<void> {
+  for (const workflowId of [jobWorkflowId(report.job_id), ...report.turns.map((t) => `session:${report.session_id}:turn:${t.turn_id.slice(1)}`)]) {
+    await Worker.runReplayHistory({ workflowBundle: bundle }, await env.client.workflow.getHandle(workflowId).fetchHistory(), workflowId);
+  }
 }
 
 const progress = (h: Awaited<ReturnType<typeof start>>) => h.query(jobProgressQuery);
@@ -92,6 +99,7 @@ test('a job whose model writes a file and runs commands succeeds with a report n
   expect(await gitOk(stack.repo, ['show', `${sha}:hello.txt`])).toBe('hello\nworld\n');
   expect((await gitOk(stack.repo, ['status', '--porcelain'])).trim()).toBe('');
   expect(await fs.readFile(report.deliverable!.patch_path!, 'utf8')).toContain('+world');
+  await replays(report);
 }, 120_000);
 
 test('an escalated call runs on a person’s yes and the report names them; a denied tool never runs', async () => {
@@ -116,6 +124,7 @@ test('an escalated call runs on a person’s yes and the report names them; a de
   expect(report.commands.map((c) => [c.command, c.exit_code])).toEqual([['echo yes > approved.txt', 0]]);
   expect(report.deliverable!.files).toEqual([{ path: 'approved.txt', added: 1, removed: 0 }]);
   expect(await gitOk(stack.repo, ['show', `strand/job-${id}:README.md`])).toBe('# demo\n');
+  await replays(report);
 }, 120_000);
 
 test('the deadline: at its soft threshold the work stops after its step, a wrap-up turn runs, and the job ends partial', async () => {
@@ -148,6 +157,7 @@ test('the deadline: at its soft threshold the work stops after its step, a wrap-
   // The job's clock: the wrap-up began 25 minutes in.
   expect(report.duration_ms).toBeGreaterThanOrEqual(1500_000);
   expect(report.duration_ms).toBeLessThan(1800_000);
+  await replays(report);
 }, 120_000);
 
 test('cancelling a job stops its running turn and reports cancelled with what was done', async () => {
@@ -177,4 +187,5 @@ test('cancelling a job stops its running turn and reports cancelled with what wa
     ['shell_exec', 'denied'],
   ]);
   expect(await gitOk(stack.repo, ['show', `strand/job-${id}:notes.txt`])).toBe('a start\n');
+  await replays(report);
 }, 120_000);
