@@ -73,6 +73,13 @@ test('an escalation nobody answers with on_timeout abort stops the job: needs_hu
   expect(report.duration_ms).toBeGreaterThanOrEqual(600_000);
 }, 120_000);
 
+test('an escalation nobody answers with on_timeout skip: the call is not run, the work goes on and can succeed', async () => {
+  await stack.script('job-skip', [[{ type: 'tool_call', name: 'shell_exec', args: { command: 'echo skipped > s.txt' } }], [{ type: 'text', text: 'Went on without it.' }]]);
+  const report = await runJob({ task: task('job-skip'), policy: { tools: { shell_exec: 'escalate' }, escalation: { timeout_s: 300, on_timeout: 'skip' } } });
+  expect(report).toMatchObject({ status: 'succeeded', summary: 'Went on without it.', turns: [{ kind: 'work', outcome: 'done', steps: 2 }], deliverable: { files: [] } });
+  expect(report.tool_calls.map((c) => [c.outcome, c.decided_by, c.reason])).toEqual([['skipped', 'timeout', 'nobody answered within 300 s: skipped, go on without it']]);
+}, 120_000);
+
 test('a deadline with no wrap-up time (no soft deadline) aborts the running turn at once; partial', async () => {
   await stack.script('job-hard', [[{ type: 'text', text: 'Waiting for a person.' }, { type: 'tool_call', name: 'shell_exec', args: { command: 'echo hi' } }], [{ type: 'text', text: 'never reached' }]]);
   const report = await runJob({ task: task('job-hard'), policy: { tools: { shell_exec: 'escalate' } }, limits: { deadline_s: 900, wrap_up_before_s: 0 } });
