@@ -94,7 +94,7 @@ test('a project that is no folder: the job fails without running a turn', async 
 }, 120_000);
 
 /*
- * Last in this file on purpose: a turn that ends at its step limit ends right after signalling its
+ * Last in this file on purpose (these two): a turn that ends at its step limit ends right after signalling its
  * parent a `thinking` report it does not wait for, and the time-skipping test server keeps time
  * locked for that signal after the turn has completed. Tests after it that need time to skip would
  * wait forever (seen while writing these); the ones before are unaffected.
@@ -113,4 +113,10 @@ test('the step limit: the work turn gets the soft share of the steps, the wrap-u
     usage: { steps: 5 },
     deliverable: { verified: true, files: [{ path: 'steps.txt', added: 5, removed: 0 }] },
   });
+}, 120_000);
+
+test('a step limit that leaves no step for a wrap-up stops the job after the work turn; partial', async () => {
+  await fs.writeFile(path.join(stack.scriptsDir, 'job-one-step.json'), JSON.stringify({ steps: [[{ type: 'tool_call', name: 'shell_exec', args: { command: 'true' } }]], repeat_last_step: true }));
+  const report = await runJob({ task: task('job-one-step'), limits: { max_steps: 1 } });
+  expect(report).toMatchObject({ status: 'partial', limits_hit: ['steps_soft', 'steps'], turns: [{ kind: 'work', turn_id: 't1', outcome: 'done', steps: 1 }], usage: { steps: 1 } });
 }, 120_000);

@@ -64,10 +64,12 @@ async function runJob(run: JobRun, job_id: string, spec: Spec, started_ms: numbe
       if (turns[0]!.outcome === 'done' && summary.last_stop === 'function_call' && turns[0]!.steps >= workSteps) run.reachSoft('steps_soft');
     }
     // A wrap-up of work that never started (the deadline came during the workspace's making) has nothing to wrap.
+    const stepsLeft = max_steps - (summary?.usage.steps ?? 0);
+    // No step left for a wrap-up (a tiny max_steps): the step limit is the hard one already.
+    if (run.softLimit && !run.stopped && turns.length > 0 && stepsLeft <= 0) run.stopHard('steps', 'interrupt');
     if (run.softLimit && !run.stopped && turns.length > 0) {
       run.phase = 'wrapping_up';
-      const left = Math.max(1, max_steps - (summary?.usage.steps ?? 0));
-      turns.push(await turn('wrap_up', 2, wrapUpPrompt(run.softLimit, spec), left, caps(spec, 1)));
+      turns.push(await turn('wrap_up', 2, wrapUpPrompt(run.softLimit, spec), stepsLeft, caps(spec, 1)));
       summary = await acts.summarizeJobSession({ session_id });
       if (turns[1]!.outcome === 'done' && summary.last_stop === 'function_call') run.stopHard('steps', 'interrupt');
     }
