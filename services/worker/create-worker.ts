@@ -2,6 +2,7 @@ import { Worker, type NativeConnection, type WorkflowBundleWithSourceMap } from 
 import type { NatsConnection } from 'nats';
 import { createActivities } from '../../activities';
 import { createWorkerCheckpoints } from '../../activities/checkpoints';
+import { createJobActivities, jobsDirFromEnv } from '../../activities/job-workspace';
 import type { AgentEventPublisher } from '../../activities/events/publisher';
 import { createKvToolLedger } from '../../activities/tool-calls/ledger';
 import { createToolWiring } from './tool-wiring';
@@ -84,7 +85,8 @@ export async function createStrandWorker(opts: WorkerOptions): Promise<Worker> {
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
     workflowBundle: opts.bundle,
-    activities,
+    // Unattended jobs (docs/jobs.md): their workspaces under STRAND_JOBS_DIR, their sessions in the store.
+    activities: { ...activities, ...createJobActivities({ jobsDir: jobsDirFromEnv(), store }) },
     interceptors: { activity: [...(telemetry?.activityInterceptors ?? []), ...(opts.registry ? [opts.registry.interceptor()] : [])] },
     ...(telemetry ? { sinks: telemetry.sinks } : {}),
     // Each model step holds a slot while it streams; bounded so 2 cores are not oversubscribed.

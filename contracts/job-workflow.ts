@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { jobIdSchema, jobSpecSchema } from './job-spec';
+
+/**
+ * The job workflow's contract (docs/jobs.md): how a job starts, the answer a person gives to an
+ * escalated tool call, and what a query of a running job shows. Callers use these names and never
+ * import workflow code.
+ */
+
+export const JOB_WORKFLOW_TYPE = 'jobWorkflow';
+
+/** One workflow per job. */
+export function jobWorkflowId(jobId: string): string {
+  return `job:${jobId}`;
+}
+
+/** The session a job's turns are recorded in (the store's id; its turns are `session:job-<id>:turn:<n>`). */
+export function jobSessionId(jobId: string): string {
+  return `job-${jobId}`;
+}
+
+/** Session metadata key naming the job a session belongs to. */
+export const JOB_SESSION_METADATA_KEY = 'strand.job';
+
+export const jobWorkflowInputSchema = z.object({
+  job_id: jobIdSchema,
+  spec: jobSpecSchema,
+});
+export type JobWorkflowInput = z.input<typeof jobWorkflowInputSchema>;
+
+/** A person's answer to an escalated call; `by` names them in the report. */
+export const escalationAnswerSchema = z.strictObject({
+  tool_call_id: z.string().min(1),
+  decision: z.enum(['allow', 'deny']),
+  by: z.string().min(1).max(200),
+  reason: z.string().max(2000).optional(),
+});
+export type EscalationAnswer = z.infer<typeof escalationAnswerSchema>;
+
+export const escalationAnswerSignal = defineSignal<[EscalationAnswer]>('jobEscalationAnswer');
+
+/** Where a running job is. */
+export interface JobProgressView {
+  job_id: string;
+  phase: 'preparing' | 'working' | 'wrapping_up' | 'collecting' | 'done';
+  session_id: string | null;
+  turn_id: string | null;
+  step: number | null;
+  /** Calls waiting for a person, with when nobody's answer is taken as the timeout's outcome (ms since the epoch). */
+  escalations: Array<{ tool_call_id: string; tool: string; turn_id: string; rule_source: string; expires_at: number }>;
+}
+
+export const jobProgressQuery = defineQuery<JobProgressView>('jobProgress');

@@ -1,0 +1,183 @@
+import * as wf from '@temporalio/workflow';
+import type { JobLimitHit, JobToolCall } from '../../contracts/job-report';
+import { jobRuleFor, type JobSpec } from '../../contracts/job-spec';
+import { escalationAnswerSchema, escalationAnswerSignal, jobProgressQuery, type EscalationAnswer, type JobProgressView } from '../../contracts/job-workflow';
+import { turnAbortSignal, turnApprovalSignal, turnInterruptSignal, turnProgressSignal, type TurnProgress } from '../../contracts/turn-workflow';
+
+/** What the job decided about a call that asked (the rest ran on the policy's `allow`). */
+export type CallDecision = Pick<JobToolCall, 'decided_by' | 'answered_by' | 'reason'> & { outcome: 'ran' | 'denied' | 'skipped' };
+
+interface Escalation {
+  tool: string;
+  turn_id: string;
+  rule_source: string;
+  expires_at: number;
+  answer?: EscalationAnswer;
+}
+
+/** The turn running now: its workflow id (signals go there) and its id in the session. */
+interface RunningTurn {
+  workflow_id: string;
+  turn_id: string;
+  kind: 'work' | 'wrap_up';
+}
+
+/**
+ * A job's runtime state and its handlers: the running turn's progress (the turn reports to its
+ * parent, the job), calls that wait for an answer, a person's answer to an escalation, and the
+ * limits reached. A soft limit (a share of the budget or steps, the wrap-up time before the deadline)
+ * interrupts the work turn at its next step boundary so the wrap-up turn can run; a hard one, a
+ * cancel, or an escalation that timed out with `abort` aborts the running turn at once.
+ */
+export class JobRun {
+  phase: JobProgressView['phase'] = 'preparing';
+  session_id: string | null = null;
+  turn: RunningTurn | undefined;
+  step: number | null = null;
+  readonly decisions = new Map<string, CallDecision>();
+  readonly escalations = new Map<string, Escalation>();
+  readonly limitsHit: JobLimitHit[] = [];
+  /** The soft limit that asked for the wrap-up, once one has. */
+  softLimit: JobLimitHit | undefined;
+  /** A hard limit stopped the work: no further turn runs. */
+  hardStopped = false;
+  cancelled = false;
+  /** Why the job needs a person (an escalation nobody answered, with `on_timeout: abort`). */
+  needsHuman: string | undefined;
+
+  constructor(
+    readonly jobId: string,
+    readonly spec: JobSpec,
+  ) {}
+
+  register(): void {
+    wf.setHandler(turnProgressSignal, (p) => this.onProgress(p));
+    wf.setHandler(escalationAnswerSignal, (raw) => {
+      const parsed = escalationAnswerSchema.safeParse(raw);
+      const waiting = parsed.success ? this.escalations.get(parsed.data.tool_call_id) : undefined;
+      if (parsed.success && waiting && !waiting.answer) waiting.answer = parsed.data;
+    });
+    wf.setHandler(jobProgressQuery, () => ({
+      job_id: this.jobId,
+      phase: this.phase,
+      session_id: this.session_id,
+      turn_id: this.turn?.turn_id ?? null,
+      step: this.step,
+      escalations: [...this.escalations].filter(([id, e]) => !e.answer && !this.decisions.has(id)).map(([tool_call_id, e]) => ({ tool_call_id, tool: e.tool, turn_id: e.turn_id, rule_source: e.rule_source, expires_at: e.expires_at })),
+    }));
+  }
+
+  /** Whether the work has stopped for good (no wrap-up either). */
+  get stopped(): boolean {
+    return this.cancelled || this.hardStopped || this.needsHuman !== undefined;
+  }
+
+  private hit(limit: JobLimitHit): void {
+    if (!this.limitsHit.includes(limit)) this.limitsHit.push(limit);
+  }
+
+  private onProgress(p: TurnProgress): void {
+    if (!this.turn || p.turn_id !== this.turn.turn_id) return;
+    this.step = p.step;
+    if (p.phase === 'waiting_budget') {
+      // The turn runs with the soft caps (work) or the hard ones (wrap-up): either way it stops here.
+      if (this.turn.kind === 'work') this.reachSoft('budget_soft');
+      else this.stopHard('budget', 'interrupt');
+    }
+    if (p.phase === 'waiting_approval') for (const call of p.pending_approvals ?? []) this.onCallWaiting(call.tool_call_id, call.tool, this.turn);
+  }
+
+  private onCallWaiting(callId: string, tool: string, turn: RunningTurn): void {
+    if (this.decisions.has(callId) || this.escalations.has(callId)) return;
+    const match = jobRuleFor(this.spec.policy, tool);
+    if (match.rule === 'allow') return this.answer(callId, { outcome: 'ran', decided_by: 'policy' });
+    if (match.rule === 'deny') return this.answer(callId, { outcome: 'denied', decided_by: 'policy', reason: `denied by the job's policy (${match.source})` });
+    // Nobody is waited for once the job is wrapping up or stopping.
+    if (turn.kind === 'wrap_up' || this.softLimit || this.stopped) return this.answer(callId, { outcome: 'denied', decided_by: 'job', reason: 'the job is wrapping up: escalated calls are not waited for' });
+    const timeoutMs = this.spec.policy.escalation.timeout_s * 1000;
+    const escalation: Escalation = { tool, turn_id: turn.turn_id, rule_source: match.source, expires_at: Date.now() + timeoutMs };
+    this.escalations.set(callId, escalation);
+    // Started from a signal handler, i.e. in the workflow's root scope: shielded from the job's cancel,
+    // which settles the wait itself (and would otherwise leave a rejected timer nobody handles).
+    void wf.CancellationScope.nonCancellable(() => this.awaitAnswer(callId, escalation, timeoutMs));
+  }
+
+  /** A durable wait for a person's answer; on timeout the spec's outcome (deny, skip, abort). */
+  private async awaitAnswer(callId: string, e: Escalation, timeoutMs: number): Promise<void> {
+    const answered = await wf.condition(() => e.answer !== undefined || this.decisions.has(callId), timeoutMs);
+    if (this.decisions.has(callId)) return;
+    if (answered && e.answer) {
+      const a = e.answer;
+      return this.answer(callId, { outcome: a.decision === 'allow' ? 'ran' : 'denied', decided_by: 'person', answered_by: a.by, ...(a.reason ? { reason: a.reason } : {}) });
+    }
+    const after = `nobody answered within ${this.spec.policy.escalation.timeout_s} s`;
+    switch (this.spec.policy.escalation.on_timeout) {
+      case 'deny':
+        return this.answer(callId, { outcome: 'denied', decided_by: 'timeout', reason: `${after}: denied` });
+      case 'skip':
+        return this.answer(callId, { outcome: 'skipped', decided_by: 'timeout', reason: `${after}: skipped, go on without it` });
+      case 'abort':
+        this.needsHuman = `the ${e.tool} call ${callId} needs a person: ${after}`;
+        this.answer(callId, { outcome: 'denied', decided_by: 'timeout', reason: `${after}: the job stops` }, this.abortTurn());
+        return;
+    }
+  }
+
+  /**
+   * Records the decision and tells the turn (approve or reject, with the reason the model reads),
+   * once `after` has been delivered: an interrupt must be in the turn's history before the answer
+   * that lets its step end, or the turn may start its next step first (signals sent in one workflow
+   * task may arrive in any order).
+   */
+  private answer(callId: string, d: CallDecision, after: Promise<void> = Promise.resolve()): void {
+    this.decisions.set(callId, d);
+    const turn = this.turn;
+    if (!turn) return;
+    const decision = d.outcome === 'ran' ? 'approve' : 'reject';
+    const who = d.decided_by === 'person' ? ` (${d.answered_by})` : '';
+    void after.then(() => this.signalTurn(turn, (h) => h.signal(turnApprovalSignal, { tool_call_id: callId, decision, ...(d.reason ? { reason: `${d.reason}${who}` } : {}) })));
+  }
+
+  /** Calls still waiting are answered now (after `after`): the job is not going to wait for them. */
+  private settleWaiting(reason: string, after?: Promise<void>): void {
+    for (const [callId] of [...this.escalations].filter(([id, e]) => !e.answer && !this.decisions.has(id))) this.answer(callId, { outcome: 'denied', decided_by: 'job', reason }, after);
+  }
+
+  /** A soft limit: the work turn stops after its current step, then the wrap-up runs (once). */
+  reachSoft(limit: 'budget_soft' | 'steps_soft' | 'deadline_soft'): void {
+    if (this.softLimit || this.stopped || (this.phase !== 'working' && this.phase !== 'preparing')) return;
+    this.hit(limit);
+    this.softLimit = limit;
+    this.settleWaiting(`the job is wrapping up (${limit})`, this.interruptTurn());
+  }
+
+  /** A hard limit: the running turn is aborted (`abort`) or stopped at its step boundary (`interrupt`). */
+  stopHard(limit: 'budget' | 'steps' | 'deadline_hard', how: 'abort' | 'interrupt'): void {
+    if (this.phase === 'collecting' || this.phase === 'done') return;
+    this.hit(limit);
+    this.hardStopped = true;
+    this.settleWaiting(`the job stopped (${limit})`, how === 'abort' ? this.abortTurn() : this.interruptTurn());
+  }
+
+  private interruptTurn(): Promise<void> {
+    return this.turn ? this.signalTurn(this.turn, (h) => h.signal(turnInterruptSignal)) : Promise.resolve();
+  }
+
+  /** The job was cancelled: the running turn is aborted, and what was done is collected. */
+  cancel(): void {
+    this.cancelled = true;
+    this.settleWaiting('the job was cancelled', this.abortTurn());
+  }
+
+  private abortTurn(): Promise<void> {
+    return this.turn ? this.signalTurn(this.turn, (h) => h.signal(turnAbortSignal)) : Promise.resolve();
+  }
+
+  /**
+   * A signal to the running turn; one that has just ended needs none (its error is not the job's).
+   * Non-cancellable: the job's cancel is itself sent as a signal, from the cancelled root scope.
+   */
+  private async signalTurn(turn: RunningTurn, send: (h: wf.ExternalWorkflowHandle) => Promise<void>): Promise<void> {
+    await wf.CancellationScope.nonCancellable(() => send(wf.getExternalWorkflowHandle(turn.workflow_id))).catch(() => undefined);
+  }
+}
