@@ -2,7 +2,8 @@ import path from 'node:path';
 import { LINK_ENV, ORPHAN_GRACE_MS, stopOwnGroup, watchLink } from './parent-link';
 
 /**
- * Starts a TypeScript service of the stack: `node --import tsx service-entry.ts <service main.ts>`.
+ * Starts a service of the stack: `node --import tsx service-entry.ts <service main.ts>` from source, or
+ * `node dist/services/service-entry.js dist/services/<service>.js` built (stack-specs.ts).
  * First it watches the runner's link (parent-link.ts), so that when the runner dies without
  * stopping us (SIGKILL, crash) the service stops itself through its own SIGTERM handler and no
  * orphan keeps a port; then it loads the service, in this same process.
@@ -12,7 +13,7 @@ import { LINK_ENV, ORPHAN_GRACE_MS, stopOwnGroup, watchLink } from './parent-lin
  */
 const [entry, ...rest] = process.argv.slice(2);
 if (!entry) {
-  console.error('usage: service-entry.ts <service main.ts> [args…]');
+  console.error('usage: service-entry <service main> [args…]');
   process.exit(2);
 }
 const fd = Number(process.env[LINK_ENV]);
