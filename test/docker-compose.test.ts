@@ -6,6 +6,7 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { createGatewayAuth, loadTokens } from '../services/gateway/auth/tokens';
 import { isLoopback } from '../services/gateway/config';
+import { SERVICE_ENTRIES } from '../infra/build/services-build';
 
 /**
  * No Docker engine runs here, so docker-compose.yml is validated for real against the Compose
@@ -77,16 +78,22 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  test('every service command runs a file the image holds (node --import tsx <file>…)', () => {
+  test('every service command runs a bundle the image builds (node dist/services/<entry>.js…) from sources it holds', () => {
     const dockerfile = fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8');
     const copied = dockerfile.split('\n').filter((l) => /^COPY\s/.test(l) && !l.includes('--from=')).flatMap((l) => l.trim().split(/\s+/).slice(1, -1));
     const inImage = (file: string) => copied.some((src) => file === src || file.startsWith(`${src.replace(/\/$/, '')}/`));
+    // The image runs the services' build (infra/build/services-build.ts), after copying what it reads.
+    expect(dockerfile).toMatch(/^RUN node_modules\/\.bin\/tsx infra\/build\/services-build\.ts --force$/m);
+    expect(inImage('infra/build/services-build.ts')).toBe(true);
     for (const name of ['store', 'worker', 'gateway']) {
       const command = compose.services[name].command as string[];
-      expect(command.slice(0, 3)).toEqual(['node', '--import', 'tsx']);
-      for (const file of command.slice(3)) {
-        expect([name, file, fs.existsSync(path.join(root, file))]).toEqual([name, file, true]);
-        expect([name, file, inImage(file)]).toEqual([name, file, true]);
+      expect(command[0]).toBe('node');
+      for (const file of command.slice(1)) {
+        const bundle = /^dist\/services\/([a-z-]+)\.js$/.exec(file)?.[1];
+        const entry = bundle ? (SERVICE_ENTRIES as Record<string, string>)[bundle] : undefined;
+        expect([name, file, entry !== undefined]).toEqual([name, file, true]);
+        expect([name, entry, fs.existsSync(path.join(root, entry!))]).toEqual([name, entry, true]);
+        expect([name, entry, inImage(entry!)]).toEqual([name, entry, true]);
       }
     }
   });
@@ -142,7 +149,7 @@ describe('docker-compose.yml', () => {
       expect([name, svc.environment.STRAND_PROJECTS_DIR]).toEqual([name, projects]);
       expect([name, Boolean(bind.read_only)]).toEqual([name, name === 'gateway']);
       // Started as root only to switch to the projects' owner (infra/docker/run-as-project-owner.ts).
-      expect([name, svc.user, svc.command[3]]).toEqual([name, '0:0', 'infra/docker/run-as-project-owner.ts']);
+      expect([name, svc.user, svc.command[1]]).toEqual([name, '0:0', 'dist/services/run-as-project-owner.js']);
       expect([name, svc.environment.STRAND_RUN_AS]).toEqual([name, '${STRAND_RUN_AS:-}']);
     }
     expect(compose.services.store.user).toBeUndefined(); // the image's `node`: it touches no project
