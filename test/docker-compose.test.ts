@@ -6,6 +6,7 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { createGatewayAuth, loadTokens } from '../services/gateway/auth/tokens';
 import { isLoopback } from '../services/gateway/config';
+import { ensureServicesBuilt, readServicesManifest } from '../infra/build/build-freshness';
 import { SERVICE_ENTRIES } from '../infra/build/services-build';
 
 /**
@@ -96,6 +97,16 @@ describe('docker-compose.yml', () => {
         expect([name, entry, inImage(entry!)]).toEqual([name, entry, true]);
       }
     }
+  });
+
+  test('every file the services\' build reads is copied into the image', async () => {
+    const dockerfile = fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8');
+    const copied = dockerfile.split('\n').filter((l) => /^COPY\s/.test(l) && !l.includes('--from=')).flatMap((l) => l.trim().split(/\s+/).slice(1, -1));
+    const inImage = (file: string) => copied.some((src) => file === src || file.startsWith(`${src.replace(/\/$/, '')}/`));
+    await ensureServicesBuilt();
+    const inputs = Object.keys(readServicesManifest()?.inputs ?? {});
+    expect(inputs.length).toBeGreaterThan(0);
+    expect(inputs.filter((f) => !inImage(f))).toEqual([]);
   });
 
   test('every file the Dockerfile copies and every file compose mounts exists in the repo', () => {
