@@ -200,7 +200,9 @@ describe('docker-compose.yml', () => {
 // The worker's and gateway's entrypoint for real, outside a container: only root can switch users, so
 // elsewhere this part is skipped and says so.
 const asRoot = process.getuid?.() === 0 ? test : test.skip;
-asRoot('the entrypoint runs the service in its own process as the owner, after giving it the state dirs', () => {
+// As the image runs it (built: dist/services/run-as-project-owner.js and a CommonJS service) and from source.
+asRoot.each(['built', 'source'] as const)('the entrypoint (%s) runs the service in its own process as the owner, after giving it the state dirs', async (how) => {
+  if (how === 'built') await ensureServicesBuilt();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-run-as-'));
   try {
     fs.chmodSync(dir, 0o755);
@@ -211,9 +213,11 @@ asRoot('the entrypoint runs the service in its own process as the owner, after g
     fs.writeFileSync(path.join(state, 'kept'), '');
     fs.writeFileSync(path.join(dir, 'ready'), 'stale');
     fs.chownSync(projects, 4321, 4322);
-    const service = path.join(dir, 'service.ts');
-    fs.writeFileSync(service, `import fs from 'node:fs';\nfs.writeFileSync('${projects}/made.txt', String(process.pid));\nconsole.log(JSON.stringify({ uid: process.getuid(), gid: process.getgid(), argv1: process.argv[1], home: process.env.HOME }));\n`);
-    const out = execFileSync(process.execPath, ['--import', 'tsx', path.join(root, 'infra/docker/run-as-project-owner.ts'), service], {
+    const service = path.join(dir, how === 'built' ? 'service.js' : 'service.ts');
+    const importFs = how === 'built' ? `const fs = require('node:fs');` : `import fs from 'node:fs';`;
+    fs.writeFileSync(service, `${importFs}\nfs.writeFileSync('${projects}/made.txt', String(process.pid));\nconsole.log(JSON.stringify({ uid: process.getuid(), gid: process.getgid(), argv1: process.argv[1], home: process.env.HOME }));\n`);
+    const entrypoint = how === 'built' ? [path.join(root, 'dist/services/run-as-project-owner.js')] : ['--import', 'tsx', path.join(root, 'infra/docker/run-as-project-owner.ts')];
+    const out = execFileSync(process.execPath, [...entrypoint, service], {
       env: { PATH: process.env.PATH, STRAND_PROJECTS_DIR: projects, STRAND_OWNED_DIRS: state, STRAND_READY_FILE: path.join(dir, 'ready'), HOME: '/root' },
       cwd: root,
     }).toString();
