@@ -76,6 +76,13 @@ describe('a real build of the services', () => {
     expect(log).toEqual(['building the services (forced)…']);
   });
 
+  test('two builds at once into one folder both succeed and leave one whole, fresh build', async () => {
+    await Promise.all([buildServices(outDir), buildServices(outDir), buildServices(outDir)]);
+    expect(servicesBuildState({ outDir })).toEqual({ fresh: true });
+    // No staging or replaced folder is left beside it.
+    expect(fs.readdirSync(path.dirname(outDir))).toEqual(['services']);
+  });
+
   test('keeps node_modules external and __dirname the source folder of each module that uses it', () => {
     const gateway = fs.readFileSync(bundlePath('gateway', outDir), 'utf8');
     expect(gateway).toMatch(/require\("@temporalio\/client"\)/);

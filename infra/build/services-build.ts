@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ensureServicesBuilt, servicesBuildState } from './build-freshness';
@@ -94,9 +94,32 @@ function inputHashes(inputs: string[]): Record<string, string> {
   return hashes;
 }
 
+const unique = () => `${process.pid}-${Date.now()}-${randomBytes(4).toString('hex')}`;
+const codeOf = (err: unknown) => (err as NodeJS.ErrnoException).code;
+
+/**
+ * Puts `fresh` where `target` is. Two builds may finish together (`npm test` starts several stacks at
+ * once): the one whose folder lands second finds the place taken by a build of the same inputs, and
+ * keeps it.
+ */
+function replaceFolder(fresh: string, target: string): void {
+  const old = `${target}.old-${unique()}`;
+  try {
+    fs.renameSync(target, old);
+  } catch (err) {
+    if (codeOf(err) !== 'ENOENT') throw err;
+  }
+  try {
+    fs.renameSync(fresh, target);
+  } catch (err) {
+    if (codeOf(err) !== 'ENOTEMPTY' && codeOf(err) !== 'EEXIST') throw err;
+  }
+  fs.rmSync(old, { recursive: true, force: true });
+}
+
 /** Writes every bundle to a fresh folder that then replaces the old one: a start never reads half a build. */
 export async function buildServices(outDir = SERVICES_OUT_DIR): Promise<ServicesManifest> {
-  const staging = `${outDir}.tmp-${process.pid}-${Date.now()}`;
+  const staging = `${outDir}.tmp-${unique()}`;
   fs.mkdirSync(staging, { recursive: true });
   try {
     const result = await build({
@@ -116,10 +139,7 @@ export async function buildServices(outDir = SERVICES_OUT_DIR): Promise<Services
     });
     const manifest: ServicesManifest = { recipe: recipeHash(), inputs: inputHashes(Object.keys(result.metafile.inputs).filter((i) => !i.startsWith('node_modules/'))) };
     fs.writeFileSync(path.join(staging, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
-    const old = `${outDir}.old-${process.pid}-${Date.now()}`;
-    if (fs.existsSync(outDir)) fs.renameSync(outDir, old);
-    fs.renameSync(staging, outDir);
-    fs.rmSync(old, { recursive: true, force: true });
+    replaceFolder(staging, outDir);
     return manifest;
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });
