@@ -8,6 +8,7 @@ import { type ServiceCode } from '../infra/stack/stack-config';
 import { instanceSpec, serviceSpecs } from '../infra/stack/stack-specs';
 import { writeReport } from './report/write-report';
 import { startupMarkdown, type StartupCase } from './startup/startup-report';
+import { gatewayKillToHealthy } from './startup/supervised-restart';
 import { median, ms, nowMs } from './stats';
 
 /**
@@ -18,7 +19,8 @@ import { median, ms, nowMs } from './stats';
  * and the other services; the service measured is stopped, started RUNS times in each way (alternating,
  * so the machine's load drifts over both alike) and stopped again after each start, then restored.
  * The worker is also started built with an empty workflow-bundle cache: what its first start after a
- * change to a workflow costs (the Temporal SDK bundles the workflows with webpack).
+ * change to a workflow costs (the Temporal SDK bundles the workflows with webpack). Last, on a supervised
+ * stack each way, a gateway killed with SIGKILL → its /healthz answering again (supervised-restart.ts).
  * Run: `npm run bench:startup` (BENCH_RUNS, default 5). Prints JSON; writes bench/results/startup.json and .md.
  */
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -84,6 +86,12 @@ async function main(): Promise<void> {
     fs.rmSync(dataDir, { recursive: true, force: true });
     fs.rmSync(scratch, { recursive: true, force: true });
   }
+  // What a client sees of a crashed gateway under `npm start`'s supervisor, each way.
+  const gatewayKill = [];
+  for (const code of ['source', 'built'] as const) {
+    gatewayKill.push(await gatewayKillToHealthy(code, RUNS));
+    progress(`gateway SIGKILL → healthy again (${code}): ${gatewayKill.at(-1)!.runs_ms.map(Math.round).join(', ')} ms`);
+  }
   const results = CASES.map((c) => {
     const xs = samples.get(c)!;
     return { service: c.service, code: label(c), median_ms: ms(median(xs)), min_ms: ms(Math.min(...xs)), max_ms: ms(Math.max(...xs)), runs_ms: xs.map(ms) };
@@ -100,6 +108,7 @@ async function main(): Promise<void> {
       build_was_stale: built.built,
     },
     results,
+    gateway_sigkill_to_healthy: gatewayKill,
   };
   console.log(JSON.stringify(json, null, 2));
   await writeReport({ dir: path.join(__dirname, 'results'), name: 'startup', json, markdown: startupMarkdown(json) });

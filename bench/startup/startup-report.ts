@@ -9,6 +9,7 @@ export interface StartupCase {
 interface StartupJson {
   meta: Record<string, unknown>;
   results: Array<{ service: string; code: string; median_ms: number; min_ms: number; max_ms: number }>;
+  gateway_sigkill_to_healthy: Array<{ code: string; median_ms: number; runs_ms: number[] }>;
 }
 
 /** The markdown table of bench/results/startup.md: one row per service and way of starting it. */
@@ -27,6 +28,12 @@ export function startupMarkdown(json: StartupJson): string {
     '| service | code | median ms | min ms | max ms |',
     '|---|---|---|---|---|',
     ...rows,
+    '',
+    'A supervised gateway killed with SIGKILL → its `/healthz` answers again (0.5 s of it is the supervisor\'s backoff):',
+    '',
+    '| code | median ms | runs ms |',
+    '|---|---|---|',
+    ...json.gateway_sigkill_to_healthy.map((g) => `| ${g.code} | ${round(g.median_ms)} | ${g.runs_ms.map(round).join(', ')} |`),
     '',
   ].join('\n');
 }
