@@ -1,7 +1,10 @@
 # One image for strand's three services (store, worker, gateway); docker-compose.yml picks the
-# command. Services run TypeScript with tsx (a runtime dependency), so there is no build step for
-# them; the one build is the gateway's web pages (clients/web/build.ts, esbuild: a runtime dependency too),
-# bundled into dist/web, which the gateway serves at / and /operator.
+# command. The services run as JavaScript built once here with esbuild (a runtime dependency):
+# infra/build/services-build.ts bundles each into dist/services (node_modules stay external), so a
+# container (re)start does not compile TypeScript. The worker's workflows stay TypeScript sources: the
+# Temporal SDK bundles them with webpack; that bundle is made here too, into the cache the workers
+# read (STRAND_WORKFLOW_BUNDLE_CACHE), so a worker container starts without bundling. The gateway's web
+# pages are bundled into dist/web (clients/web/build.ts), served at / and /operator.
 # The worker and the gateway start as root through infra/docker/run-as-project-owner.ts, which switches
 # to the owner of the mounted projects; the store and anything else run as `node`.
 FROM node:20.18-bookworm-slim AS deps
@@ -19,8 +22,14 @@ COPY workflows ./workflows
 COPY activities ./activities
 COPY services ./services
 COPY infra/docker/run-as-project-owner.ts infra/docker/project-owner.ts ./infra/docker/
+COPY infra/stack/service-entry.ts infra/stack/watchdog.ts infra/stack/parent-link.ts ./infra/stack/
+COPY infra/build ./infra/build
 COPY clients ./clients
 RUN node_modules/.bin/tsx clients/web/build.ts --force
+RUN node_modules/.bin/tsx infra/build/services-build.ts --force
+# Read-only for the services (they only read an entry that is still valid); made by root at build time.
+ENV STRAND_WORKFLOW_BUNDLE_CACHE=/app/dist/workflow-bundles
+RUN node_modules/.bin/tsx infra/build/warm-workflow-bundles.ts
 RUN mkdir -p /data/store && chown -R node:node /data
 USER node
-CMD ["npm", "run", "start:gateway"]
+CMD ["node", "dist/services/gateway.js"]

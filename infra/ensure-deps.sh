@@ -17,3 +17,6 @@ fi
 # The chat page's bundle (clients/web/build.ts → dist/web, served by the gateway at /): rebuilt only when its
 # sources changed, so `npm start` and `npm test` always serve the page of this checkout.
 node_modules/.bin/tsx clients/web/build.ts
+# The services' bundles (infra/build/services-build.ts → dist/services), which `npm start` runs instead of
+# compiling TypeScript at every service start: rebuilt only when an input's content changed.
+node_modules/.bin/tsx infra/build/services-build.ts

@@ -6,6 +6,8 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { createGatewayAuth, loadTokens } from '../services/gateway/auth/tokens';
 import { isLoopback } from '../services/gateway/config';
+import { ensureServicesBuilt, readServicesManifest } from '../infra/build/build-freshness';
+import { SERVICE_ENTRIES } from '../infra/build/services-build';
 
 /**
  * No Docker engine runs here, so docker-compose.yml is validated for real against the Compose
@@ -77,18 +79,34 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  test('every service command runs a file the image holds (node --import tsx <file>…)', () => {
+  test('every service command runs a bundle the image builds (node dist/services/<entry>.js…) from sources it holds', () => {
     const dockerfile = fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8');
     const copied = dockerfile.split('\n').filter((l) => /^COPY\s/.test(l) && !l.includes('--from=')).flatMap((l) => l.trim().split(/\s+/).slice(1, -1));
     const inImage = (file: string) => copied.some((src) => file === src || file.startsWith(`${src.replace(/\/$/, '')}/`));
+    // The image runs the services' build (infra/build/services-build.ts), after copying what it reads.
+    expect(dockerfile).toMatch(/^RUN node_modules\/\.bin\/tsx infra\/build\/services-build\.ts --force$/m);
+    expect(inImage('infra/build/services-build.ts')).toBe(true);
     for (const name of ['store', 'worker', 'gateway']) {
       const command = compose.services[name].command as string[];
-      expect(command.slice(0, 3)).toEqual(['node', '--import', 'tsx']);
-      for (const file of command.slice(3)) {
-        expect([name, file, fs.existsSync(path.join(root, file))]).toEqual([name, file, true]);
-        expect([name, file, inImage(file)]).toEqual([name, file, true]);
+      expect(command[0]).toBe('node');
+      for (const file of command.slice(1)) {
+        const bundle = /^dist\/services\/([a-z-]+)\.js$/.exec(file)?.[1];
+        const entry = bundle ? (SERVICE_ENTRIES as Record<string, string>)[bundle] : undefined;
+        expect([name, file, entry !== undefined]).toEqual([name, file, true]);
+        expect([name, entry, fs.existsSync(path.join(root, entry!))]).toEqual([name, entry, true]);
+        expect([name, entry, inImage(entry!)]).toEqual([name, entry, true]);
       }
     }
+  });
+
+  test('every file the services\' build reads is copied into the image', async () => {
+    const dockerfile = fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8');
+    const copied = dockerfile.split('\n').filter((l) => /^COPY\s/.test(l) && !l.includes('--from=')).flatMap((l) => l.trim().split(/\s+/).slice(1, -1));
+    const inImage = (file: string) => copied.some((src) => file === src || file.startsWith(`${src.replace(/\/$/, '')}/`));
+    await ensureServicesBuilt();
+    const inputs = Object.keys(readServicesManifest()?.inputs ?? {});
+    expect(inputs.length).toBeGreaterThan(0);
+    expect(inputs.filter((f) => !inImage(f))).toEqual([]);
   });
 
   test('every file the Dockerfile copies and every file compose mounts exists in the repo', () => {
@@ -142,7 +160,7 @@ describe('docker-compose.yml', () => {
       expect([name, svc.environment.STRAND_PROJECTS_DIR]).toEqual([name, projects]);
       expect([name, Boolean(bind.read_only)]).toEqual([name, name === 'gateway']);
       // Started as root only to switch to the projects' owner (infra/docker/run-as-project-owner.ts).
-      expect([name, svc.user, svc.command[3]]).toEqual([name, '0:0', 'infra/docker/run-as-project-owner.ts']);
+      expect([name, svc.user, svc.command[1]]).toEqual([name, '0:0', 'dist/services/run-as-project-owner.js']);
       expect([name, svc.environment.STRAND_RUN_AS]).toEqual([name, '${STRAND_RUN_AS:-}']);
     }
     expect(compose.services.store.user).toBeUndefined(); // the image's `node`: it touches no project
@@ -182,7 +200,9 @@ describe('docker-compose.yml', () => {
 // The worker's and gateway's entrypoint for real, outside a container: only root can switch users, so
 // elsewhere this part is skipped and says so.
 const asRoot = process.getuid?.() === 0 ? test : test.skip;
-asRoot('the entrypoint runs the service in its own process as the owner, after giving it the state dirs', () => {
+// As the image runs it (built: dist/services/run-as-project-owner.js and a CommonJS service) and from source.
+asRoot.each(['built', 'source'] as const)('the entrypoint (%s) runs the service in its own process as the owner, after giving it the state dirs', async (how) => {
+  if (how === 'built') await ensureServicesBuilt();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-run-as-'));
   try {
     fs.chmodSync(dir, 0o755);
@@ -193,9 +213,11 @@ asRoot('the entrypoint runs the service in its own process as the owner, after g
     fs.writeFileSync(path.join(state, 'kept'), '');
     fs.writeFileSync(path.join(dir, 'ready'), 'stale');
     fs.chownSync(projects, 4321, 4322);
-    const service = path.join(dir, 'service.ts');
-    fs.writeFileSync(service, `import fs from 'node:fs';\nfs.writeFileSync('${projects}/made.txt', String(process.pid));\nconsole.log(JSON.stringify({ uid: process.getuid(), gid: process.getgid(), argv1: process.argv[1], home: process.env.HOME }));\n`);
-    const out = execFileSync(process.execPath, ['--import', 'tsx', path.join(root, 'infra/docker/run-as-project-owner.ts'), service], {
+    const service = path.join(dir, how === 'built' ? 'service.js' : 'service.ts');
+    const importFs = how === 'built' ? `const fs = require('node:fs');` : `import fs from 'node:fs';`;
+    fs.writeFileSync(service, `${importFs}\nfs.writeFileSync('${projects}/made.txt', String(process.pid));\nconsole.log(JSON.stringify({ uid: process.getuid(), gid: process.getgid(), argv1: process.argv[1], home: process.env.HOME }));\n`);
+    const entrypoint = how === 'built' ? [path.join(root, 'dist/services/run-as-project-owner.js')] : ['--import', 'tsx', path.join(root, 'infra/docker/run-as-project-owner.ts')];
+    const out = execFileSync(process.execPath, [...entrypoint, service], {
       env: { PATH: process.env.PATH, STRAND_PROJECTS_DIR: projects, STRAND_OWNED_DIRS: state, STRAND_READY_FILE: path.join(dir, 'ready'), HOME: '/root' },
       cwd: root,
     }).toString();

@@ -1,12 +1,14 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chooseRunAs, ownedDirs, type RunAs } from './project-owner';
 
 /**
- * Entrypoint of the worker and gateway containers:
- *   node --import tsx infra/docker/run-as-project-owner.ts services/worker/main.ts
+ * Entrypoint of the worker and gateway containers, built like the services (infra/build/services-build.ts):
+ *   node dist/services/run-as-project-owner.js dist/services/worker.js
+ * (from source: node --import tsx infra/docker/run-as-project-owner.ts services/worker/main.ts)
  * It starts as root, gives the state directories (STRAND_OWNED_DIRS) to the user that owns the mounted
  * projects (project-owner.ts), switches to that user, and then loads the service in this very process:
  * the service stays the container's main process (signals, exit code, and a `kill -9` of that pid are
@@ -24,7 +26,10 @@ async function main(): Promise<void> {
   const who = runAs ? `uid ${runAs.uid} gid ${runAs.gid} (${runAs.why})` : `uid ${process.getuid?.()} (unchanged)`;
   console.log(`[entrypoint] ${service} runs as ${who}`);
   process.argv.splice(1, 1); // the service sees itself as argv[1], as if started directly
-  await import(pathToFileURL(path.resolve(service)).href);
+  // A built service is CommonJS: require() runs it at once, where import() would first scan the whole
+  // bundle for its exports (as infra/stack/service-entry.ts does). Sources go through tsx's loader.
+  if (service.endsWith('.js')) createRequire(__filename)(path.resolve(service));
+  else await import(pathToFileURL(path.resolve(service)).href);
 }
 
 function switchTo(runAs: RunAs): void {

@@ -17,12 +17,25 @@ export interface StackConfig {
   serviceEnv: NodeJS.ProcessEnv;
   /** How many stores, workers and gateways to run (one each when left out); see instances.ts. */
   instances?: InstanceCounts;
+  /**
+   * Which code the store, worker and gateway run: 'built' is the esbuild bundles in dist/services
+   * (infra/build/services-build.ts; rebuilt first when stale), 'source' the TypeScript through tsx.
+   * Left out, 'source': tests start what they test. `npm start` runs 'built' unless STRAND_FROM_SOURCE=1.
+   */
+  code?: ServiceCode;
+}
+
+export type ServiceCode = 'built' | 'source';
+
+/** `npm start`'s choice: the built services, unless STRAND_FROM_SOURCE=1 (or true) keeps tsx. */
+export function serviceCodeFromEnv(env: NodeJS.ProcessEnv = process.env): ServiceCode {
+  return /^(1|true|yes)$/i.test(env.STRAND_FROM_SOURCE?.trim() ?? '') ? 'source' : 'built';
 }
 
 /**
  * The local stack's settings from the environment (documented in docs/configuration.md):
  * STRAND_DATA_DIR, STRAND_TEMPORAL_PORT, STRAND_TEMPORAL_UI_PORT, STRAND_NATS_PORT,
- * STRAND_GATEWAY_PORT, STRAND_EDN_PORT.
+ * STRAND_GATEWAY_PORT, STRAND_EDN_PORT, STRAND_FROM_SOURCE.
  */
 export function stackConfigFromEnv(env: NodeJS.ProcessEnv = process.env): StackConfig {
   return {
@@ -37,5 +50,6 @@ export function stackConfigFromEnv(env: NodeJS.ProcessEnv = process.env): StackC
     },
     ui: true,
     serviceEnv: {},
+    code: serviceCodeFromEnv(env),
   };
 }

@@ -7,36 +7,49 @@ import { serviceOf, sharedStoreEnv, type GatewayPorts, type InstanceName } from 
 import { stackMarkerEnv } from './leftovers';
 import { type ProcessSpec } from './managed-process';
 import { LINK_ENV, LINK_FD } from './parent-link';
-import { REPO_ROOT, type StackConfig } from './stack-config';
+import { REPO_ROOT, type ServiceCode, type StackConfig } from './stack-config';
+import { bundlePath, SERVICE_ENTRIES, type ServiceBundle } from '../build/services-build';
 
 export type ServiceName = 'nats' | 'temporal' | 'store' | 'worker' | 'gateway';
 
-const SERVICE_ENTRY = path.join(REPO_ROOT, 'infra/stack/service-entry.ts');
-const WATCHDOG = path.join(REPO_ROOT, 'infra/stack/watchdog.ts');
+/**
+ * How node runs one of our entries. From source: tsx's loader compiles the TypeScript at every start.
+ * Built: the bundle of the same entry in dist/services (infra/build/services-build.ts), plain
+ * JavaScript. Source maps are written beside it but not turned on: `--enable-source-maps` parses the
+ * map of every module loaded, node_modules' too, which cost a gateway start 150–190 ms (bench:startup);
+ * NODE_OPTIONS=--enable-source-maps turns them on when a stack trace should name the .ts lines.
+ */
+export function nodeArgs(code: ServiceCode, bundle: ServiceBundle, ...rest: string[]): string[] {
+  return code === 'built'
+    ? [bundlePath(bundle), ...rest]
+    : ['--import', 'tsx', path.join(REPO_ROOT, SERVICE_ENTRIES[bundle]), ...rest];
+}
 
 /**
- * A service written in TypeScript, run by node with tsx's loader (no wrapper process in between).
- * service-entry.ts makes it stop by itself if the runner dies, then loads it in the same process.
+ * A service of ours, run by node (no wrapper process in between). service-entry makes it stop by
+ * itself if the runner dies, then loads the service in the same process.
  */
-function tsService(name: string, entry: string, env: NodeJS.ProcessEnv): ProcessSpec {
+function nodeService(name: string, bundle: ServiceBundle, code: ServiceCode, env: NodeJS.ProcessEnv): ProcessSpec {
+  const service = code === 'built' ? bundlePath(bundle) : path.join(REPO_ROOT, SERVICE_ENTRIES[bundle]);
   return {
     name,
     command: process.execPath,
-    args: ['--import', 'tsx', SERVICE_ENTRY, path.join(REPO_ROOT, entry)],
+    args: nodeArgs(code, 'service-entry', service),
     env: { ...env, [LINK_ENV]: String(LINK_FD) },
     cwd: REPO_ROOT,
   };
 }
 
 /** A server binary, run under the watchdog that stops it if the runner dies (a Go binary cannot watch fd 3). */
-function binaryService(name: string, command: string, args: string[], env: NodeJS.ProcessEnv): ProcessSpec {
-  return { name, command: process.execPath, args: ['--import', 'tsx', WATCHDOG, command, ...args], env, cwd: REPO_ROOT };
+function binaryService(name: string, code: ServiceCode, command: string, args: string[], env: NodeJS.ProcessEnv): ProcessSpec {
+  return { name, command: process.execPath, args: nodeArgs(code, 'watchdog', command, ...args), env, cwd: REPO_ROOT };
 }
 
 /** How to start each service of the stack described by `config` (ports already resolved). */
 export async function serviceSpecs(config: StackConfig): Promise<Record<ServiceName, ProcessSpec>> {
   const bins = binaryPaths();
   const { host, ports, dataDir } = config;
+  const code = config.code ?? 'source';
   for (const dir of ['nats', 'store']) fs.mkdirSync(path.join(dataDir, dir), { recursive: true });
   const temporalArgs = [
     'server', 'start-dev',
@@ -80,11 +93,11 @@ export async function serviceSpecs(config: StackConfig): Promise<Record<ServiceN
   };
   const natsArgs = ['-a', host, '-p', String(ports.nats), '-js', '-sd', path.join(dataDir, 'nats'), '-n', 'strand-local'];
   return {
-    nats: binaryService('nats', bins.natsServer, natsArgs, marker),
-    temporal: binaryService('temporal', bins.temporal, temporalArgs, { TEMPORAL_VERSION_CHECK_DISABLED: '1', ...marker }),
-    store: tsService('store', 'services/session-store/main.ts', serviceEnv),
-    worker: tsService('worker', 'services/worker/main.ts', serviceEnv),
-    gateway: tsService('gateway', 'services/gateway/main.ts', serviceEnv),
+    nats: binaryService('nats', code, bins.natsServer, natsArgs, marker),
+    temporal: binaryService('temporal', code, bins.temporal, temporalArgs, { TEMPORAL_VERSION_CHECK_DISABLED: '1', ...marker }),
+    store: nodeService('store', 'store', code, serviceEnv),
+    worker: nodeService('worker', 'worker', code, serviceEnv),
+    gateway: nodeService('gateway', 'gateway', code, serviceEnv),
   };
 }
 

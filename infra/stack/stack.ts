@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadTokens } from '../../services/gateway/auth/tokens';
+import { ensureServicesBuilt } from '../build/build-freshness';
 import { writeChildRecords, type ChildRecord } from './child-records';
 import { freePort, waitForTcp } from './free-port';
 import { checkInstanceCounts, gatewayPortPlan, instanceCount, instanceNames, ordinalOf, serviceOf, type InstanceName } from './instances';
@@ -106,6 +107,8 @@ export async function startStack(
   options: StackOptions = {},
 ): Promise<Stack> {
   checkInstanceCounts(input.instances);
+  // Never the build of other sources: a stale dist/services is rebuilt first, and the log says why.
+  if (input.code === 'built') await ensureServicesBuilt({ log: (m) => onLine('strand', m) });
   const config = await resolvePorts(input);
   fs.mkdirSync(config.dataDir, { recursive: true });
   const procs = new Map<InstanceName, ManagedProcess>();

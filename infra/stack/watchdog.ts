@@ -4,9 +4,9 @@ import { LINK_FD, ORPHAN_GRACE_MS, stopOwnGroup, watchLink } from './parent-link
 
 /**
  * Runs a server binary (nats-server, the Temporal CLI) so that it cannot outlive the stack runner:
- * `node --import tsx watchdog.ts <command> [args…]`, started by the runner as the leader of its
- * own process group with the runner's link on fd 3 (see parent-link.ts). The binary runs in the
- * same group. When the link closes, the group gets SIGTERM, then SIGKILL after a grace.
+ * `node --import tsx watchdog.ts <command> [args…]` (built: dist/services/watchdog.js), started by
+ * the runner as the leader of its own process group with the runner's link on fd 3 (see
+ * parent-link.ts). The binary runs in the same group. When the link closes, the group gets SIGTERM, then SIGKILL after a grace.
  *
  * Signals sent to the group (how the runner stops a service) reach the binary directly; the
  * watchdog ignores them and exits only once the binary has, with its exit status, so the runner

@@ -69,9 +69,10 @@ test('npm start: every listening socket of every process of the stack is bound t
   // Each server on its configured port, held by the process that serves it.
   const { ports } = place;
   const holder = (port: number) => sockets.filter((s) => s.port === port).map((s) => procs.find((p) => p.pid === s.pid)?.command ?? '');
+  // `npm start` runs the built services (docs/local-stack.md, "Built services").
   const expected: Array<[string, number, RegExp]> = [
-    ['gateway HTTP', ports.gateway, /services\/gateway\/main\.ts/],
-    ['gateway EDN', Number(place.env.STRAND_EDN_PORT), /services\/gateway\/main\.ts/],
+    ['gateway HTTP', ports.gateway, /dist\/services\/gateway\.js$/],
+    ['gateway EDN', Number(place.env.STRAND_EDN_PORT), /dist\/services\/gateway\.js$/],
     ['nats-server', ports.nats, /nats-server/],
     ['Temporal frontend', ports.temporal, /temporal server start-dev/],
     ['Temporal UI', ports.temporalUi, /temporal server start-dev/],
@@ -87,7 +88,7 @@ test('npm start: every listening socket of every process of the stack is bound t
   expect(workerMetrics.length).toBe(2);
   for (const port of workerMetrics) {
     const [pid, ...others] = sockets.filter((s) => s.port === port).map((s) => s.pid);
-    expect({ port, others, command: procs.find((p) => p.pid === pid)?.command }).toEqual({ port, others: [], command: expect.stringMatching(/services\/worker\/main\.ts/) });
+    expect({ port, others, command: procs.find((p) => p.pid === pid)?.command }).toEqual({ port, others: [], command: expect.stringMatching(/dist\/services\/worker\.js$/) });
     expect({ port, listeners: sockets.filter((s) => s.pid === pid).length }).toEqual({ port, listeners: 2 });
   }
   // The Temporal dev server's own HTTP API, metrics and internal services listen too: they are in the list above.
