@@ -11,13 +11,14 @@ import { toolDefinition } from '../../contracts/tools';
 import type { TurnProgress } from '../../contracts/turn-workflow';
 import { WORKER_ACTIVITY_HEARTBEAT_TIMEOUT } from '../retry-policies';
 
+/** Patch id (2026-11) of a failed batch waiting for all its calls (allCalls below). */
+const BATCH_SETTLES_PATCH = 'tool-batch-settles';
+
 /**
  * Tools run as long as their own timeout allows (shell_exec caps at 30 min); heartbeats on a ticker prove
  * them alive. A tool whose worker died is taken over by another worker's crash watch within a second or
  * two; the heartbeat timeout is the backstop (see the model step's options).
  */
-const BATCH_SETTLES_PATCH = 'tool-batch-settles';
-
 const TOOL_OPTIONS: wf.ActivityOptions = {
   startToCloseTimeout: '35 minutes',
   heartbeatTimeout: WORKER_ACTIVITY_HEARTBEAT_TIMEOUT,
