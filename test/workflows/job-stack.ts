@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,6 +12,7 @@ import { createProviderRegistry } from '../../activities/providers/registry';
 import { createMemoryToolLedger } from '../../activities/tool-calls/ledger';
 import { createToolWiring } from '../../services/worker/tool-wiring';
 import { memoryStorePort, recordingPublisher } from '../harness/memory-store-port';
+import { timeSkippingEnvAndBundle } from '../harness/time-skipping-env';
 
 /**
  * The parts a job runs on, in this process: the real activities (the scripted provider playing the
@@ -63,4 +65,26 @@ export async function jobStack(env: TestWorkflowEnvironment, bundle: WorkflowBun
     script: (name, steps) => fs.writeFile(path.join(scriptsDir, `${name}.json`), JSON.stringify({ steps })),
     cleanup: () => fs.rm(tmp, { recursive: true, force: true }),
   };
+}
+
+/**
+ * The lifecycle every job test file shares: one time-skipping server and workflow bundle per file, a
+ * fresh job stack (its own repository and task queue) per test. Read the parts from the returned
+ * object inside tests; they are set by the hooks this registers.
+ */
+export function useJobStack(): { readonly env: TestWorkflowEnvironment; readonly bundle: WorkflowBundleWithSourceMap; readonly stack: JobStack } {
+  const parts = {} as { env: TestWorkflowEnvironment; bundle: WorkflowBundleWithSourceMap; stack: JobStack };
+  beforeAll(async () => {
+    [parts.env, parts.bundle] = await timeSkippingEnvAndBundle();
+  }, 180_000);
+  afterAll(async () => {
+    await parts.env?.teardown();
+  });
+  beforeEach(async () => {
+    parts.stack = await jobStack(parts.env, parts.bundle, `tq-${randomUUID()}`);
+  });
+  afterEach(async () => {
+    await parts.stack?.cleanup();
+  });
+  return parts;
 }

@@ -2,15 +2,13 @@ import '../harness/quiet-temporal';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import { gitOk } from '../../activities/job-workspace/git';
 import type { JobReport } from '../../contracts/job-report';
 import type { JobSpecInput } from '../../contracts/job-spec';
 import { escalationAnswerSignal, JOB_WORKFLOW_TYPE, jobProgressQuery, jobWorkflowId, type JobProgressView, type JobWorkflowInput } from '../../contracts/job-workflow';
 import { waitFor } from '../harness/dev-server-worker';
-import { timeSkippingEnvAndBundle } from '../harness/time-skipping-env';
-import { jobStack, type JobStack } from './job-stack';
+import { useJobStack } from './job-stack';
 
 /**
  * Unattended jobs end to end in one process (docs/jobs.md), on the time-skipping test server: the
@@ -18,37 +16,19 @@ import { jobStack, type JobStack } from './job-stack';
  * tools editing a git worktree and running commands, the real workspace and deliverable activities.
  * Deadlines and escalation timeouts are durable timers, which the server skips to.
  */
-let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
-let stack: JobStack;
-
-beforeAll(async () => {
-  [env, bundle] = await timeSkippingEnvAndBundle();
-}, 180_000);
-
-afterAll(async () => {
-  await env?.teardown();
-});
-
-beforeEach(async () => {
-  stack = await jobStack(env, bundle, `tq-${randomUUID()}`);
-});
-
-afterEach(async () => {
-  await stack.cleanup();
-});
+const jobs = useJobStack();
 
 const jobId = () => `j-${randomUUID().slice(0, 8)}`;
 
 function start(job_id: string, spec: Omit<JobSpecInput, 'version'>) {
   const input: JobWorkflowInput = { job_id, spec: { version: 1, ...spec } };
-  return env.client.workflow.start(JOB_WORKFLOW_TYPE, { taskQueue: stack.taskQueue, workflowId: jobWorkflowId(job_id), args: [input] });
+  return jobs.env.client.workflow.start(JOB_WORKFLOW_TYPE, { taskQueue: jobs.stack.taskQueue, workflowId: jobWorkflowId(job_id), args: [input] });
 }
 
 /** The job's history and its turns' replay on the workflow code as it is: nothing in them depends on more than their history. */
 async function replays(report: JobReport): Promise<void> {
   for (const workflowId of [jobWorkflowId(report.job_id), ...report.turns.map((t) => `session:${report.session_id}:turn:${t.turn_id.slice(1)}`)]) {
-    await Worker.runReplayHistory({ workflowBundle: bundle }, await env.client.workflow.getHandle(workflowId).fetchHistory(), workflowId);
+    await Worker.runReplayHistory({ workflowBundle: jobs.bundle }, await jobs.env.client.workflow.getHandle(workflowId).fetchHistory(), workflowId);
   }
 }
 
@@ -56,26 +36,26 @@ const progress = (h: Awaited<ReturnType<typeof start>>) => h.query(jobProgressQu
 const escalated = (p: JobProgressView) => p.escalations.length > 0;
 
 test('a job whose model writes a file and runs commands succeeds with a report naming the commit, the file, its lines and each exit code', async () => {
-  await stack.script('job-ok', [
+  await jobs.stack.script('job-ok', [
     [{ type: 'text', text: 'Writing the file.' }, { type: 'tool_call', name: 'write_file', args: { path: 'hello.txt', content: 'hello\nworld\n' } }],
     [{ type: 'tool_call', name: 'shell_exec', args: { command: 'wc -l < hello.txt' } }],
     [{ type: 'tool_call', name: 'shell_exec', args: { command: 'test -f missing.txt' } }],
     [{ type: 'text', text: 'Added hello.txt with two lines.' }],
   ]);
   const id = jobId();
-  const report = await stack.worker.runUntil(async () => (await start(id, { task: { prompt: 'add hello.txt', project_path: stack.repo, model: 'scripted/job-ok' } })).result() as Promise<JobReport>);
+  const report = await jobs.stack.worker.runUntil(async () => (await start(id, { task: { prompt: 'add hello.txt', project_path: jobs.stack.repo, model: 'scripted/job-ok' } })).result() as Promise<JobReport>);
   expect(report).toMatchObject({
     version: 1,
     job_id: id,
     status: 'succeeded',
     summary: 'Added hello.txt with two lines.',
     session_id: `job-${id}`,
-    workspace: { kind: 'git_worktree', branch: `strand/job-${id}`, path: path.join(stack.jobsDir, id, 'workspace') },
+    workspace: { kind: 'git_worktree', branch: `strand/job-${id}`, path: path.join(jobs.stack.jobsDir, id, 'workspace') },
     deliverable: {
       branch: `strand/job-${id}`,
       commits: [{ subject: `strand job ${id}: work the agent left uncommitted` }],
       files: [{ path: 'hello.txt', added: 2, removed: 0 }],
-      patch_path: path.join(stack.jobsDir, id, 'job.patch'),
+      patch_path: path.join(jobs.stack.jobsDir, id, 'job.patch'),
       verified: true,
       problems: [],
     },
@@ -95,22 +75,22 @@ test('a job whose model writes a file and runs commands succeeds with a report n
   expect(report.usage.tokens).toBeGreaterThan(0);
   // The commit is on the job's branch in the project's repository; the project's checkout is untouched.
   const sha = report.deliverable!.commits[0]!.sha;
-  expect((await gitOk(stack.repo, ['rev-parse', `strand/job-${id}`])).trim()).toBe(sha);
-  expect(await gitOk(stack.repo, ['show', `${sha}:hello.txt`])).toBe('hello\nworld\n');
-  expect((await gitOk(stack.repo, ['status', '--porcelain'])).trim()).toBe('');
+  expect((await gitOk(jobs.stack.repo, ['rev-parse', `strand/job-${id}`])).trim()).toBe(sha);
+  expect(await gitOk(jobs.stack.repo, ['show', `${sha}:hello.txt`])).toBe('hello\nworld\n');
+  expect((await gitOk(jobs.stack.repo, ['status', '--porcelain'])).trim()).toBe('');
   expect(await fs.readFile(report.deliverable!.patch_path!, 'utf8')).toContain('+world');
   await replays(report);
 }, 120_000);
 
 test('an escalated call runs on a person’s yes and the report names them; a denied tool never runs', async () => {
-  await stack.script('job-escalate', [
+  await jobs.stack.script('job-escalate', [
     [{ type: 'tool_call', name: 'shell_exec', args: { command: 'echo yes > approved.txt' } }],
     [{ type: 'tool_call', name: 'delete_file', args: { path: 'README.md' } }],
     [{ type: 'text', text: 'Done; README.md could not be deleted.' }],
   ]);
   const id = jobId();
-  const report = await stack.worker.runUntil(async () => {
-    const h = await start(id, { task: { prompt: 'tidy up', project_path: stack.repo, model: 'scripted/job-escalate' }, policy: { tools: { shell_exec: 'escalate', delete_file: 'deny' } } });
+  const report = await jobs.stack.worker.runUntil(async () => {
+    const h = await start(id, { task: { prompt: 'tidy up', project_path: jobs.stack.repo, model: 'scripted/job-escalate' }, policy: { tools: { shell_exec: 'escalate', delete_file: 'deny' } } });
     const waiting = await waitFor(() => progress(h), escalated);
     expect(waiting.escalations).toEqual([{ tool_call_id: expect.any(String), tool: 'shell_exec', turn_id: 't1', rule_source: 'tools.shell_exec', expires_at: expect.any(Number) }]);
     await h.signal(escalationAnswerSignal, { tool_call_id: waiting.escalations[0]!.tool_call_id, decision: 'allow', by: 'alice' });
@@ -123,19 +103,19 @@ test('an escalated call runs on a person’s yes and the report names them; a de
   ]);
   expect(report.commands.map((c) => [c.command, c.exit_code])).toEqual([['echo yes > approved.txt', 0]]);
   expect(report.deliverable!.files).toEqual([{ path: 'approved.txt', added: 1, removed: 0 }]);
-  expect(await gitOk(stack.repo, ['show', `strand/job-${id}:README.md`])).toBe('# demo\n');
+  expect(await gitOk(jobs.stack.repo, ['show', `strand/job-${id}:README.md`])).toBe('# demo\n');
   await replays(report);
 }, 120_000);
 
 test('the deadline: at its soft threshold the work stops after its step, a wrap-up turn runs, and the job ends partial', async () => {
-  await stack.script('job-deadline', [
+  await jobs.stack.script('job-deadline', [
     [{ type: 'text', text: 'Running the slow suite.' }, { type: 'tool_call', name: 'shell_exec', args: { command: 'echo suite > ran.txt' } }],
     [{ type: 'text', text: 'Left to do: the suite never ran; nothing was changed.' }],
   ]);
   const id = jobId();
   // Nobody answers the escalation (its timeout is an hour): the server skips to the wrap-up time.
-  const report = await stack.worker.runUntil(async () =>
-    (await start(id, { task: { prompt: 'run the suite', project_path: stack.repo, model: 'scripted/job-deadline' }, policy: { tools: { shell_exec: 'escalate' } }, limits: { deadline_s: 1800, wrap_up_before_s: 300 } })).result() as Promise<JobReport>,
+  const report = await jobs.stack.worker.runUntil(async () =>
+    (await start(id, { task: { prompt: 'run the suite', project_path: jobs.stack.repo, model: 'scripted/job-deadline' }, policy: { tools: { shell_exec: 'escalate' } }, limits: { deadline_s: 1800, wrap_up_before_s: 300 } })).result() as Promise<JobReport>,
   );
   expect(report).toMatchObject({
     status: 'partial',
@@ -161,14 +141,14 @@ test('the deadline: at its soft threshold the work stops after its step, a wrap-
 }, 120_000);
 
 test('cancelling a job stops its running turn and reports cancelled with what was done', async () => {
-  await stack.script('job-cancel', [
+  await jobs.stack.script('job-cancel', [
     [{ type: 'tool_call', name: 'write_file', args: { path: 'notes.txt', content: 'a start\n' } }],
     [{ type: 'tool_call', name: 'shell_exec', args: { command: 'echo more >> notes.txt' } }],
     [{ type: 'text', text: 'never reached' }],
   ]);
   const id = jobId();
-  const report = await stack.worker.runUntil(async () => {
-    const h = await start(id, { task: { prompt: 'take notes', project_path: stack.repo, model: 'scripted/job-cancel' }, policy: { tools: { shell_exec: 'escalate' } } });
+  const report = await jobs.stack.worker.runUntil(async () => {
+    const h = await start(id, { task: { prompt: 'take notes', project_path: jobs.stack.repo, model: 'scripted/job-cancel' }, policy: { tools: { shell_exec: 'escalate' } } });
     await waitFor(() => progress(h), escalated);
     await h.cancel();
     const report = (await h.result()) as JobReport;
@@ -186,6 +166,6 @@ test('cancelling a job stops its running turn and reports cancelled with what wa
     ['write_file', 'ran'],
     ['shell_exec', 'denied'],
   ]);
-  expect(await gitOk(stack.repo, ['show', `strand/job-${id}:notes.txt`])).toBe('a start\n');
+  expect(await gitOk(jobs.stack.repo, ['show', `strand/job-${id}:notes.txt`])).toBe('a start\n');
   await replays(report);
 }, 120_000);
