@@ -176,6 +176,12 @@ test('a turn started by another client while the chat is open shows that turn\'s
   await t.waitFor((s) => s.includes('scripted/echo ·'), 'the chat to open the session');
   prompt(t, 'first from here');
   await t.waitFor((s) => s.includes('You said: first from here'), 'the first answer');
+  // The other client prompts once the session is idle, as a client does: the answer's text is on the
+  // screen a moment before its turn has ended, and a prompt in that moment is rightly refused 409.
+  for (let i = 0; (await http(stack.urls.gateway, 'GET', `/api/sessions/${sid}`)).body.agent_state !== 'idle'; i++) {
+    if (i > 200) throw new Error('the first turn never ended');
+    await new Promise((r) => setTimeout(r, 50));
+  }
   const accepted = await http(stack.urls.gateway, 'POST', `/api/sessions/${sid}/prompt`, { text: 'second from elsewhere' });
   expect(accepted.status).toBe(202);
   const screen = flat(await t.waitFor((s) => flat(s).includes('You said: second from elsewhere'), 'the answer of the other client'));
