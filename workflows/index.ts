@@ -1,5 +1,25 @@
+/* eslint-disable @typescript-eslint/no-require-imports -- see below */
+import type * as Session from './session/session-workflow';
+import type * as Turn from './turn/turn-workflow';
+import type * as CheckpointList from './checkpoint-list';
+import type * as Job from './job/job-workflow';
+
 // The workflow bundle's entry: every workflow type the worker registers.
-export { sessionWorkflow } from './session/session-workflow';
-export { turnWorkflow } from './turn/turn-workflow';
-export { checkpointListWorkflow } from './checkpoint-list';
-export { jobWorkflow } from './job/job-workflow';
+//
+// Each workflow run evaluates the bundle's modules afresh (only preloaded ones are shared), and every
+// prompt is a new turn run: a module the turn never uses still costs its evaluation on the path to the
+// first delta (the job spec's schemas alone cost more than the turn's own). So each type is required
+// when a run of it starts: a run evaluates its own workflow's module graph only. Requiring is
+// deterministic (module evaluation is code like any other); the names stay the workflow types.
+export function sessionWorkflow(...args: Parameters<typeof Session.sessionWorkflow>): ReturnType<typeof Session.sessionWorkflow> {
+  return (require('./session/session-workflow') as typeof Session).sessionWorkflow(...args);
+}
+export function turnWorkflow(...args: Parameters<typeof Turn.turnWorkflow>): ReturnType<typeof Turn.turnWorkflow> {
+  return (require('./turn/turn-workflow') as typeof Turn).turnWorkflow(...args);
+}
+export function checkpointListWorkflow(...args: Parameters<typeof CheckpointList.checkpointListWorkflow>): ReturnType<typeof CheckpointList.checkpointListWorkflow> {
+  return (require('./checkpoint-list') as typeof CheckpointList).checkpointListWorkflow(...args);
+}
+export function jobWorkflow(...args: Parameters<typeof Job.jobWorkflow>): ReturnType<typeof Job.jobWorkflow> {
+  return (require('./job/job-workflow') as typeof Job).jobWorkflow(...args);
+}

@@ -1,7 +1,7 @@
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { z } from 'zod';
 import { buildWorkflowBundle } from './workflow-bundle';
-import { workflowRunProbe } from './workflow-run-probe';
+import { probeInputs, workflowRunProbe } from './workflow-run-probe';
 
 /**
  * The workflow bundle shares zod across workflow runs and keeps the contracts a run evaluates to the
@@ -24,12 +24,28 @@ describe('workflow bundle', () => {
     expect(bundle.code).not.toContain('"./contracts/session-store/messages.ts"');
   });
 
+  it("evaluates only the run's own workflow: a turn pays for no session, job or checkpoint module", async () => {
+    const probe = await workflowRunProbe(bundle);
+    try {
+      const turn = await probe.startRun('turnWorkflow', 'turn', probeInputs.turnWorkflow);
+      expect(turn).toContain('./workflows/turn/turn-workflow.ts');
+      expect(turn).toContain('./contracts/turn-workflow.ts');
+      for (const other of ['./workflows/session/session-workflow.ts', './workflows/job/job-workflow.ts', './contracts/job-spec.ts', './workflows/checkpoint-list.ts']) expect(turn).not.toContain(other);
+      // A session starts turns as its children: it needs the turn's module, and its own.
+      const session = await probe.startRun('sessionWorkflow', 'session', probeInputs.sessionWorkflow);
+      expect(session).toEqual(expect.arrayContaining(['./workflows/session/session-workflow.ts', './workflows/turn/turn-workflow.ts']));
+      expect(session).not.toContain('./contracts/job-spec.ts');
+    } finally {
+      await probe.destroy();
+    }
+  }, 60_000);
+
   it('starts runs whose schemas work on the shared, frozen zod (parse, refuse, report)', async () => {
     const probe = await workflowRunProbe(bundle);
     try {
-      // Creating a run evaluates the contracts' schemas (z.object, enums, refinements) against the frozen zod.
-      await probe.startRun('turnWorkflow', 'first');
-      await probe.startRun('sessionWorkflow', 'second');
+      // A run's first activation evaluates the contracts' schemas (z.object, enums, refinements) against the frozen zod, and parses its input with them.
+      await probe.startRun('turnWorkflow', 'first', probeInputs.turnWorkflow);
+      await probe.startRun('sessionWorkflow', 'second', probeInputs.sessionWorkflow);
       // Validation in the shared context: zod's global config (locale) was set before the freeze.
       const sharedZod = probe.sharedModule<{ sharedZod: typeof z }>('./workflows/preload/shared-zod.ts')!.sharedZod;
       const schema = sharedZod.object({ text: sharedZod.string().min(1), n: sharedZod.number().int() });
