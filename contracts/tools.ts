@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TASK_TOOL, taskParamsSchema } from './subagents';
+import { isReadOnlyTool, type ToolName } from './tool-names';
 
 /**
  * The coding agent's built-in tools (docs/architecture.md, "Tools and providers"): their names, parameter schemas and the
@@ -128,30 +129,17 @@ export interface ToolDefinition {
   name: ToolName;
   description: string;
   schema: z.ZodObject;
-  /** Read-only tools may be auto-approved (approval-policy.ts); the others change the workspace. */
+  /** Read-only tools may be auto-approved (approval-policy.ts); the others change the workspace (tool-names.ts decides). */
   readOnly: boolean;
 }
 
-export const TOOL_NAMES = [
-  'read_file',
-  'write_file',
-  'edit_file',
-  'delete_file',
-  'list_files',
-  'search_files',
-  'shell_exec',
-  'git_status',
-  'git_diff',
-  'task',
-] as const;
-export type ToolName = (typeof TOOL_NAMES)[number];
+export { TOOL_NAMES, type ToolName } from './tool-names';
 
 // The first line of each description is what the system prompt lists; the rest tells the model how to
 // use the tool well. Keep them factual: they promise behaviour the tools module implements.
-export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
+const DEFINITIONS: ReadonlyArray<Omit<ToolDefinition, 'readOnly'>> = [
   {
     name: 'read_file',
-    readOnly: true,
     schema: readFileParamsSchema,
     description: [
       'Read a text file from the workspace, with line numbers.',
@@ -161,7 +149,6 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
   },
   {
     name: 'write_file',
-    readOnly: false,
     schema: writeFileParamsSchema,
     description: [
       'Create a file or replace its whole content.',
@@ -170,7 +157,6 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
   },
   {
     name: 'edit_file',
-    readOnly: false,
     schema: editFileParamsSchema,
     description: [
       'Replace one exact piece of text in a file.',
@@ -180,13 +166,11 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
   },
   {
     name: 'delete_file',
-    readOnly: false,
     schema: deleteFileParamsSchema,
     description: 'Delete one file from the workspace (not directories).',
   },
   {
     name: 'list_files',
-    readOnly: true,
     schema: listFilesParamsSchema,
     description: [
       'List files in the workspace, optionally filtered by a glob pattern.',
@@ -195,7 +179,6 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
   },
   {
     name: 'search_files',
-    readOnly: true,
     schema: searchFilesParamsSchema,
     description: [
       'Search file contents with a regular expression.',
@@ -204,7 +187,6 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
   },
   {
     name: 'shell_exec',
-    readOnly: false,
     schema: shellExecParamsSchema,
     description: [
       'Run a shell command in the workspace root and return its output and exit code.',
@@ -214,13 +196,11 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
   },
   {
     name: 'git_status',
-    readOnly: true,
     schema: gitStatusParamsSchema,
     description: 'Show the git status of the workspace: branch, staged, changed and untracked files.',
   },
   {
     name: 'git_diff',
-    readOnly: true,
     schema: gitDiffParamsSchema,
     description: [
       'Show uncommitted changes (staged and unstaged) against the last commit as a unified diff.',
@@ -228,10 +208,8 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
     ].join('\n'),
   },
   {
-    // Runs as a child workflow of the turn, not in the tools module (docs/subagents.md). Read-only:
-    // its sub-agent only reads, so it runs without approval where reads do (plan mode too).
+    // Runs as a child workflow of the turn, not in the tools module (docs/subagents.md).
     name: TASK_TOOL,
-    readOnly: true,
     schema: taskParamsSchema,
     description: [
       'Delegate a self-contained research task to a sub-agent that can only read the workspace.',
@@ -240,6 +218,8 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = [
     ].join('\n'),
   },
 ];
+
+export const TOOL_DEFINITIONS: readonly ToolDefinition[] = DEFINITIONS.map((d) => ({ ...d, readOnly: isReadOnlyTool(d.name) }));
 
 export function toolDefinition(name: string): ToolDefinition | undefined {
   return TOOL_DEFINITIONS.find((d) => d.name === name);

@@ -24,13 +24,13 @@ describe('workflow bundle', () => {
     expect(bundle.code).not.toContain('"./contracts/session-store/messages.ts"');
   });
 
-  it("evaluates only the run's own workflow: a turn pays for no session, job or checkpoint module", async () => {
+  it("evaluates only the run's own workflow: a turn pays for no session, job or checkpoint module, nor the tools' parameter schemas", async () => {
     const probe = await workflowRunProbe(bundle);
     try {
       const turn = await probe.startRun('turnWorkflow', 'turn', probeInputs.turnWorkflow);
       expect(turn).toContain('./workflows/turn/turn-workflow.ts');
       expect(turn).toContain('./contracts/turn-workflow.ts');
-      for (const other of ['./workflows/session/session-workflow.ts', './workflows/job/job-workflow.ts', './contracts/job-spec.ts', './workflows/checkpoint-list.ts']) expect(turn).not.toContain(other);
+      for (const other of ['./workflows/session/session-workflow.ts', './workflows/job/job-workflow.ts', './contracts/job-spec.ts', './workflows/checkpoint-list.ts', './contracts/tools.ts']) expect(turn).not.toContain(other);
       // A session starts turns as its children: it needs the turn's module, and its own.
       const session = await probe.startRun('sessionWorkflow', 'session', probeInputs.sessionWorkflow);
       expect(session).toEqual(expect.arrayContaining(['./workflows/session/session-workflow.ts', './workflows/turn/turn-workflow.ts']));

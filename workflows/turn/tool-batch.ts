@@ -7,7 +7,7 @@ import { TASK_TOOL, subagentRefusal, type SubagentRun } from '../../contracts/su
 import type { SessionSettings } from '../../contracts/session-settings';
 import { runTask } from '../subagent/run-task';
 import type { ApprovalPolicy } from '../../contracts/session-settings';
-import { toolDefinition } from '../../contracts/tools';
+import { isReadOnlyTool } from '../../contracts/tool-names';
 import type { TurnProgress } from '../../contracts/turn-workflow';
 import { WORKER_ACTIVITY_HEARTBEAT_TIMEOUT } from '../retry-policies';
 
@@ -82,7 +82,7 @@ export class ToolBatch {
     },
     readonly calls: ToolCall[],
   ) {
-    this.refused = new Set(calls.filter((c) => toolCallHandling(ctx.policy, { name: c.name, readOnly: c.read_only ?? toolDefinition(c.name)?.readOnly ?? false }) === 'refuse').map((c) => c.id));
+    this.refused = new Set(calls.filter((c) => toolCallHandling(ctx.policy, { name: c.name, readOnly: c.read_only ?? isReadOnlyTool(c.name) }) === 'refuse').map((c) => c.id));
     const allowed = ctx.subagent?.tools;
     this.notAllowed = new Set(allowed ? calls.filter((c) => !allowed.includes(c.name)).map((c) => c.id) : []);
     if (this.notAllowed.size > 0) this.refused = new Set([...this.refused, ...this.notAllowed]);
