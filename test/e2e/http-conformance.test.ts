@@ -266,16 +266,19 @@ describe('a stack with tokens', () => {
     expect(JSON.stringify(mcp.body)).not.toContain('conformance-secret');
   }, 60_000);
 
-  test('a long turn: busy, steer, jobs listed, shown, cancelled; interrupt and abort-retry when nothing runs', async () => {
+  test('a long turn: busy, steer, turns listed, shown, cancelled; interrupt and abort-retry when nothing runs', async () => {
     const sid = (await call(base, 'POST', '/api/sessions', { body: { project_path: project, model: 'scripted/conf-slow' } })).body.session_id as string;
     expect((await call(base, 'POST', `/api/sessions/${sid}/prompt`, { body: { text: 'take your time' } })).status).toBe(202);
     const busy = await call(base, 'POST', `/api/sessions/${sid}/prompt`, { body: { text: 'and this?' } });
     expect([busy.status, busy.body.error.code]).toEqual([409, 'SESSION_BUSY']);
     expect((await call(base, 'POST', `/api/sessions/${sid}/steer`, { body: { text: 'be brief' } })).status).toBe(202);
     const jobId = `session:${sid}:turn:1`;
-    await until(async () => (await call(base, 'GET', '/api/jobs')).body.jobs.some((j: any) => j.job_id === jobId));
-    expect((await call(base, 'GET', `/api/jobs/${encodeURIComponent(jobId)}`)).body).toMatchObject({ job_id: jobId, status: 'running' });
-    expect((await call(base, 'POST', `/api/jobs/${encodeURIComponent(jobId)}/cancel`)).body).toEqual({ status: 'cancelled' });
+    await until(async () => (await call(base, 'GET', '/api/turns')).body.turns.some((j: any) => j.job_id === jobId));
+    expect((await call(base, 'GET', `/api/turns/${encodeURIComponent(jobId)}`)).body).toMatchObject({ job_id: jobId, status: 'running' });
+    // The deprecated forms, for one release: the running turn among `running_turns`, and the turn by its old route.
+    expect((await call(base, 'GET', '/api/jobs')).body.running_turns.map((t: any) => t.job_id)).toContain(jobId);
+    expect((await call(base, 'GET', `/api/jobs/${encodeURIComponent(jobId)}`)).headers.get('deprecation')).toBe('true');
+    expect((await call(base, 'POST', `/api/turns/${encodeURIComponent(jobId)}/cancel`)).body).toEqual({ status: 'cancelled' });
     expect((await call(base, 'GET', '/api/operator')).body).toMatchObject({ window_s: 3600, temporal_ui: null });
     await events(base, sid, finished);
     expect((await call(base, 'POST', `/api/sessions/${sid}/interrupt`)).body).toMatchObject({ status: 'not_running', turn_id: null });
@@ -317,7 +320,8 @@ describe('a stack with tokens', () => {
     const sid = (await call(base, 'POST', '/api/sessions', { body: { project_path: project } })).body.session_id as string;
     expectCode(await call(base, 'GET', `/api/sessions/${sid}/transcript?format=pdf`), 400, 'INVALID_REQUEST');
     expectCode(await call(base, 'POST', `/api/sessions/${sid}/model`, { body: { provider: 'nosuchprovider', model_id: 'x' } }), 400, 'UNKNOWN_MODEL');
-    expectCode(await call(base, 'GET', `/api/jobs/${encodeURIComponent('session:nope:turn:1')}`), 404, 'JOB_NOT_FOUND');
+    expectCode(await call(base, 'GET', `/api/turns/${encodeURIComponent('session:nope:turn:1')}`), 404, 'TURN_NOT_FOUND');
+    expectCode(await call(base, 'GET', '/api/jobs/no-such-job'), 404, 'JOB_NOT_FOUND');
     const anonymous = await call(base, 'GET', '/api/sessions', { token: null });
     expectCode(anonymous, 401, 'UNAUTHORIZED');
     expect(anonymous.headers.get('www-authenticate')).toBe('Bearer');
@@ -491,6 +495,9 @@ test('every documented operation answered a documented success, and every reacha
   expect(Object.fromEntries([...check.codes].sort())).toEqual({
     INVALID_REQUEST: 400,
     INVALID_TOOL_CALL: 404,
+    JOB_EXISTS: 409,
+    JOB_ESCALATION_ANSWERED: 409,
+    JOB_NOT_FINISHED: 409,
     JOB_NOT_FOUND: 404,
     LLM_API_ERROR: 502,
     // A web asset the build did not make (GET /web/{asset}).
@@ -501,6 +508,7 @@ test('every documented operation answered a documented success, and every reacha
     SESSION_BUSY: 409,
     SESSION_NOT_FOUND: 404,
     TRANSCRIPT_ERROR: 500,
+    TURN_NOT_FOUND: 404,
     UNAUTHORIZED: 401,
     UNAVAILABLE: 503,
     UNKNOWN_MODEL: 400,

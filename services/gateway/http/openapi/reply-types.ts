@@ -27,8 +27,8 @@ type Returned<K extends keyof SessionRef> = ReturnedBy<SessionRef, K>;
 export type ReplyTypesFit = [
   Holds<Fits<Returned<'describe'>, Out<typeof R.sessionViewSchema>>>,
   Holds<Fits<ReturnedBy<SessionService, 'list'>, Out<typeof R.sessionListSchema>>>,
-  Holds<Fits<ReturnedBy<RunningTurns, 'get'>, Out<typeof R.jobSchema>>>,
-  Holds<Fits<ReturnedBy<RunningTurns, 'cancel'>, Out<typeof R.jobCancelledSchema>>>,
+  Holds<Fits<ReturnedBy<RunningTurns, 'get'>, Out<typeof R.turnSchema>>>,
+  Holds<Fits<ReturnedBy<RunningTurns, 'cancel'>, Out<typeof R.turnCancelledSchema>>>,
   Holds<Fits<Returned<'stats'>, Out<typeof R.sessionStatsSchema>>>,
   Holds<Fits<Returned<'forkPoints'>, Out<typeof R.forkPointsSchema>['messages']>>,
   Holds<Fits<Returned<'lastAssistantText'>, Out<typeof R.lastAssistantTextSchema>>>,
