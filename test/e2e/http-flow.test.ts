@@ -1,4 +1,4 @@
-import { execSync, spawnSync } from 'node:child_process';
+import { execFile, execSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -359,9 +359,15 @@ describe('HTTP + SSE flow', () => {
       if (!listed) await new Promise((r) => setTimeout(r, 200));
     }
     expect(listed).toMatchObject({ job_id: jobId, session_id: sid, turn_id: 't1', status: 'running', phase: 'thinking', steps: 1, cost_usd: 0 });
+    // Run without blocking this process: a blocked event loop would miss the gateway closing an idle
+    // keep-alive socket (after 5 s), and the next request would be sent on it and fail.
     const cli = (...args: string[]) =>
-      spawnSync(process.execPath, ['--import', 'tsx', 'services/cli/main.ts', 'turns', ...args], { encoding: 'utf8', env: { ...process.env, STRAND_GATEWAY_URL: base } });
-    const list = cli('list');
+      new Promise<{ status: number | null; stdout: string }>((resolve) =>
+        execFile(process.execPath, ['--import', 'tsx', 'services/cli/main.ts', 'turns', ...args], { encoding: 'utf8', env: { ...process.env, STRAND_GATEWAY_URL: base } }, (err, stdout) =>
+          resolve({ status: err ? ((err as { code?: number }).code ?? 1) : 0, stdout }),
+        ),
+      );
+    const list = await cli('list');
     expect(list.status).toBe(0);
     expect(list.stdout).toContain(jobId);
     expect((await http(base, 'GET', `/api/turns/${encodeURIComponent(jobId)}`)).body).toMatchObject({ job_id: jobId, status: 'running' });
@@ -372,7 +378,7 @@ describe('HTTP + SSE flow', () => {
     expect([oldList.body.jobs, oldList.body.running_turns.map((t: any) => t.job_id)]).toEqual([[], [jobId]]);
     const oldUnknown = await http(base, 'GET', `/api/jobs/${encodeURIComponent('session:nope:turn:1')}`);
     expect([oldUnknown.status, oldUnknown.body.error.code, oldUnknown.headers.get('deprecation')]).toEqual([404, 'JOB_NOT_FOUND', 'true']);
-    const cancelled = cli('cancel', jobId);
+    const cancelled = await cli('cancel', jobId);
     expect(cancelled.stdout.trim()).toBe(`cancelled ${jobId}`);
     const after = await readUntil(events, (e) => e.event === 'turn.finished');
     expect(JSON.parse(after[after.length - 1]!.data).outcome).toBe('aborted');

@@ -1,4 +1,5 @@
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -195,7 +196,8 @@ test('GET /api/turns during a slow turn: the model, the tokens so far, no retry,
   });
   expect((await as(BOB, 'GET', '/api/turns')).body.turns.some((j: any) => j.job_id === jobId)).toBe(false);
   // `strand turns list` names the model too.
-  const cli = spawnSync(process.execPath, ['--import', 'tsx', 'services/cli/main.ts', 'turns', 'list'], { encoding: 'utf8', env: { ...process.env, STRAND_GATEWAY_URL: base, STRAND_TOKEN: ALICE } });
+  // Not spawnSync: a blocked event loop would miss the gateway closing an idle keep-alive socket, and the next request would fail on it.
+  const cli = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'services/cli/main.ts', 'turns', 'list'], { encoding: 'utf8', env: { ...process.env, STRAND_GATEWAY_URL: base, STRAND_TOKEN: ALICE } });
   expect(cli.stdout.split('\n').find((line) => line.startsWith(jobId))).toMatch(/ scripted\/op-slow /);
   expect((await as(ALICE, 'POST', `/api/turns/${encodeURIComponent(jobId)}/cancel`)).body).toEqual({ status: 'cancelled' });
 }, 60_000);
