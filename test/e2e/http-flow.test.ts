@@ -349,7 +349,8 @@ describe('HTTP + SSE flow', () => {
     const created = await http(base, 'POST', '/api/sessions', { project_path: '/tmp/strand-e2e-jobs' });
     const sid = created.body.session_id as string;
     const events = await openSse(`${base}/api/sessions/${sid}/events`);
-    await http(base, 'POST', `/api/sessions/${sid}/prompt`, { text: Array.from({ length: 300 }, (_, i) => `w${i}`).join(' ') });
+    // 600 words echoed at 40 ms a delta: the turn runs for 24 s, longer than two CLI runs on a busy machine.
+    await http(base, 'POST', `/api/sessions/${sid}/prompt`, { text: Array.from({ length: 600 }, (_, i) => `w${i}`).join(' ') });
     await readUntil(events, (e) => e.event === 'message.delta');
     const jobId = `session:${sid}:turn:1`;
     const deadline = Date.now() + 10_000;
@@ -359,6 +360,13 @@ describe('HTTP + SSE flow', () => {
       if (!listed) await new Promise((r) => setTimeout(r, 200));
     }
     expect(listed).toMatchObject({ job_id: jobId, session_id: sid, turn_id: 't1', status: 'running', phase: 'thinking', steps: 1, cost_usd: 0 });
+    // The routes' old place, for one release: the same answer, marked deprecated, pointing at the new one.
+    const old = await http(base, 'GET', `/api/jobs/${encodeURIComponent(jobId)}`);
+    expect([old.status, old.body.job_id, old.headers.get('deprecation'), old.headers.get('link')]).toEqual([200, jobId, 'true', `</api/turns/${encodeURIComponent(jobId)}>; rel="successor-version"`]);
+    const oldList = await http(base, 'GET', '/api/jobs');
+    expect([oldList.body.jobs, oldList.body.running_turns.map((t: any) => t.job_id)]).toEqual([[], [jobId]]);
+    const oldUnknown = await http(base, 'GET', `/api/jobs/${encodeURIComponent('session:nope:turn:1')}`);
+    expect([oldUnknown.status, oldUnknown.body.error.code, oldUnknown.headers.get('deprecation')]).toEqual([404, 'JOB_NOT_FOUND', 'true']);
     // Run without blocking this process: a blocked event loop would miss the gateway closing an idle
     // keep-alive socket (after 5 s), and the next request would be sent on it and fail.
     const cli = (...args: string[]) =>
@@ -371,13 +379,6 @@ describe('HTTP + SSE flow', () => {
     expect(list.status).toBe(0);
     expect(list.stdout).toContain(jobId);
     expect((await http(base, 'GET', `/api/turns/${encodeURIComponent(jobId)}`)).body).toMatchObject({ job_id: jobId, status: 'running' });
-    // The routes' old place, for one release: the same answer, marked deprecated, pointing at the new one.
-    const old = await http(base, 'GET', `/api/jobs/${encodeURIComponent(jobId)}`);
-    expect([old.status, old.body.job_id, old.headers.get('deprecation'), old.headers.get('link')]).toEqual([200, jobId, 'true', `</api/turns/${encodeURIComponent(jobId)}>; rel="successor-version"`]);
-    const oldList = await http(base, 'GET', '/api/jobs');
-    expect([oldList.body.jobs, oldList.body.running_turns.map((t: any) => t.job_id)]).toEqual([[], [jobId]]);
-    const oldUnknown = await http(base, 'GET', `/api/jobs/${encodeURIComponent('session:nope:turn:1')}`);
-    expect([oldUnknown.status, oldUnknown.body.error.code, oldUnknown.headers.get('deprecation')]).toEqual([404, 'JOB_NOT_FOUND', 'true']);
     const cancelled = await cli('cancel', jobId);
     expect(cancelled.stdout.trim()).toBe(`cancelled ${jobId}`);
     const after = await readUntil(events, (e) => e.event === 'turn.finished');
