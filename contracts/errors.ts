@@ -9,6 +9,14 @@ export const ErrorCode = {
   /** A prompt with images for a session whose model the catalog says takes none (refused before any turn starts). */
   IMAGES_NOT_SUPPORTED: 'IMAGES_NOT_SUPPORTED',
   JOB_NOT_FOUND: 'JOB_NOT_FOUND',
+  /** A job id already taken by a job with another spec (or another principal's job). */
+  JOB_EXISTS: 'JOB_EXISTS',
+  /** A job's report was asked for while the job still runs. */
+  JOB_NOT_FINISHED: 'JOB_NOT_FINISHED',
+  /** An answer to a job's escalated call that was decided already (by a person, its timeout or the job). */
+  JOB_ESCALATION_ANSWERED: 'JOB_ESCALATION_ANSWERED',
+  /** No such turn (`session:<id>:turn:<n>`), or another principal's. */
+  TURN_NOT_FOUND: 'TURN_NOT_FOUND',
   /** HTTP only: no route answers this method and path (a typo in a URL, not a missing session or job). */
   NOT_FOUND: 'NOT_FOUND',
   UNAUTHORIZED: 'UNAUTHORIZED',

@@ -133,9 +133,9 @@ export const compactedSchema = z.object({ compacted: z.boolean(), summary: z.str
 /** `PATCH /api/sessions/{id}/settings`: every setting after the change. */
 export const settingsReplySchema = sessionSettingsSchema;
 
-/** A turn as a job (`/api/jobs`). */
-export const jobSchema = z.object({
-  job_id: z.string().describe('The turn\'s workflow id, `session:<id>:turn:<n>` (URL-encode it in paths).'),
+/** A turn running (or run) across sessions (`/api/turns`). */
+export const turnSchema = z.object({
+  job_id: z.string().describe('The turn\'s workflow id, `session:<id>:turn:<n>` (URL-encode it in paths). Named `job_id` for the clients of the older `/api/jobs` routes; it is no unattended job\'s id.'),
   session_id: z.string(),
   turn_id: z.string(),
   status: z.enum(['running', 'completed', 'failed', 'cancelled', 'terminated', 'timed_out', 'continued_as_new', 'unknown']),
@@ -150,11 +150,11 @@ export const jobSchema = z.object({
   workflow_url: z.string().nullable().describe("The turn's workflow in the Temporal Web UI (STRAND_TEMPORAL_UI_URL), or null when none is configured."),
 });
 
-/** `GET /api/jobs`: the caller's running turns, newest first. */
-export const jobListSchema = z.object({ jobs: z.array(jobSchema) });
+/** `GET /api/turns`: the caller's running turns, newest first. */
+export const turnListSchema = z.object({ turns: z.array(turnSchema) });
 
-/** `POST /api/jobs/{job_id}/cancel`. */
-export const jobCancelledSchema = z.object({ status: z.enum(['cancelled', 'not_running']) });
+/** `POST /api/turns/{id}/cancel`. */
+export const turnCancelledSchema = z.object({ status: z.enum(['cancelled', 'not_running']) });
 
 /** `GET /api/sessions/{id}/transcript?format=json`. */
 export const transcriptDocumentSchema = z.object({

@@ -26,6 +26,8 @@ export const JOB_SESSION_METADATA_KEY = 'strand.job';
 export const jobWorkflowInputSchema = z.object({
   job_id: jobIdSchema,
   spec: jobSpecSchema,
+  /** The principal who started it (the gateway's caller; none with auth off): its session is theirs. */
+  owner: z.string().min(1).max(200).optional(),
 });
 export type JobWorkflowInput = z.input<typeof jobWorkflowInputSchema>;
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * What the operator view shows besides the jobs (`GET /api/jobs`): the cluster's recent history as
+ * What the operator view shows besides the running turns (`GET /api/turns`): the cluster's recent history as
  * the workers and gateways measured it, and the turns that failed lately. Every figure comes from a
  * process that counted it (the metrics of docs/observability.md); gateways only gather the
  * processes' periodic telemetry snapshots and keep a short history of them in memory, so the history

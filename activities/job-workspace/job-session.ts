@@ -41,7 +41,8 @@ const turnOf = (entryId: string) => entryId.split(':')[0] ?? '';
  */
 export function createJobSessionActivities(deps: JobSessionDeps) {
   return {
-    async createJobSession(input: { job_id: string; project_path: string; title: string; settings: SessionSettings }): Promise<{ session_id: string }> {
+    /** `owner`: the principal who started the job; the session is theirs as a session created through the gateway is (SESSION_METADATA_KEYS.owner). */
+    async createJobSession(input: { job_id: string; project_path: string; title: string; settings: SessionSettings; owner?: string }): Promise<{ session_id: string }> {
       const ensure = deps.store.ensure;
       if (!ensure) throw new Error('this worker’s store cannot create sessions');
       const session_id = jobSessionId(input.job_id);
@@ -51,7 +52,12 @@ export function createJobSessionActivities(deps: JobSessionDeps) {
           session_id,
           title: input.title,
           description: `job ${input.job_id}`,
-          metadata: { [SESSION_METADATA_KEYS.projectPath]: input.project_path, [RUNTIME_KEYS.settings]: input.settings, [JOB_SESSION_METADATA_KEY]: input.job_id },
+          metadata: {
+            [SESSION_METADATA_KEYS.projectPath]: input.project_path,
+            [RUNTIME_KEYS.settings]: input.settings,
+            [JOB_SESSION_METADATA_KEY]: input.job_id,
+            ...(input.owner ? { [SESSION_METADATA_KEYS.owner]: input.owner } : {}),
+          },
         }),
       );
       return { session_id };

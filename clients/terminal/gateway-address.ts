@@ -9,7 +9,7 @@ export interface GatewayAddress {
 }
 
 /**
- * STRAND_URL names the gateway; STRAND_GATEWAY_URL (what `strand jobs` reads) is honoured next, so one
+ * STRAND_URL names the gateway; STRAND_GATEWAY_URL (what `strand jobs` and `strand turns` read) is honoured next, so one
  * setting serves both commands; without either, the local stack's address (`npm start`'s ports).
  */
 export function gatewayAddressFromEnv(env: NodeJS.ProcessEnv = process.env): GatewayAddress {

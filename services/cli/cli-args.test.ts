@@ -46,18 +46,59 @@ describe('strand up / supervise', () => {
   });
 });
 
-describe('strand jobs', () => {
-  test('list by default; show and cancel take a job id', () => {
-    expect(parse('jobs')).toEqual({ command: 'jobs', action: 'list' });
-    expect(parse('jobs', 'list')).toEqual({ command: 'jobs', action: 'list' });
-    expect(parse('jobs', 'show', 'session:a:turn:1')).toEqual({ command: 'jobs', action: 'show', jobId: 'session:a:turn:1' });
-    expect(parse('jobs', 'cancel', 'j')).toEqual({ command: 'jobs', action: 'cancel', jobId: 'j' });
+describe('strand turns', () => {
+  test('list by default; show and cancel take a turn id', () => {
+    expect(parse('turns')).toEqual({ command: 'turns', action: 'list' });
+    expect(parse('turns', 'list')).toEqual({ command: 'turns', action: 'list' });
+    expect(parse('turns', 'show', 'session:a:turn:1')).toEqual({ command: 'turns', action: 'show', turnId: 'session:a:turn:1' });
+    expect(parse('turns', 'cancel', 't')).toEqual({ command: 'turns', action: 'cancel', turnId: 't' });
   });
 
   test('a missing id or an unknown action is refused', () => {
-    expect(refusal('jobs', 'show')).toBe('strand jobs show: needs a job id (see `strand jobs --help`)');
-    expect(refusal('jobs', 'stop', 'j')).toBe('strand jobs: unknown action "stop": list, show or cancel (see `strand jobs --help`)');
-    expect(refusal('jobs', 'cancel', 'a', 'b')).toBe('strand jobs: unexpected argument "b" after the job id (see `strand jobs --help`)');
+    expect(refusal('turns', 'show')).toBe('strand turns show: needs a turn id (see `strand turns --help`)');
+    expect(refusal('turns', 'stop', 't')).toBe('strand turns: unknown action "stop": list, show or cancel (see `strand turns --help`)');
+    expect(refusal('turns', 'cancel', 'a', 'b')).toBe('strand turns: unexpected argument "b" after the turn id (see `strand turns --help`)');
+  });
+});
+
+describe('strand jobs and strand job', () => {
+  test('`jobs` and `jobs list` list unattended jobs, optionally of one status', () => {
+    expect(parse('jobs')).toEqual({ command: 'jobs' });
+    expect(parse('jobs', 'list')).toEqual({ command: 'jobs' });
+    expect(parse('jobs', '--status', 'running')).toEqual({ command: 'jobs', status: 'running' });
+    expect(parse('jobs', 'list', '--status=needs_human')).toEqual({ command: 'jobs', status: 'needs_human' });
+    expect(refusal('jobs', '--status', 'done')).toMatch(/^strand jobs: --status is one of running, succeeded, /);
+    expect(refusal('jobs', 'show', 'x')).toBe('strand jobs: unknown action "show": list (for one job: strand job show <id>) (see `strand jobs --help`)');
+  });
+
+  test('run takes a spec file (resolved where strand runs) or - for stdin, an --id and --wait', () => {
+    expect(parse('job', 'run', 'spec.json')).toEqual({ command: 'job', action: 'run', spec: path.join(base, 'spec.json'), wait: false });
+    expect(parse('job', 'run', '-', '--wait', '--id', 'fix-42')).toEqual({ command: 'job', action: 'run', spec: '-', jobId: 'fix-42', wait: true });
+    expect(refusal('job', 'run')).toBe('strand job run: needs a spec file (or - for stdin) (see `strand job --help`)');
+    expect(refusal('job', 'run', 'a.json', 'b.json')).toBe('strand job: unexpected argument "b.json" after the spec file (see `strand job --help`)');
+    expect(refusal('job', 'run', 'a.json', '--id=')).toBe('strand job run: --id needs a value (see `strand job --help`)');
+  });
+
+  test('show, report [--json], cancel take a job id; answer takes the call and allow or deny, with an optional reason', () => {
+    expect(parse('job', 'show', 'j1')).toEqual({ command: 'job', action: 'show', jobId: 'j1' });
+    expect(parse('job', 'cancel', 'j1')).toEqual({ command: 'job', action: 'cancel', jobId: 'j1' });
+    expect(parse('job', 'report', 'j1')).toEqual({ command: 'job', action: 'report', jobId: 'j1', json: false });
+    expect(parse('job', 'report', 'j1', '--json')).toEqual({ command: 'job', action: 'report', jobId: 'j1', json: true });
+    expect(parse('job', 'answer', 'j1', 'call_1', 'allow')).toEqual({ command: 'job', action: 'answer', jobId: 'j1', toolCallId: 'call_1', decision: 'allow' });
+    expect(parse('job', 'answer', 'j1', 'call_1', 'deny', '--reason', 'not on main')).toEqual({ command: 'job', action: 'answer', jobId: 'j1', toolCallId: 'call_1', decision: 'deny', reason: 'not on main' });
+  });
+
+  test('a missing action, id or answer, an unknown action and an option of another action are refused', () => {
+    expect(refusal('job')).toBe('strand job: needs an action: run, show, report, cancel, answer (see `strand job --help`)');
+    expect(refusal('job', 'stop', 'j1')).toBe('strand job: unknown action "stop": run, show, report, cancel, answer (see `strand job --help`)');
+    expect(refusal('job', 'show')).toBe('strand job show: needs a job id (see `strand job --help`)');
+    expect(refusal('job', 'show', 'j1', 'j2')).toBe('strand job: unexpected argument "j2" after the job id (see `strand job --help`)');
+    expect(refusal('job', 'answer', 'j1')).toBe("strand job answer: needs the escalated call's id (strand job show <id> lists them) (see `strand job --help`)");
+    expect(refusal('job', 'answer', 'j1', 'call_1', 'yes')).toBe('strand job answer: the answer is allow or deny, not "yes" (see `strand job --help`)');
+    expect(refusal('job', 'answer', 'j1', 'call_1')).toBe('strand job answer: the answer is allow or deny (see `strand job --help`)');
+    expect(refusal('job', 'show', 'j1', '--json')).toBe('strand job show: --json is an option of `strand job report` (see `strand job --help`)');
+    expect(refusal('job', 'report', 'j1', '--wait')).toBe('strand job report: --wait is an option of `strand job run` (see `strand job --help`)');
+    expect(refusal('job', 'run', 'a.json', '--reason', 'x')).toBe('strand job run: --reason is an option of `strand job answer` (see `strand job --help`)');
   });
 });
 
@@ -131,6 +172,8 @@ describe('help', () => {
     expect(parse('up', '--help')).toEqual({ command: 'help', text: COMMAND_HELP.up });
     expect(parse('rpc-edn', '-h')).toEqual({ command: 'help', text: COMMAND_HELP['rpc-edn'] });
     expect(parse('help', 'jobs')).toEqual({ command: 'help', text: COMMAND_HELP.jobs });
+    expect(parse('help', 'job')).toEqual({ command: 'help', text: COMMAND_HELP.job });
+    expect(parse('help', 'turns')).toEqual({ command: 'help', text: COMMAND_HELP.turns });
     // --help wins over what else is wrong on the line, as people type it to find out what is.
     expect(parse('up', '--workers', 'x', '--help')).toEqual({ command: 'help', text: COMMAND_HELP.up });
   });
@@ -139,6 +182,8 @@ describe('help', () => {
     expect(COMMAND_HELP.up).toEqual(expect.stringContaining('--gateways N'));
     for (const option of ['-d, --detach', '--workers N', '--stores N']) expect(COMMAND_HELP.up).toContain(option);
     for (const option of ['--cwd DIR', '--session-id ID']) expect(COMMAND_HELP['rpc-edn']).toContain(option);
+    expect(COMMAND_HELP.jobs).toContain('--status STATUS');
+    for (const option of ['--id ID', '--wait', '--json', '--reason TEXT', 'allow|deny']) expect(COMMAND_HELP.job).toContain(option);
   });
 
   test('an unknown command gets the usage', () => {

@@ -4,6 +4,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { type InstanceCounts } from '../../infra/stack/instances';
 import { instanceCountsFromOptions, UP_DEFAULT_COUNTS } from './instance-flags';
 import { COMMAND_HELP, USAGE } from './cli-help';
+import { jobCommand, jobsCommand, type JobsCommand } from './job-args';
 
 /**
  * The `strand` command line, parsed by node:util's parseArgs, one option table per command: an
@@ -22,8 +23,9 @@ export type CliCommand =
   | { command: 'supervise'; detached: boolean; instances: InstanceCounts }
   | { command: 'down' }
   | { command: 'status' }
-  | { command: 'jobs'; action: 'list' }
-  | { command: 'jobs'; action: 'show' | 'cancel'; jobId: string }
+  | { command: 'turns'; action: 'list' }
+  | { command: 'turns'; action: 'show' | 'cancel'; turnId: string }
+  | JobsCommand
   | { command: 'rpc-edn'; cwd: string; sessionId?: string }
   | { command: 'acp'; cwd: string }
   | { command: 'chat'; cwd: string; prompt?: string; sessionId?: string; new: boolean; yes: boolean };
@@ -38,7 +40,9 @@ const OPTIONS: Record<keyof typeof COMMAND_HELP, Options> = {
   supervise: { ...HELP, ...INSTANCES, detached: { type: 'boolean' } },
   down: HELP,
   status: HELP,
-  jobs: HELP,
+  turns: HELP,
+  jobs: { ...HELP, status: { type: 'string' } },
+  job: { ...HELP, wait: { type: 'boolean' }, json: { type: 'boolean' }, reason: { type: 'string' }, id: { type: 'string' } },
   'rpc-edn': { ...HELP, cwd: { type: 'string' }, 'session-id': { type: 'string' } },
   acp: { ...HELP, cwd: { type: 'string' } },
   chat: { ...HELP, cwd: { type: 'string' }, prompt: { type: 'string', short: 'p' }, session: { type: 'string' }, new: { type: 'boolean' }, yes: { type: 'boolean', short: 'y' } },
@@ -124,17 +128,21 @@ export function parseCli(argv: string[], base = process.cwd()): CliCommand {
     case 'status':
       rest(0, '');
       return { command: name };
-    case 'jobs': {
-      const [action = 'list', jobId] = positionals;
+    case 'turns': {
+      const [action = 'list', turnId] = positionals;
       if (action === 'list') {
         rest(1, ' after list');
-        return { command: 'jobs', action };
+        return { command: 'turns', action };
       }
-      if (action !== 'show' && action !== 'cancel') throw new UsageError(`strand jobs: unknown action ${JSON.stringify(action)}: list, show or cancel (see \`strand jobs --help\`)`);
-      if (jobId === undefined || jobId === '') throw new UsageError(`strand jobs ${action}: needs a job id (see \`strand jobs --help\`)`);
-      rest(2, ` after the job id`);
-      return { command: 'jobs', action, jobId };
+      if (action !== 'show' && action !== 'cancel') throw new UsageError(`strand turns: unknown action ${JSON.stringify(action)}: list, show or cancel (see \`strand turns --help\`)`);
+      if (turnId === undefined || turnId === '') throw new UsageError(`strand turns ${action}: needs a turn id (see \`strand turns --help\`)`);
+      rest(2, ` after the turn id`);
+      return { command: 'turns', action, turnId };
     }
+    case 'jobs':
+      return jobsCommand(values, positionals, rest);
+    case 'job':
+      return jobCommand(values, positionals, rest, base);
     case 'rpc-edn': {
       rest(0, '');
       const sessionId = text(values['session-id']);

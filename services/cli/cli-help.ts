@@ -17,9 +17,29 @@ export const COMMAND_HELP = {
   Stops a running stack, and whatever an earlier, crashed one left running.`,
   status: `usage: strand status
   Shows whether a stack runs and whether its gateways are healthy.`,
-  jobs: `usage: strand jobs [list] | show <job id> | cancel <job id>
+  turns: `usage: strand turns [list] | show <turn id> | cancel <turn id>
   Turns running across sessions, through the gateway (STRAND_GATEWAY_URL picks one; STRAND_TOKEN
-  is sent as the bearer token).`,
+  is sent as the bearer token). A turn id is session:<id>:turn:<n>.`,
+  jobs: `usage: strand jobs [list] [--status STATUS]
+  Your unattended jobs (docs/jobs.md), newest first, through the gateway (STRAND_GATEWAY_URL picks
+  one; STRAND_TOKEN is sent as the bearer token).
+  --status STATUS   only these: running, succeeded, partial, failed, cancelled, needs_human,
+                    terminated, timed_out`,
+  job: `usage: strand job run <spec.json | -> [--id ID] [--wait]
+       strand job show <id>
+       strand job report <id> [--json]
+       strand job cancel <id>
+       strand job answer <id> <tool call id> allow|deny [--reason TEXT]
+  Unattended jobs (docs/jobs.md) through the gateway (STRAND_GATEWAY_URL picks one; STRAND_TOKEN is
+  sent as the bearer token).
+  run       start a job from its spec (a file, or - for stdin); prints its id and how to follow it
+  --id ID   the job's id (1-63 lowercase letters, digits, dashes); the same id and spec twice start one job
+  --wait    follow the job until it ends and print its report (markdown); exit 0 when it succeeded,
+            1 otherwise
+  show      its progress (phase, steps, cost, escalated calls waiting) or, once ended, its report's gist
+  report    its report as markdown (--json: as JSON); only once the job has ended
+  cancel    stop it: it collects what was done and reports \`cancelled\`
+  answer    allow or deny an escalated tool call the job waits on (you are named in the report)`,
   'rpc-edn': `usage: strand rpc-edn [--cwd DIR] [--session-id ID]
   EDN RPC (docs/edn.md) on stdin/stdout for editors that spawn it (Emacs); logs on stderr.
   --cwd DIR          the project directory of new sessions (default: where it runs)
@@ -47,8 +67,12 @@ export const USAGE = `usage: strand <command> [options]   (strand <command> --he
               run N of each on one Temporal and one NATS (default: 1 gateway, 2 workers, 1 store)
   down        stop a running stack, and whatever an earlier, crashed one left running
   status      show whether a stack runs and whether its gateway is healthy
-  jobs list | show <id> | cancel <id>
+  turns list | show <id> | cancel <id>
               turns running across sessions (through the gateway; STRAND_GATEWAY_URL to pick one)
+  jobs [list] [--status S]
+              your unattended jobs, newest first
+  job run <spec.json|-> [--wait] | show <id> | report <id> | cancel <id> | answer <id> <call> allow|deny
+              start, follow, answer and stop an unattended job
   rpc-edn [--cwd DIR] [--session-id ID]
               EDN RPC on stdin/stdout for editors that spawn it (Emacs); logs on stderr
   chat [--cwd DIR] [--session ID | --new] [-p PROMPT] [-y]

@@ -1,5 +1,6 @@
 import { parseCli, UsageError, type CliCommand } from './cli-args';
-import { jobs } from './jobs-commands';
+import { job, jobs } from './job-commands';
+import { turns } from './turns-commands';
 import { say, guardOutput, sayError } from './safe-output';
 import { down, status, upDetached, upForeground } from './stack-commands';
 import { supervise } from './supervise';
@@ -16,8 +17,13 @@ async function run(cli: CliCommand): Promise<void> {
       return down();
     case 'status':
       return status();
+    case 'turns':
+      return turns(cli);
     case 'jobs':
       return jobs(cli);
+    case 'job':
+      process.exitCode = await job(cli);
+      return;
     case 'rpc-edn':
       // Loaded only here: the other commands do not need the gateway's code.
       return (await import('./rpc-edn')).rpcEdn(cli);

@@ -10,7 +10,7 @@ export function telemetryIntervalMs(env: NodeJS.ProcessEnv = process.env): numbe
 
 /**
  * STRAND_TEMPORAL_UI_URL: where people open the Temporal Web UI, without a trailing slash, or null when
- * unset (the operator view and `/api/jobs` then link no workflow). A value that is no http(s) URL stops the process.
+ * unset (the operator view and `/api/turns` then link no workflow). A value that is no http(s) URL stops the process.
  */
 export function temporalUiUrl(env: NodeJS.ProcessEnv = process.env): string | null {
   const raw = env.STRAND_TEMPORAL_UI_URL?.trim();

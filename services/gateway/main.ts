@@ -42,7 +42,7 @@ async function main(): Promise<void> {
   // The gateway waits for NATS however long it takes (start order does not matter); `strand rpc-edn` builds the same runtime.
   const nc = await connectNats(env.natsUrl, 'strand-gateway');
   const runtime = await openSessionRuntime(nc, { env, config, log });
-  const { store, temporal, sessions, turns } = runtime;
+  const { store, temporal, sessions, turns, jobs } = runtime;
   const sseConnections = new ConnectionLimiter(config.limits.maxSseConnections);
   const wsConnections = new ConnectionLimiter(config.limits.maxWsConnections);
   const started: { edn?: Awaited<ReturnType<typeof startEdnTcpServer>> } = {};
@@ -55,6 +55,7 @@ async function main(): Promise<void> {
     temporal,
     sessions,
     turns,
+    jobs,
     keepaliveMs: 15_000,
     maxBodyBytes: config.maxBodyBytes,
     log,

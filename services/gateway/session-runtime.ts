@@ -9,6 +9,7 @@ import { temporalUiUrl } from '../common/telemetry-config';
 import { withoutLogFields } from '../common/tracing-log-context';
 import type { GatewayConfig } from './config';
 import { PacedEventReader } from './events/paced-event-reader';
+import { JobService } from './jobs/job-service';
 import { RunningTurns } from './sessions/running-turns';
 import { SessionService } from './sessions/session-service';
 import { workflowUrl } from './temporal/jobs';
@@ -21,8 +22,10 @@ export interface SessionRuntime {
   store: StoreClient;
   temporal: TemporalLink;
   sessions: SessionService;
-  /** Running turns across sessions (`/api/jobs`, status counts). */
+  /** Running turns across sessions (`/api/turns`, status counts). */
   turns: RunningTurns;
+  /** Unattended jobs (`/api/jobs`). */
+  jobs: JobService;
   /** The events read for clients (its lag is a metric). */
   reader: PacedEventReader;
   /** Closes Temporal and drains NATS (turns keep running in the worker). */
@@ -49,7 +52,8 @@ export async function openSessionRuntime(nc: NatsConnection, deps: { env: Runtim
   const uiBase = temporalUiUrl();
   // The live read is started by some client's request but serves them all: its lines name no request.
   const reader = new PacedEventReader(nc, (seq, reason) => withoutLogFields(() => log.warn({ seq, reason }, 'skipped an invalid agent event')));
-  const commands = new SessionCommands(temporal, taskQueueFromEnv(), config.sessionIdleTimeoutMs);
+  const taskQueue = taskQueueFromEnv();
+  const commands = new SessionCommands(temporal, taskQueue, config.sessionIdleTimeoutMs);
   const sessions = new SessionService({
     store,
     commands,
@@ -67,6 +71,7 @@ export async function openSessionRuntime(nc: NatsConnection, deps: { env: Runtim
     temporal,
     sessions,
     turns,
+    jobs: new JobService({ temporal, taskQueue, store }),
     reader,
     async close() {
       reader.close();

@@ -73,8 +73,14 @@ test('no token, a wrong token or another scheme answers 401 on every HTTP route'
     ['POST', '/api/sessions', { project_path: '/tmp/x' }],
     ...sessionRoutes('any-session'),
     ['GET', '/api/jobs'],
+    ['POST', '/api/jobs', { version: 1, task: { prompt: 'x', project_path: '/tmp/x', model: 'scripted/echo' } }],
     ['GET', '/api/jobs/any-job'],
+    ['GET', '/api/jobs/any-job/report'],
     ['POST', '/api/jobs/any-job/cancel'],
+    ['POST', '/api/jobs/any-job/escalations/call_x', { decision: 'allow' }],
+    ['GET', '/api/turns'],
+    ['GET', '/api/turns/any-turn'],
+    ['POST', '/api/turns/any-turn/cancel'],
     ['GET', '/api/transcripts?project=/tmp/x'],
     ['GET', '/v1/status'],
     ['POST', '/v1/chat/stream', { message: 'hi', history: [], model: '' }],
@@ -119,24 +125,24 @@ test("another principal's session is invisible: not listed, and every route answ
   expect(after.body.message_count).toBe(0);
 }, 60_000);
 
-test("another principal's running job is not listed, not shown and not cancelled: it answers as an unknown job", async () => {
+test("another principal's running turn is not listed, not shown and not cancelled: it answers as an unknown turn", async () => {
   const sid = (await as('tok-alice', 'POST', '/api/sessions', { project_path: '/tmp/alice', model: 'scripted/slow' })).body.session_id as string;
   expect((await as('tok-alice', 'POST', `/api/sessions/${sid}/prompt`, { text: 'take your time' })).status).toBe(202);
   let job: any;
   for (let i = 0; i < 100 && !job; i++) {
-    job = (await as('tok-alice', 'GET', '/api/jobs')).body.jobs.find((j: any) => j.session_id === sid);
+    job = (await as('tok-alice', 'GET', '/api/turns')).body.turns.find((j: any) => j.session_id === sid);
     if (!job) await new Promise((r) => setTimeout(r, 100));
   }
   expect(job).toBeDefined();
-  expect((await as('tok-bob', 'GET', '/api/jobs')).body.jobs.map((j: any) => j.session_id)).not.toContain(sid);
+  expect((await as('tok-bob', 'GET', '/api/turns')).body.turns.map((j: any) => j.session_id)).not.toContain(sid);
   for (const [method, suffix] of [['GET', ''], ['POST', '/cancel']] as const) {
-    const foreign = await as('tok-bob', method, `/api/jobs/${job.job_id}${suffix}`);
-    const unknown = await as('tok-bob', method, `/api/jobs/no-such-job${suffix}`);
-    expect([suffix, foreign.status, foreign.body.error.code]).toEqual([suffix, 404, 'JOB_NOT_FOUND']);
-    expect(foreign.body.error.message.replace(job.job_id, 'ID')).toBe(unknown.body.error.message.replace('no-such-job', 'ID'));
+    const foreign = await as('tok-bob', method, `/api/turns/${job.job_id}${suffix}`);
+    const unknown = await as('tok-bob', method, `/api/turns/no-such-turn${suffix}`);
+    expect([suffix, foreign.status, foreign.body.error.code]).toEqual([suffix, 404, 'TURN_NOT_FOUND']);
+    expect(foreign.body.error.message.replace(job.job_id, 'ID')).toBe(unknown.body.error.message.replace('no-such-turn', 'ID'));
   }
-  // Bob's cancel did nothing: the job still runs for Alice until she stops it.
-  expect((await as('tok-alice', 'GET', `/api/jobs/${job.job_id}`)).status).toBe(200);
+  // Bob's cancel did nothing: the turn still runs for Alice until she stops it.
+  expect((await as('tok-alice', 'GET', `/api/turns/${job.job_id}`)).status).toBe(200);
   expect((await as('tok-alice', 'POST', `/api/sessions/${sid}/interrupt`)).body.status).toBe('interrupted');
 }, 60_000);
 

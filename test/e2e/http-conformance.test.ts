@@ -33,6 +33,8 @@ const check = new OpenApiCheck(doc);
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-conformance-'));
 const scripts = path.join(tmp, 'scripts');
 const project = path.join(tmp, 'project');
+/** What the conformance jobs work on (a folder, copied into each job's workspace). */
+const jobProject = path.join(tmp, 'job-project');
 
 function writeScript(name: string, steps: unknown[][]): void {
   fs.writeFileSync(path.join(scripts, `${name}.json`), JSON.stringify({ steps }));
@@ -164,6 +166,10 @@ describe('a stack with tokens', () => {
       [{ type: 'text', text: 'The tool said: {{tool_result_first_line}}' }],
     ]);
     writeScript('conf-slow', [[{ type: 'text', text: 'Thinking it over.' }, { type: 'delay', ms: 6_000 }, { type: 'text', text: 'Done.' }]]);
+    fs.mkdirSync(jobProject, { recursive: true });
+    fs.writeFileSync(path.join(jobProject, 'README.md'), '# job\n');
+    writeScript('conf-job', [[{ type: 'tool_call', name: 'shell_exec', args: { command: 'echo ok > ok.txt' } }], [{ type: 'text', text: 'Made ok.txt.' }]]);
+    writeScript('conf-job-slow', [[{ type: 'text', text: 'Working.' }, { type: 'stall' }]]);
     writeScript('conf-fail', [[{ type: 'error', kind: 'permanent', status: 400, message: 'scripted: the provider refused the request' }]]);
     stack = await startTestStack({
       STRAND_TOKENS: `${TOKEN}:conformance,${OTHER}:other`,
@@ -171,6 +177,7 @@ describe('a stack with tokens', () => {
       STRAND_SCRIPTS_DIR: scripts,
       STRAND_SCRIPTED_DELTA_DELAY_MS: '2',
       STRAND_TRANSCRIPTS_DIR: path.join(tmp, 'transcripts'),
+      STRAND_JOBS_DIR: path.join(tmp, 'jobs'),
     });
     base = stack.urls.gateway;
   }, 180_000);
@@ -266,21 +273,50 @@ describe('a stack with tokens', () => {
     expect(JSON.stringify(mcp.body)).not.toContain('conformance-secret');
   }, 60_000);
 
-  test('a long turn: busy, steer, jobs listed, shown, cancelled; interrupt and abort-retry when nothing runs', async () => {
+  test('a long turn: busy, steer, turns listed, shown, cancelled; interrupt and abort-retry when nothing runs', async () => {
     const sid = (await call(base, 'POST', '/api/sessions', { body: { project_path: project, model: 'scripted/conf-slow' } })).body.session_id as string;
     expect((await call(base, 'POST', `/api/sessions/${sid}/prompt`, { body: { text: 'take your time' } })).status).toBe(202);
     const busy = await call(base, 'POST', `/api/sessions/${sid}/prompt`, { body: { text: 'and this?' } });
     expect([busy.status, busy.body.error.code]).toEqual([409, 'SESSION_BUSY']);
     expect((await call(base, 'POST', `/api/sessions/${sid}/steer`, { body: { text: 'be brief' } })).status).toBe(202);
     const jobId = `session:${sid}:turn:1`;
-    await until(async () => (await call(base, 'GET', '/api/jobs')).body.jobs.some((j: any) => j.job_id === jobId));
-    expect((await call(base, 'GET', `/api/jobs/${encodeURIComponent(jobId)}`)).body).toMatchObject({ job_id: jobId, status: 'running' });
-    expect((await call(base, 'POST', `/api/jobs/${encodeURIComponent(jobId)}/cancel`)).body).toEqual({ status: 'cancelled' });
+    await until(async () => (await call(base, 'GET', '/api/turns')).body.turns.some((j: any) => j.job_id === jobId));
+    expect((await call(base, 'GET', `/api/turns/${encodeURIComponent(jobId)}`)).body).toMatchObject({ job_id: jobId, status: 'running' });
+    // The deprecated forms, for one release: the running turn among `running_turns`, and the turn by its old route.
+    expect((await call(base, 'GET', '/api/jobs')).body.running_turns.map((t: any) => t.job_id)).toContain(jobId);
+    expect((await call(base, 'GET', `/api/jobs/${encodeURIComponent(jobId)}`)).headers.get('deprecation')).toBe('true');
+    expect((await call(base, 'POST', `/api/turns/${encodeURIComponent(jobId)}/cancel`)).body).toEqual({ status: 'cancelled' });
     expect((await call(base, 'GET', '/api/operator')).body).toMatchObject({ window_s: 3600, temporal_ui: null });
     await events(base, sid, finished);
     expect((await call(base, 'POST', `/api/sessions/${sid}/interrupt`)).body).toMatchObject({ status: 'not_running', turn_id: null });
     expect((await call(base, 'POST', `/api/sessions/${sid}/abort-retry`)).body).toEqual({ cancelled: false, turn_id: null });
   }, 60_000);
+
+  test('jobs: started (the same again: that job; another spec under its id: 409), shown, its escalation answered (twice: 409), listed, its report as JSON and markdown (409 before it ends); another cancelled', async () => {
+    const spec = { version: 1, task: { prompt: 'make ok.txt', project_path: jobProject, model: 'scripted/conf-job' }, policy: { tools: { shell_exec: 'escalate' } } };
+    const started = await call(base, 'POST', '/api/jobs', { body: spec, headers: { 'Idempotency-Key': `conformance-${Date.now()}` } });
+    expect(started.status).toBe(202);
+    const id = started.body.job_id as string;
+    expect((await call(base, 'POST', '/api/jobs', { body: { ...spec, job_id: id } })).status).toBe(200);
+    const taken = await call(base, 'POST', '/api/jobs', { body: { ...spec, task: { ...spec.task, prompt: 'something else' }, job_id: id } });
+    expect([taken.status, taken.body.error.code]).toEqual([409, 'JOB_EXISTS']);
+    let view: any;
+    await until(async () => ((view = (await call(base, 'GET', `/api/jobs/${id}`)).body).progress?.escalations ?? []).length > 0, 30_000);
+    const early = await call(base, 'GET', `/api/jobs/${id}/report`);
+    expect([early.status, early.body.error.code]).toEqual([409, 'JOB_NOT_FINISHED']);
+    const answer = `/api/jobs/${id}/escalations/${view.progress.escalations[0].tool_call_id}`;
+    expect((await call(base, 'POST', answer, { body: { decision: 'allow' } })).body.by).toBe('conformance');
+    const again = await call(base, 'POST', answer, { body: { decision: 'deny' } });
+    expect([again.status, again.body.error.code]).toEqual([409, 'JOB_ESCALATION_ANSWERED']);
+    await until(async () => (await call(base, 'GET', `/api/jobs/${id}`)).body.status !== 'running', 30_000);
+    expect((await call(base, 'GET', '/api/jobs?status=succeeded')).body.jobs.map((j: any) => j.job_id)).toContain(id);
+    expect((await call(base, 'GET', `/api/jobs/${id}/report`)).body).toMatchObject({ status: 'succeeded', commands: [{ command: 'echo ok > ok.txt', exit_code: 0 }] });
+    expect((await call(base, 'GET', `/api/jobs/${id}/report?format=markdown`)).body).toContain(`# Job ${id}: succeeded`);
+    const slow = (await call(base, 'POST', '/api/jobs', { body: { ...spec, task: { ...spec.task, model: 'scripted/conf-job-slow' } } })).body.job_id as string;
+    await until(async () => (await call(base, 'GET', `/api/jobs/${slow}`)).body.progress?.phase === 'working', 30_000);
+    expect((await call(base, 'POST', `/api/jobs/${slow}/cancel`)).body).toEqual({ job_id: slow, status: 'cancel_requested' });
+    await until(async () => (await call(base, 'GET', `/api/jobs/${slow}`)).body.status === 'cancelled', 30_000);
+  }, 120_000);
 
   test('settings: model, thinking level, the other settings, compaction', async () => {
     const sid = (await call(base, 'POST', '/api/sessions', { body: { project_path: project } })).body.session_id as string;
@@ -317,7 +353,8 @@ describe('a stack with tokens', () => {
     const sid = (await call(base, 'POST', '/api/sessions', { body: { project_path: project } })).body.session_id as string;
     expectCode(await call(base, 'GET', `/api/sessions/${sid}/transcript?format=pdf`), 400, 'INVALID_REQUEST');
     expectCode(await call(base, 'POST', `/api/sessions/${sid}/model`, { body: { provider: 'nosuchprovider', model_id: 'x' } }), 400, 'UNKNOWN_MODEL');
-    expectCode(await call(base, 'GET', `/api/jobs/${encodeURIComponent('session:nope:turn:1')}`), 404, 'JOB_NOT_FOUND');
+    expectCode(await call(base, 'GET', `/api/turns/${encodeURIComponent('session:nope:turn:1')}`), 404, 'TURN_NOT_FOUND');
+    expectCode(await call(base, 'GET', '/api/jobs/no-such-job'), 404, 'JOB_NOT_FOUND');
     const anonymous = await call(base, 'GET', '/api/sessions', { token: null });
     expectCode(anonymous, 401, 'UNAUTHORIZED');
     expect(anonymous.headers.get('www-authenticate')).toBe('Bearer');
@@ -491,6 +528,9 @@ test('every documented operation answered a documented success, and every reacha
   expect(Object.fromEntries([...check.codes].sort())).toEqual({
     INVALID_REQUEST: 400,
     INVALID_TOOL_CALL: 404,
+    JOB_EXISTS: 409,
+    JOB_ESCALATION_ANSWERED: 409,
+    JOB_NOT_FINISHED: 409,
     JOB_NOT_FOUND: 404,
     LLM_API_ERROR: 502,
     // A web asset the build did not make (GET /web/{asset}).
@@ -501,6 +541,7 @@ test('every documented operation answered a documented success, and every reacha
     SESSION_BUSY: 409,
     SESSION_NOT_FOUND: 404,
     TRANSCRIPT_ERROR: 500,
+    TURN_NOT_FOUND: 404,
     UNAUTHORIZED: 401,
     UNAVAILABLE: 503,
     UNKNOWN_MODEL: 400,

@@ -1,4 +1,4 @@
-import { execSync, spawnSync } from 'node:child_process';
+import { execFile, execSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -345,35 +345,49 @@ describe('HTTP + SSE flow', () => {
     }
   }, 60_000);
 
-  test('jobs: a running turn is listed across sessions (HTTP and `strand jobs`), shown and cancelled', async () => {
+  test('turns: a running turn is listed across sessions (HTTP and `strand turns`), shown and cancelled; the deprecated /api/jobs forms still answer, saying so', async () => {
     const created = await http(base, 'POST', '/api/sessions', { project_path: '/tmp/strand-e2e-jobs' });
     const sid = created.body.session_id as string;
     const events = await openSse(`${base}/api/sessions/${sid}/events`);
-    await http(base, 'POST', `/api/sessions/${sid}/prompt`, { text: Array.from({ length: 300 }, (_, i) => `w${i}`).join(' ') });
+    // 600 words echoed at 40 ms a delta: the turn runs for 24 s, longer than two CLI runs on a busy machine.
+    await http(base, 'POST', `/api/sessions/${sid}/prompt`, { text: Array.from({ length: 600 }, (_, i) => `w${i}`).join(' ') });
     await readUntil(events, (e) => e.event === 'message.delta');
     const jobId = `session:${sid}:turn:1`;
     const deadline = Date.now() + 10_000;
     let listed: any;
     while (!listed && Date.now() < deadline) {
-      listed = (await http(base, 'GET', '/api/jobs')).body.jobs.find((j: any) => j.job_id === jobId);
+      listed = (await http(base, 'GET', '/api/turns')).body.turns.find((j: any) => j.job_id === jobId);
       if (!listed) await new Promise((r) => setTimeout(r, 200));
     }
     expect(listed).toMatchObject({ job_id: jobId, session_id: sid, turn_id: 't1', status: 'running', phase: 'thinking', steps: 1, cost_usd: 0 });
+    // The routes' old place, for one release: the same answer, marked deprecated, pointing at the new one.
+    const old = await http(base, 'GET', `/api/jobs/${encodeURIComponent(jobId)}`);
+    expect([old.status, old.body.job_id, old.headers.get('deprecation'), old.headers.get('link')]).toEqual([200, jobId, 'true', `</api/turns/${encodeURIComponent(jobId)}>; rel="successor-version"`]);
+    const oldList = await http(base, 'GET', '/api/jobs');
+    expect([oldList.body.jobs, oldList.body.running_turns.map((t: any) => t.job_id)]).toEqual([[], [jobId]]);
+    const oldUnknown = await http(base, 'GET', `/api/jobs/${encodeURIComponent('session:nope:turn:1')}`);
+    expect([oldUnknown.status, oldUnknown.body.error.code, oldUnknown.headers.get('deprecation')]).toEqual([404, 'JOB_NOT_FOUND', 'true']);
+    // Run without blocking this process: a blocked event loop would miss the gateway closing an idle
+    // keep-alive socket (after 5 s), and the next request would be sent on it and fail.
     const cli = (...args: string[]) =>
-      spawnSync(process.execPath, ['--import', 'tsx', 'services/cli/main.ts', 'jobs', ...args], { encoding: 'utf8', env: { ...process.env, STRAND_GATEWAY_URL: base } });
-    const list = cli('list');
+      new Promise<{ status: number | null; stdout: string }>((resolve) =>
+        execFile(process.execPath, ['--import', 'tsx', 'services/cli/main.ts', 'turns', ...args], { encoding: 'utf8', env: { ...process.env, STRAND_GATEWAY_URL: base } }, (err, stdout) =>
+          resolve({ status: err ? ((err as { code?: number }).code ?? 1) : 0, stdout }),
+        ),
+      );
+    const list = await cli('list');
     expect(list.status).toBe(0);
     expect(list.stdout).toContain(jobId);
-    expect((await http(base, 'GET', `/api/jobs/${encodeURIComponent(jobId)}`)).body).toMatchObject({ job_id: jobId, status: 'running' });
-    const cancelled = cli('cancel', jobId);
+    expect((await http(base, 'GET', `/api/turns/${encodeURIComponent(jobId)}`)).body).toMatchObject({ job_id: jobId, status: 'running' });
+    const cancelled = await cli('cancel', jobId);
     expect(cancelled.stdout.trim()).toBe(`cancelled ${jobId}`);
     const after = await readUntil(events, (e) => e.event === 'turn.finished');
     expect(JSON.parse(after[after.length - 1]!.data).outcome).toBe('aborted');
     events.close();
-    expect((await http(base, 'GET', `/api/jobs/${encodeURIComponent(jobId)}`)).body).toMatchObject({ status: 'completed', phase: 'done' });
-    const unknown = await http(base, 'GET', `/api/jobs/${encodeURIComponent('session:nope:turn:1')}`);
+    expect((await http(base, 'GET', `/api/turns/${encodeURIComponent(jobId)}`)).body).toMatchObject({ status: 'completed', phase: 'done' });
+    const unknown = await http(base, 'GET', `/api/turns/${encodeURIComponent('session:nope:turn:1')}`);
     expect(unknown.status).toBe(404);
-    expect(unknown.body.error.code).toBe('JOB_NOT_FOUND');
+    expect(unknown.body.error.code).toBe('TURN_NOT_FOUND');
   }, 60_000);
 
   test('settings: model and thinking level checked and clamped, flags and name kept across idle-out, each change announced', async () => {

@@ -1,9 +1,10 @@
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { operatorOverviewSchema, type OperatorOverview } from '../../contracts/operator';
-import { jobListSchema } from '../../contracts/http-replies';
+import { turnListSchema } from '../../contracts/http-replies';
 import { openSse, readUntil, type SseConnection } from '../harness/sse-client';
 import { startTestStack, type TestStack } from '../harness/stack-fixture';
 
@@ -11,7 +12,7 @@ import { startTestStack, type TestStack } from '../harness/stack-fixture';
  * The operator view's data on a real stack with tokens: every process publishes its telemetry
  * snapshot on core NATS every 500 ms, the gateway gathers them, and GET /api/operator answers the
  * history (turns by outcome, first-delta percentiles, provider errors by class, connections), the
- * failures (only the caller's) and the instances; GET /api/jobs shows a running turn's model, tokens
+ * failures (only the caller's) and the instances; GET /api/turns shows a running turn's model, tokens
  * and its workflow in the Temporal UI (docs/observability.md, "The operator view's data").
  */
 const ALICE = 'tok-alice';
@@ -173,15 +174,15 @@ test('an event stream open on the second gateway shows as an sse connection in t
   expect(openStreams(await overviewUntil((o) => openStreams(o) === 0))).toBe(0);
 }, 60_000);
 
-test('GET /api/jobs during a slow turn: the model, the tokens so far, no retry, the workflow in the Temporal UI', async () => {
+test('GET /api/turns during a slow turn: the model, the tokens so far, no retry, the workflow in the Temporal UI', async () => {
   const session = await newSession('scripted/op-slow');
   expect((await as(ALICE, 'POST', `/api/sessions/${session}/prompt`, { text: 'read it slowly' })).status).toBe(202);
   const jobId = `session:${session}:turn:1`;
   let job: any;
   const deadline = Date.now() + 20_000;
   while (Date.now() < deadline) {
-    const list = jobListSchema.parse((await as(ALICE, 'GET', '/api/jobs')).body);
-    job = list.jobs.find((j) => j.job_id === jobId);
+    const list = turnListSchema.parse((await as(ALICE, 'GET', '/api/turns')).body);
+    job = list.turns.find((j) => j.job_id === jobId);
     if (job && job.tokens.output > 0) break;
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -193,11 +194,12 @@ test('GET /api/jobs during a slow turn: the model, the tokens so far, no retry, 
     retry_attempt: 0,
     workflow_url: `${UI}/namespaces/default/workflows/${encodeURIComponent(jobId)}`,
   });
-  expect((await as(BOB, 'GET', '/api/jobs')).body.jobs.some((j: any) => j.job_id === jobId)).toBe(false);
-  // `strand jobs list` names the model too.
-  const cli = spawnSync(process.execPath, ['--import', 'tsx', 'services/cli/main.ts', 'jobs', 'list'], { encoding: 'utf8', env: { ...process.env, STRAND_GATEWAY_URL: base, STRAND_TOKEN: ALICE } });
+  expect((await as(BOB, 'GET', '/api/turns')).body.turns.some((j: any) => j.job_id === jobId)).toBe(false);
+  // `strand turns list` names the model too.
+  // Not spawnSync: a blocked event loop would miss the gateway closing an idle keep-alive socket, and the next request would fail on it.
+  const cli = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'services/cli/main.ts', 'turns', 'list'], { encoding: 'utf8', env: { ...process.env, STRAND_GATEWAY_URL: base, STRAND_TOKEN: ALICE } });
   expect(cli.stdout.split('\n').find((line) => line.startsWith(jobId))).toMatch(/ scripted\/op-slow /);
-  expect((await as(ALICE, 'POST', `/api/jobs/${encodeURIComponent(jobId)}/cancel`)).body).toEqual({ status: 'cancelled' });
+  expect((await as(ALICE, 'POST', `/api/turns/${encodeURIComponent(jobId)}/cancel`)).body).toEqual({ status: 'cancelled' });
 }, 60_000);
 
 test('a turn waiting out a rate limit: its job shows the retry attempt, the overview counts the retry and the provider error by class', async () => {
@@ -210,7 +212,7 @@ test('a turn waiting out a rate limit: its job shows the retry attempt, the over
     let job: any;
     const deadline = Date.now() + 10_000;
     while (Date.now() < deadline && !(job?.retry_attempt > 0)) {
-      job = jobListSchema.parse((await as(ALICE, 'GET', '/api/jobs')).body).jobs.find((j) => j.job_id === jobId);
+      job = turnListSchema.parse((await as(ALICE, 'GET', '/api/turns')).body).turns.find((j) => j.job_id === jobId);
       await new Promise((r) => setTimeout(r, 100));
     }
     expect(job).toMatchObject({ phase: 'retrying', retry_attempt: 1 });

@@ -73,7 +73,7 @@ test("the page asks for a token, refuses a wrong one, then shows and cancels tha
 
   await jobRow(page, alices).waitFor();
   // Bob's turn is running too, but not Alice's to see.
-  expect((await api(BOB, 'GET', '/api/jobs')).body.jobs.map((j: any) => j.session_id)).toContain(bobs);
+  expect((await api(BOB, 'GET', '/api/turns')).body.turns.map((j: any) => j.session_id)).toContain(bobs);
   expect(await page.getByRole('link', { name: bobs }).count()).toBe(0);
 
   await page.reload();
@@ -81,6 +81,6 @@ test("the page asks for a token, refuses a wrong one, then shows and cancels tha
   expect(await dialog.count()).toBe(0);
   await jobRow(page, alices).getByRole('button', { name: 'Cancel' }).click();
   await jobRow(page, alices).waitFor({ state: 'detached' });
-  expect((await api(ALICE, 'GET', '/api/jobs')).body.jobs).toEqual([]);
-  expect((await api(BOB, 'POST', `/api/jobs/${encodeURIComponent((await api(BOB, 'GET', '/api/jobs')).body.jobs[0].job_id)}/cancel`)).body).toEqual({ status: 'cancelled' });
+  expect((await api(ALICE, 'GET', '/api/turns')).body.turns).toEqual([]);
+  expect((await api(BOB, 'POST', `/api/turns/${encodeURIComponent((await api(BOB, 'GET', '/api/turns')).body.turns[0].job_id)}/cancel`)).body).toEqual({ status: 'cancelled' });
 });

@@ -83,7 +83,7 @@ test('a running turn shows with its session, model, phase and Temporal link; Can
   expect(cells[2]).toBe('thinking');
   expect(cells[3]).toBe('scripted/slow');
   expect(await row.getByRole('link', { name: sid }).getAttribute('href')).toBe(`/#session=${encodeURIComponent(sid)}`);
-  const job = (await http(web.stack.urls.gateway, 'GET', '/api/jobs')).body.jobs.find((j: any) => j.session_id === sid);
+  const job = (await http(web.stack.urls.gateway, 'GET', '/api/turns')).body.turns.find((j: any) => j.session_id === sid);
   expect(await row.getByRole('link', { name: 'Temporal' }).getAttribute('href')).toBe(job.workflow_url);
   expect(job.workflow_url.startsWith(`${TEMPORAL_UI}/`)).toBe(true);
   // The elapsed time is counted on the page: it moves between polls.
@@ -96,7 +96,7 @@ test('a running turn shows with its session, model, phase and Temporal link; Can
   await row.waitFor({ state: 'detached' });
   const answer = await eventually(() => lastAssistant(sid), (m) => m?.stop_reason === 'aborted', 'the turn stored as aborted');
   expect(answer.stop_reason).toBe('aborted');
-  expect((await http(web.stack.urls.gateway, 'GET', '/api/jobs')).body.jobs.filter((j: any) => j.session_id === sid)).toEqual([]);
+  expect((await http(web.stack.urls.gateway, 'GET', '/api/turns')).body.turns.filter((j: any) => j.session_id === sid)).toEqual([]);
   await page.getByText('No turn is running.').waitFor();
 });
 
@@ -167,7 +167,7 @@ test('a hidden tab polls nothing; shown again, it polls at once', async () => {
   const page = await openOperator();
   await page.getByRole('status', { name: 'Connection' }).filter({ hasText: 'live' }).waitFor();
   const watched = web.pages.at(-1)!;
-  const polls = async () => watched.requests.filter((u) => u.endsWith('/api/jobs')).length;
+  const polls = async () => watched.requests.filter((u) => u.endsWith('/api/turns')).length;
   // What the browser does when the tab goes to the background or comes back.
   const setHidden = (hidden: boolean) =>
     page.evaluate(`Object.defineProperty(document, 'hidden', { configurable: true, get: () => ${hidden} });

@@ -26,15 +26,15 @@ type Spec = ReturnType<typeof jobWorkflowInputSchema.parse>['spec'];
  * cancel is turned into the turn's abort, as a person's abort of a session's turn is.
  */
 export async function jobWorkflow(raw: JobWorkflowInput): Promise<JobReport> {
-  const { job_id, spec } = jobWorkflowInputSchema.parse(raw);
+  const { job_id, spec, owner } = jobWorkflowInputSchema.parse(raw);
   const started_ms = Date.now();
   const run = new JobRun(job_id, spec);
   run.register();
   wf.CancellationScope.current().cancelRequested.catch(() => run.cancel());
-  return wf.CancellationScope.nonCancellable(() => runJob(run, job_id, spec, started_ms));
+  return wf.CancellationScope.nonCancellable(() => runJob(run, job_id, spec, started_ms, owner));
 }
 
-async function runJob(run: JobRun, job_id: string, spec: Spec, started_ms: number): Promise<JobReport> {
+async function runJob(run: JobRun, job_id: string, spec: Spec, started_ms: number, owner?: string): Promise<JobReport> {
   const session_id = jobSessionId(job_id);
   const turns: JobReport['turns'] = [];
   let workspace: JobWorkspaceInfo | null = null;
@@ -49,7 +49,7 @@ async function runJob(run: JobRun, job_id: string, spec: Spec, started_ms: numbe
   try {
     workspace = await acts.prepareJobWorkspace({ job_id, project_path: spec.task.project_path, kind: spec.workspace.kind, ...(spec.task.ref ? { ref: spec.task.ref } : {}) });
     const settings = { model: spec.task.model, thinking_level: spec.task.thinking_level, auto_retry: true, auto_compaction: true, approval: jobApprovalPolicy(spec), name: `job ${job_id}` };
-    await acts.createJobSession({ job_id, project_path: workspace.path, title: `job ${job_id}: ${spec.task.prompt.split('\n')[0]!.slice(0, 80)}`, settings });
+    await acts.createJobSession({ job_id, project_path: workspace.path, title: `job ${job_id}: ${spec.task.prompt.split('\n')[0]!.slice(0, 80)}`, settings, ...(owner ? { owner } : {}) });
     run.session_id = session_id;
     const turn = (kind: 'work' | 'wrap_up', n: number, text: string, max_steps: number, budget: Budget | undefined) =>
       runTurn(run, { session_id, project_path: workspace!.path, turn_number: n, text, settings, max_steps, record: { last_turn: n, requests: [] }, thinking_before_next_step: true, ...(budget ? { budget } : {}) }, kind);

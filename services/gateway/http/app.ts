@@ -11,6 +11,8 @@ import { approvalsRoutes } from './approvals-routes';
 import { authMiddleware } from './auth-middleware';
 import { rateLimit } from './rate-limit';
 import { jobsRoutes } from './jobs-routes';
+import { turnsRoutes } from './turns-routes';
+import type { JobService } from '../jobs/job-service';
 import { operatorRoutes, type OperatorDeps } from './operator-routes';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi/build-document';
 import { openapiRoutes } from './openapi/openapi-routes';
@@ -34,8 +36,10 @@ export type HttpDeps = SessionsDeps &
     maxBodyBytes: number;
     auth: GatewayAuth;
     transcripts: Transcripts;
-    /** Running turns across sessions: `/api/jobs`, and the count in `/v1/status`. */
+    /** Running turns across sessions: `/api/turns`, and the count in `/v1/status`. */
     turns: RunningTurns;
+    /** Unattended jobs: `/api/jobs` (docs/jobs.md). */
+    jobs: JobService;
     rateLimit: { perSecond: number; burst: number };
     /** The gateway's address as clients know it behind a proxy (STRAND_GATEWAY_PUBLIC_URL); the API document names it. */
     publicUrl?: string;
@@ -76,7 +80,8 @@ export function createHttpApp(deps: HttpDeps): OpenAPIHono {
   app.route('/api/sessions', settingsRoutes(deps));
   app.route('/api/sessions', checkpointRoutes(deps)); // file checkpoints: list, revert, redo (docs/undo.md)
   app.route('/api/sessions', mcpRoutes(deps));
-  app.route('/api/jobs', jobsRoutes(deps));
+  app.route('/api/jobs', jobsRoutes(deps)); // unattended jobs, and for one release the turn routes' old answers
+  app.route('/api/turns', turnsRoutes(deps));
   app.route('/api/operator', operatorRoutes(deps));
   app.route('/api', transcriptsRoutes(deps));
   app.notFound((c) => errorResponse(c, new StrandError(ErrorCode.NOT_FOUND, `no route ${c.req.method} ${c.req.path}`)));

@@ -20,7 +20,7 @@ const overview = createRoute({
   operationId: 'getOperatorOverview',
   summary: "The operator view's history, recent failures and instances",
   description:
-    "What the gateways and workers measured lately, one point per telemetry interval (STRAND_TELEMETRY_INTERVAL_MS) over the last hour at most, as this gateway heard it since it started (an in-memory cache: another gateway's history may start later); the turns that failed lately (with tokens, only the caller's sessions'); the processes that sent telemetry in the last three intervals. The running turns are `GET /api/jobs`.",
+    "What the gateways and workers measured lately, one point per telemetry interval (STRAND_TELEMETRY_INTERVAL_MS) over the last hour at most, as this gateway heard it since it started (an in-memory cache: another gateway's history may start later); the turns that failed lately (with tokens, only the caller's sessions'); the processes that sent telemetry in the last three intervals. The running turns are `GET /api/turns`.",
   tags: ['operator'],
   request: { query: operatorOverviewQuerySchema },
   responses: { 200: jsonReply(operatorOverviewSchema, 'The overview.') },

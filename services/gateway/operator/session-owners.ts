@@ -26,7 +26,7 @@ export class SessionOwners {
 
   /**
    * The items `principal` may see: with tokens (a principal), those of its own sessions and of sessions
-   * nobody owns, as `/api/jobs` decides; a session the store no longer has is nobody's to show.
+   * nobody owns, as `/api/turns` decides; a session the store no longer has is nobody's to show.
    */
   async visibleTo<T extends { session_id: string }>(items: T[], principal: string | undefined): Promise<T[]> {
     if (principal === undefined) return items;

@@ -8,7 +8,7 @@ import { sessionStats } from './session-stats';
 import { storedSettings } from './session-settings-change';
 import { ownerOf } from './start-info';
 
-/** A running (or finished) turn as `/api/jobs` shows it. */
+/** A running (or finished) turn as `/api/turns` shows it. */
 export interface RunningTurnView extends TurnJob {
   steps: number;
   cost_usd: number;
@@ -29,7 +29,7 @@ export interface RunningTurnsDeps {
 }
 
 /**
- * The turns running across sessions (`/api/jobs`, `/v1/status`), with their progress and cost so far,
+ * The turns running across sessions (`/api/turns`, `/v1/status`), with their progress and cost so far,
  * and the stop an operator asks for. A turn is looked up by its workflow id, not through a session
  * reference: who may see it is its session owner's business, checked here.
  */
@@ -46,7 +46,7 @@ export class RunningTurns {
     const job = await this.deps.commands.job(jobId);
     const meta = job ? await this.deps.store.get({ session_id: job.session_id }) : null;
     const owner = ownerOf(meta?.meta);
-    if (!job || (principal !== undefined && owner !== undefined && owner !== principal)) throw new StrandError(ErrorCode.JOB_NOT_FOUND, `no job ${jobId}`);
+    if (!job || (principal !== undefined && owner !== undefined && owner !== principal)) throw new StrandError(ErrorCode.TURN_NOT_FOUND, `no turn ${jobId}`);
     return this.view(job, meta);
   }
 

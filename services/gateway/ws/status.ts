@@ -11,7 +11,7 @@ const CAPABILITIES = ['chat.attach', 'error.structured', 'stream.sse', 'task.dur
  * tries to start a server of its own), so counting running turns in Temporal gets this long before
  * the local count stands in.
  */
-const JOBS_DEADLINE_MS = 400;
+const TURNS_DEADLINE_MS = 400;
 
 export interface StatusDeps {
   sessions: SessionService;
@@ -22,10 +22,10 @@ export interface StatusDeps {
 async function runningTurns(deps: StatusDeps, principal: string | undefined): Promise<number> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), JOBS_DEADLINE_MS);
+    timer = setTimeout(() => resolve(undefined), TURNS_DEADLINE_MS);
   });
   try {
-    const counted = await Promise.race([deps.turns.list(principal).then((jobs) => jobs.length), deadline]);
+    const counted = await Promise.race([deps.turns.list(principal).then((turns) => turns.length), deadline]);
     return counted ?? deps.tasks.count('running');
   } catch {
     return deps.tasks.count('running');

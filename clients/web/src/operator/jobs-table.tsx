@@ -8,7 +8,7 @@ import { useNow } from './use-now';
 export const phaseOf = (job: Job) => (job.phase === 'retrying' && job.retry_attempt ? `retrying (attempt ${job.retry_attempt})` : job.phase);
 
 /**
- * The running turns across sessions (`GET /api/jobs`): where each runs, what it is doing, for how
+ * The running turns across sessions (`GET /api/turns`): where each runs, what it is doing, for how
  * long (counted here, from its start), what it has used, and Cancel.
  */
 export function JobsTable({ jobs, cancel }: { jobs: Job[] | undefined; cancel: (job: Job) => Promise<string> }) {

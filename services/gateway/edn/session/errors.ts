@@ -10,6 +10,7 @@ import { EdnErrorCode, EdnOpError } from '../protocol';
 const codes: Partial<Record<ErrorCode, EdnErrorCode>> = {
   [ErrorCode.SESSION_NOT_FOUND]: EdnErrorCode.notFound,
   [ErrorCode.JOB_NOT_FOUND]: EdnErrorCode.notFound,
+  [ErrorCode.TURN_NOT_FOUND]: EdnErrorCode.notFound,
   [ErrorCode.SESSION_BUSY]: EdnErrorCode.sessionNotIdle,
   [ErrorCode.UNKNOWN_MODEL]: EdnErrorCode.unknownModel,
   [ErrorCode.INVALID_REQUEST]: EdnErrorCode.invalidParams,

@@ -5,7 +5,7 @@ import { agentPhaseSchema, eventUsageSchema } from '../../../../contracts/agent-
 import { ErrorCode } from '../../../../contracts/errors';
 import { errorBodySchema } from '../../../../contracts/http-api';
 import { chatStreamFrameSchema, httpEventDataSchema } from '../../../../contracts/http-events';
-import { jobSchema, sessionViewSchema, usageTotalsSchema } from '../../../../contracts/http-replies';
+import { turnSchema, sessionViewSchema, usageTotalsSchema } from '../../../../contracts/http-replies';
 import { sessionSettingsSchema } from '../../../../contracts/session-settings';
 import { contentBlockSchema, messageSchema } from '../../../../contracts/session-store/messages';
 import packageJson from '../../../../package.json';
@@ -35,7 +35,7 @@ const SHARED_SCHEMAS: ReadonlyArray<readonly [z.ZodType, string]> = [
   [messageSchema, 'Message'],
   [sessionViewSchema, 'SessionView'],
   [sessionSettingsSchema, 'SessionSettings'],
-  [jobSchema, 'Job'],
+  [turnSchema, 'Turn'],
   [usageTotalsSchema, 'UsageTotals'],
   [eventUsageSchema, 'EventUsage'],
   [httpEventDataSchema, 'SessionEventData'],

@@ -1,5 +1,7 @@
 import type { z } from 'zod';
 import type * as R from '../../../../contracts/http-replies';
+import type * as J from '../../../../contracts/job-http';
+import type { JobService } from '../../jobs/job-service';
 import type { RunningTurns } from '../../sessions/running-turns';
 import type { SessionRef, SessionService } from '../../sessions/session-service';
 import type { Transcripts } from '../../transcripts/transcripts';
@@ -27,8 +29,13 @@ type Returned<K extends keyof SessionRef> = ReturnedBy<SessionRef, K>;
 export type ReplyTypesFit = [
   Holds<Fits<Returned<'describe'>, Out<typeof R.sessionViewSchema>>>,
   Holds<Fits<ReturnedBy<SessionService, 'list'>, Out<typeof R.sessionListSchema>>>,
-  Holds<Fits<ReturnedBy<RunningTurns, 'get'>, Out<typeof R.jobSchema>>>,
-  Holds<Fits<ReturnedBy<RunningTurns, 'cancel'>, Out<typeof R.jobCancelledSchema>>>,
+  Holds<Fits<ReturnedBy<RunningTurns, 'get'>, Out<typeof R.turnSchema>>>,
+  Holds<Fits<ReturnedBy<RunningTurns, 'cancel'>, Out<typeof R.turnCancelledSchema>>>,
+  Holds<Fits<ReturnedBy<JobService, 'get'>, Out<typeof J.jobViewSchema>>>,
+  Holds<Fits<ReturnedBy<JobService, 'list'>, Out<typeof J.jobListSchema>['jobs']>>,
+  Holds<Fits<ReturnedBy<JobService, 'cancel'>, Out<typeof J.jobCancelReplySchema>>>,
+  Holds<Fits<ReturnedBy<JobService, 'answer'>, Out<typeof J.escalationAnsweredSchema>>>,
+  Holds<Fits<ReturnedBy<JobService, 'start'>['job'], Out<typeof J.jobStartedSchema>>>,
   Holds<Fits<Returned<'stats'>, Out<typeof R.sessionStatsSchema>>>,
   Holds<Fits<Returned<'forkPoints'>, Out<typeof R.forkPointsSchema>['messages']>>,
   Holds<Fits<Returned<'lastAssistantText'>, Out<typeof R.lastAssistantTextSchema>>>,

@@ -1,7 +1,7 @@
 import { stackConfigFromEnv } from '../../infra/stack/stack-config';
 import { say } from './safe-output';
 
-interface Job {
+interface Turn {
   job_id: string;
   session_id: string;
   turn_id: string;
@@ -15,7 +15,7 @@ interface Job {
 }
 
 /** The gateway the CLI talks to: STRAND_GATEWAY_URL, else the local stack's address. */
-function gatewayUrl(env: NodeJS.ProcessEnv = process.env): string {
+export function gatewayUrl(env: NodeJS.ProcessEnv = process.env): string {
   const explicit = env.STRAND_GATEWAY_URL?.trim();
   if (explicit) return explicit.replace(/\/$/, '');
   const config = stackConfigFromEnv(env);
@@ -41,26 +41,26 @@ const ago = (ms: number) => {
   return s < 120 ? `${s}s` : s < 7200 ? `${Math.round(s / 60)}m` : `${Math.round(s / 3600)}h`;
 };
 
-function row(j: Job): string {
+function row(j: Turn): string {
   return [j.job_id.padEnd(44), j.phase.padEnd(16), (j.model ?? '').padEnd(28), `${j.steps}`.padStart(5), `$${j.cost_usd.toFixed(4)}`.padStart(10), ago(j.started_at).padStart(6)].join('  ');
 }
 
-/** `strand jobs list|show <id>|cancel <id>` (parsed by cli-args.ts): turns running across sessions, through the gateway. */
-export async function jobs(cmd: { action: 'list' } | { action: 'show' | 'cancel'; jobId: string }): Promise<void> {
+/** `strand turns list|show <id>|cancel <id>` (parsed by cli-args.ts): turns running across sessions, through the gateway. */
+export async function turns(cmd: { action: 'list' } | { action: 'show' | 'cancel'; turnId: string }): Promise<void> {
   switch (cmd.action) {
     case 'list': {
-      const { jobs: list } = (await call('GET', '/api/jobs')) as { jobs: Job[] };
-      if (list.length === 0) return say('no running jobs');
-      say(['job'.padEnd(44), 'phase'.padEnd(16), 'model'.padEnd(28), 'steps', '      cost', ' since'].join('  '));
+      const { turns: list } = (await call('GET', '/api/turns')) as { turns: Turn[] };
+      if (list.length === 0) return say('no running turns');
+      say(['turn'.padEnd(44), 'phase'.padEnd(16), 'model'.padEnd(28), 'steps', '      cost', ' since'].join('  '));
       for (const j of list) say(row(j));
       return;
     }
     case 'show':
-      say(JSON.stringify(await call('GET', `/api/jobs/${encodeURIComponent(cmd.jobId)}`), null, 2));
+      say(JSON.stringify(await call('GET', `/api/turns/${encodeURIComponent(cmd.turnId)}`), null, 2));
       return;
     case 'cancel': {
-      const { status } = (await call('POST', `/api/jobs/${encodeURIComponent(cmd.jobId)}/cancel`)) as { status: string };
-      say(status === 'cancelled' ? `cancelled ${cmd.jobId}` : `${cmd.jobId} is not running`);
+      const { status } = (await call('POST', `/api/turns/${encodeURIComponent(cmd.turnId)}/cancel`)) as { status: string };
+      say(status === 'cancelled' ? `cancelled ${cmd.turnId}` : `${cmd.turnId} is not running`);
       return;
     }
   }

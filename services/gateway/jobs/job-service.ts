@@ -1,0 +1,188 @@
+import { WorkflowFailedError, type Client, type WorkflowExecutionDescription, type WorkflowExecutionInfo } from '@temporalio/client';
+import { ErrorCode, StrandError } from '../../../contracts/errors';
+import type { JobCancelReply, JobFacts, JobListFilter, JobProgress, JobStarted, JobView, JobViewStatus } from '../../../contracts/job-http';
+import { jobIdSchema, type JobSpecInput } from '../../../contracts/job-spec';
+import { jobReportSchema, type JobReport } from '../../../contracts/job-report';
+import { escalationAnswerSignal, JOB_WORKFLOW_TYPE, jobProgressQuery, jobSessionId, jobWorkflowId } from '../../../contracts/job-workflow';
+import type { StoreClient } from '../../../contracts/session-store/client';
+import { searchAttributeKeys } from '../../../contracts/search-attributes';
+import type { TemporalLink } from '../temporal/temporal-link';
+import { translateFailure } from '../temporal/translate-failure';
+import { readJobMemo } from './job-memo';
+import { jobSessionSpending } from './job-spending';
+import { startJob } from './start-job';
+
+/** Temporal reads answer within this, or the request fails as UNAVAILABLE. */
+const READ_DEADLINE_MS = 5_000;
+/** The progress query needs a worker: a job whose worker is away is shown without it rather than not at all. */
+const PROGRESS_DEADLINE_MS = 3_000;
+
+export interface JobServiceDeps {
+  temporal: TemporalLink;
+  taskQueue: string;
+  store: StoreClient;
+}
+
+type Described = Pick<WorkflowExecutionInfo, 'workflowId' | 'status' | 'startTime' | 'closeTime' | 'memo'>;
+
+/**
+ * Unattended jobs for every front door (docs/jobs.md): start, list, show, report, cancel, answer an
+ * escalation. The job workflow owns the job; this reads it (visibility, describe, its progress query,
+ * its result) and sends it what a person asks (cancel, the escalation signal). Another principal's
+ * job is answered exactly as an unknown one (JOB_NOT_FOUND).
+ */
+export class JobService {
+  constructor(private readonly deps: JobServiceDeps) {}
+
+  private client(): Client {
+    const client = this.deps.temporal.current;
+    if (!client) throw new StrandError(ErrorCode.UNAVAILABLE, this.deps.temporal.unavailableReason);
+    return client;
+  }
+
+  private async temporal<T>(fn: (client: Client) => Promise<T>, deadlineMs = READ_DEADLINE_MS): Promise<T> {
+    try {
+      return await this.deps.temporal.withDeadline(deadlineMs, () => fn(this.client()));
+    } catch (err) {
+      throw translateFailure(err);
+    }
+  }
+
+  /** Starts the job (or answers the one this id already names, `started: false`). */
+  async start(spec: JobSpecInput, owner: string | undefined, jobId?: string): Promise<{ started: boolean; job: JobStarted }> {
+    return this.temporal((client) => startJob(spec, owner, { client, taskQueue: this.deps.taskQueue, origin: 'http', ...(jobId !== undefined ? { jobId } : {}) }), 10_000);
+  }
+
+  /** The principal's jobs (everyone's with auth off): the running ones, then the most recently ended. */
+  async list(principal: string | undefined, filter: JobListFilter): Promise<JobFacts[]> {
+    const clauses = [`WorkflowType = '${JOB_WORKFLOW_TYPE}'`];
+    if (principal !== undefined) clauses.push(`${searchAttributeKeys.owner.name} = '${principal.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`);
+    if (filter.status === 'running') clauses.push(`ExecutionStatus = 'Running'`);
+    else if (filter.status !== undefined) clauses.push(`ExecutionStatus != 'Running'`);
+    return this.temporal(async (client) => {
+      const found: JobFacts[] = [];
+      // Visibility answers the running first, then the most recently ended (its own order; the dev
+      // server's SQL visibility takes no ORDER BY); an ended job's status is its report's, from its result.
+      for await (const w of client.workflow.list({ query: clauses.join(' AND ') })) {
+        const facts = this.factsOf(w, (await this.outcome(client, w)).status);
+        if (filter.status === undefined || facts.status === filter.status) found.push(facts);
+        if (found.length >= filter.limit) break;
+      }
+      return found;
+    }, 15_000);
+  }
+
+  /** One job: its progress while it runs, its report once it ended. */
+  async get(jobId: string, principal: string | undefined): Promise<JobView> {
+    const { client, described } = await this.describe(jobId, principal);
+    const outcome = await this.temporal(() => this.outcome(client, described));
+    const facts = this.factsOf(described, outcome.status);
+    const progress = facts.status === 'running' ? await this.progress(client, jobId) : null;
+    return { ...facts, progress, report: outcome.report };
+  }
+
+  /** The report of an ended job; JOB_NOT_FINISHED while it runs. */
+  async report(jobId: string, principal: string | undefined): Promise<JobReport> {
+    const { client, described } = await this.describe(jobId, principal);
+    const outcome = await this.temporal(() => this.outcome(client, described));
+    if (outcome.status === 'running') throw new StrandError(ErrorCode.JOB_NOT_FINISHED, `job ${jobId} is still running: its report comes when it ends`, { job_id: jobId });
+    if (!outcome.report) throw new StrandError(ErrorCode.JOB_NOT_FOUND, `job ${jobId} ended without a report (${outcome.status})`, { job_id: jobId, status: outcome.status });
+    return outcome.report;
+  }
+
+  /** Asks Temporal to cancel the job; answers once the request is accepted (the report later says `cancelled`). */
+  async cancel(jobId: string, principal: string | undefined): Promise<JobCancelReply> {
+    const { client, described } = await this.describe(jobId, principal);
+    if (described.status.name !== 'RUNNING') return { job_id: jobId, status: 'not_running' };
+    await this.temporal(() => client.workflow.getHandle(jobWorkflowId(jobId)).cancel());
+    return { job_id: jobId, status: 'cancel_requested' };
+  }
+
+  /**
+   * A person's answer to an escalated call, signalled to the job with their name. A call the job is
+   * not waiting for is INVALID_TOOL_CALL when the job never made it, JOB_ESCALATION_ANSWERED when it
+   * did (decided by a person, its timeout or the job).
+   */
+  async answer(jobId: string, toolCallId: string, answer: { decision: 'allow' | 'deny'; reason?: string }, principal: string | undefined, by: string) {
+    const { client, described } = await this.describe(jobId, principal);
+    const handle = client.workflow.getHandle(jobWorkflowId(jobId));
+    if (described.status.name === 'RUNNING') {
+      const progress = await this.temporal(() => handle.query(jobProgressQuery), PROGRESS_DEADLINE_MS);
+      if (progress.escalations.some((e) => e.tool_call_id === toolCallId)) {
+        await this.temporal(() => handle.signal(escalationAnswerSignal, { tool_call_id: toolCallId, decision: answer.decision, by, ...(answer.reason ? { reason: answer.reason } : {}) }));
+        return { job_id: jobId, tool_call_id: toolCallId, decision: answer.decision, by };
+      }
+    }
+    const made = (await jobSessionSpending(this.deps.store, jobSessionId(jobId))).toolCalls.has(toolCallId);
+    if (made) throw new StrandError(ErrorCode.JOB_ESCALATION_ANSWERED, `the call ${toolCallId} of job ${jobId} is not waiting for an answer (decided already)`, { job_id: jobId, tool_call_id: toolCallId });
+    throw new StrandError(ErrorCode.INVALID_TOOL_CALL, `job ${jobId} has no tool call ${toolCallId}`, { job_id: jobId, tool_call_id: toolCallId });
+  }
+
+  /** The job's workflow, owner-checked: an unknown id, a malformed one and another principal's job are all JOB_NOT_FOUND. */
+  private async describe(jobId: string, principal: string | undefined): Promise<{ client: Client; described: WorkflowExecutionDescription }> {
+    const missing = () => new StrandError(ErrorCode.JOB_NOT_FOUND, `no job ${jobId}`, { job_id: jobId });
+    if (!jobIdSchema.safeParse(jobId).success) throw missing();
+    const described = await this.temporal(async (client) => {
+      try {
+        return await client.workflow.getHandle(jobWorkflowId(jobId)).describe();
+      } catch (err) {
+        if ((err as Error).name === 'WorkflowNotFoundError') return undefined;
+        throw err;
+      }
+    });
+    if (!described || described.type !== JOB_WORKFLOW_TYPE) throw missing();
+    const owner = readJobMemo(described.memo)?.owner;
+    if (principal !== undefined && owner !== undefined && owner !== principal) throw missing();
+    return { client: this.client(), described };
+  }
+
+  /** How the job's workflow stands: running, or ended with (or without) a report. */
+  private async outcome(client: Client, w: Described): Promise<{ status: JobViewStatus; report: JobReport | null }> {
+    switch (w.status.name) {
+      case 'RUNNING':
+        return { status: 'running', report: null };
+      case 'TERMINATED':
+        return { status: 'terminated', report: null };
+      case 'TIMED_OUT':
+        return { status: 'timed_out', report: null };
+      case 'CANCELLED':
+        return { status: 'cancelled', report: null };
+    }
+    try {
+      const report = jobReportSchema.parse(await client.workflow.getHandle(w.workflowId).result());
+      return { status: report.status, report };
+    } catch (err) {
+      // A workflow that failed outright (no report): the job failed.
+      if (err instanceof WorkflowFailedError) return { status: 'failed', report: null };
+      throw err;
+    }
+  }
+
+  private async progress(client: Client, jobId: string): Promise<JobProgress | null> {
+    let view;
+    try {
+      view = await this.deps.temporal.withDeadline(PROGRESS_DEADLINE_MS, () => client.workflow.getHandle(jobWorkflowId(jobId)).query(jobProgressQuery));
+    } catch {
+      // No worker answered in time (or the job ended in between): shown without its progress.
+      return null;
+    }
+    const spent = await jobSessionSpending(this.deps.store, jobSessionId(jobId));
+    return { phase: view.phase, turn_id: view.turn_id, step: view.step, steps: spent.steps, cost_usd: spent.cost_usd, tokens: spent.tokens, escalations: view.escalations };
+  }
+
+  private factsOf(w: Described, status: JobViewStatus): JobFacts {
+    const job_id = w.workflowId.replace(/^job:/, '');
+    const memo = readJobMemo(w.memo);
+    return {
+      job_id,
+      status,
+      session_id: jobSessionId(job_id),
+      ...(memo?.owner !== undefined ? { owner: memo.owner } : {}),
+      title: memo?.title ?? '',
+      project_path: memo?.project_path ?? '',
+      model: memo?.model ?? '',
+      started_at: w.startTime.getTime(),
+      closed_at: w.closeTime ? w.closeTime.getTime() : null,
+    };
+  }
+}
