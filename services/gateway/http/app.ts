@@ -11,6 +11,7 @@ import { approvalsRoutes } from './approvals-routes';
 import { authMiddleware } from './auth-middleware';
 import { rateLimit } from './rate-limit';
 import { jobsRoutes } from './jobs-routes';
+import { hookDeliveryRoutes, hooksRoutes } from './hooks-routes';
 import { operatorRoutes, type OperatorDeps } from './operator-routes';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi/build-document';
 import { openapiRoutes } from './openapi/openapi-routes';
@@ -65,6 +66,7 @@ export function createHttpApp(deps: HttpDeps): OpenAPIHono {
       onError: (c) => errorResponse(c, new StrandError(ErrorCode.PAYLOAD_TOO_LARGE, `request body exceeds ${deps.maxBodyBytes} bytes`)),
     }),
   );
+  app.route('/api/hooks', hookDeliveryRoutes(deps)); // a hook delivery's signature is its authentication: ahead of the token check
   app.use('/api/*', authMiddleware(deps.auth));
   app.use('/api/*', rateLimit(deps.rateLimit));
   app.route('/', healthRoute(deps));
@@ -77,6 +79,7 @@ export function createHttpApp(deps: HttpDeps): OpenAPIHono {
   app.route('/api/sessions', checkpointRoutes(deps)); // file checkpoints: list, revert, redo (docs/undo.md)
   app.route('/api/sessions', mcpRoutes(deps));
   app.route('/api/jobs', jobsRoutes(deps));
+  app.route('/api/hooks', hooksRoutes(deps));
   app.route('/api/operator', operatorRoutes(deps));
   app.route('/api', transcriptsRoutes(deps));
   app.notFound((c) => errorResponse(c, new StrandError(ErrorCode.NOT_FOUND, `no route ${c.req.method} ${c.req.path}`)));
