@@ -20,6 +20,14 @@ export const COMMAND_HELP = {
   jobs: `usage: strand jobs [list] | show <job id> | cancel <job id>
   Turns running across sessions, through the gateway (STRAND_GATEWAY_URL picks one; STRAND_TOKEN
   is sent as the bearer token).`,
+  hook: `usage: strand hook define <name> <file.json> | list | show <name> | delete <name>
+       strand hook sign <name> <body-file> [--secret-env VAR]
+  Hooks: signed web deliveries that start unattended jobs (docs/jobs.md, "Triggers"), through the
+  gateway (STRAND_GATEWAY_URL picks one; STRAND_TOKEN is sent as the bearer token).
+  define        PUT the definition in the file ({template, values, secret_env, key?, supersede?})
+  show          the definition and its last deliveries
+  sign          print the X-Strand-Signature header for the file's bytes, under the secret in the
+                environment variable the hook names (read from the gateway), or VAR's`,
   'rpc-edn': `usage: strand rpc-edn [--cwd DIR] [--session-id ID]
   EDN RPC (docs/edn.md) on stdin/stdout for editors that spawn it (Emacs); logs on stderr.
   --cwd DIR          the project directory of new sessions (default: where it runs)
@@ -49,6 +57,8 @@ export const USAGE = `usage: strand <command> [options]   (strand <command> --he
   status      show whether a stack runs and whether its gateway is healthy
   jobs list | show <id> | cancel <id>
               turns running across sessions (through the gateway; STRAND_GATEWAY_URL to pick one)
+  hook define|list|show|delete|sign
+              signed web hooks that start jobs; sign: the signature header for a body
   rpc-edn [--cwd DIR] [--session-id ID]
               EDN RPC on stdin/stdout for editors that spawn it (Emacs); logs on stderr
   chat [--cwd DIR] [--session ID | --new] [-p PROMPT] [-y]

@@ -18,6 +18,8 @@ async function run(cli: CliCommand): Promise<void> {
       return status();
     case 'jobs':
       return jobs(cli);
+    case 'hook':
+      return (await import('./hook-commands')).hook(cli);
     case 'rpc-edn':
       // Loaded only here: the other commands do not need the gateway's code.
       return (await import('./rpc-edn')).rpcEdn(cli);

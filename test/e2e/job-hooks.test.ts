@@ -1,4 +1,5 @@
 import '../harness/quiet-temporal';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -164,4 +165,39 @@ test('supersede cancel: a second delivery with the same key cancels the first jo
   expect((await report(first.body.job_id)).status).toBe('cancelled');
   expect((await report(second.body.job_id)).status).toBe('succeeded');
   expect(await workflowExists(hookCoordinatorId('deploy', 'feature/x'))).toBe(true);
+}, 180_000);
+
+/** `strand …` as a person runs it, against this stack. */
+function strand(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [path.resolve(__dirname, '../../bin/strand.cjs'), ...args], { env: { ...process.env, STRAND_GATEWAY_URL: stack.urls.gateway, STRAND_TOKEN: TOKEN, ...env }, timeout: 60_000 }, (err, stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+test('strand hook define, list, sign (a signature the gateway takes), show and delete', async () => {
+  const defFile = path.join(tmp, 'cli-hook.json');
+  await fs.writeFile(defFile, JSON.stringify({ template: { version: 1, task: { prompt: 'cli ${ref}', project_path: repo, model: 'scripted/quick' } }, values: { ref: '/ref' }, secret_env: 'HOOK_TEST_SECRET' }));
+  const defined = await strand(['hook', 'define', 'cli-hook', defFile]);
+  expect([defined.code, defined.stdout]).toEqual([0, `defined hook cli-hook: deliveries go to ${stack.urls.gateway}/api/hooks/cli-hook, signed with the secret in HOOK_TEST_SECRET\n`]);
+  expect((await strand(['hook', 'list'])).stdout).toMatch(/^cli-hook\s+-\s+queue\s+HOOK_TEST_SECRET/m);
+
+  const bodyFile = path.join(tmp, 'cli-body.json');
+  const raw = '{"ref": "main"}\n';
+  await fs.writeFile(bodyFile, raw);
+  const signed = await strand(['hook', 'sign', 'cli-hook', bodyFile], { HOOK_TEST_SECRET: SECRET });
+  expect([signed.code, signed.stdout]).toEqual([0, `X-Strand-Signature: ${signHookBody(SECRET, raw)}\n`]);
+  const [name, value] = signed.stdout.trim().split(': ') as [string, string];
+  const delivered = await api('POST', '/api/hooks/cli-hook', raw, { [name]: value, 'X-Strand-Delivery': 'cli-1' });
+  expect([delivered.status, delivered.body.outcome]).toEqual([202, 'started']);
+  const unset = await strand(['hook', 'sign', 'cli-hook', bodyFile, '--secret-env', 'NO_SUCH_VARIABLE_SET']);
+  expect([unset.code, unset.stderr.trim()]).toEqual([1, "[strand] NO_SUCH_VARIABLE_SET is not set in this shell: set it to hook cli-hook's secret"]);
+
+  const shown = await strand(['hook', 'show', 'cli-hook']);
+  expect(JSON.parse(shown.stdout).deliveries.map((d: any) => [d.delivery_id, d.outcome])).toEqual([['cli-1', 'started']]);
+  expect((await report(delivered.body.job_id)).status).toBe('succeeded');
+  expect((await strand(['hook', 'delete', 'cli-hook'])).stdout).toBe('deleted hook cli-hook\n');
+  const gone = await strand(['hook', 'show', 'cli-hook']);
+  expect([gone.code, gone.stderr]).toEqual([1, expect.stringContaining('no hook named cli-hook')]);
 }, 180_000);
