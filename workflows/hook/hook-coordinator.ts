@@ -85,7 +85,7 @@ class Coordinator {
     } else {
       // cancel: the newest delivery supersedes everything before it, running or waiting.
       this.queue.splice(0);
-      for (const job of this.running) await wf.getExternalWorkflowHandle(jobWorkflowId(job)).cancel();
+      for (const job of this.running) await cancelJob(job);
       answer = reply(d.job_id, (await this.startJob(d)) ? 'started' : 'duplicate');
     }
     this.remember(d.delivery_id, answer.job_id);
@@ -131,5 +131,17 @@ class Coordinator {
   private remember(deliveryId: string, jobId: string | null): void {
     this.seen.set(deliveryId, jobId);
     while (this.seen.size > MAX_SEEN) this.seen.delete(this.seen.keys().next().value!);
+  }
+}
+
+/**
+ * Asks a running job to stop (it collects and reports `cancelled`). A job that ended in the meantime
+ * (its end not yet handled here: both can arrive in one activation) refuses the request: nothing to do.
+ */
+async function cancelJob(jobId: string): Promise<void> {
+  try {
+    await wf.getExternalWorkflowHandle(jobWorkflowId(jobId)).cancel();
+  } catch (err) {
+    if (!(err instanceof wf.TemporalFailure)) throw err;
   }
 }

@@ -15,6 +15,7 @@ import {
   type HookDeliveryReply,
 } from '../../../contracts/job-hook';
 import { hookSignatureMatches } from '../../../contracts/job-hook-signature';
+import type { JobSpec } from '../../../contracts/job-spec';
 import { sendPatiently } from '../temporal/patient-update';
 import type { TemporalLink } from '../temporal/temporal-link';
 import { translateFailure } from '../temporal/translate-failure';
@@ -113,7 +114,7 @@ export class HookService {
       throw new StrandError(ErrorCode.INVALID_REQUEST, 'the delivery body is not JSON');
     }
     let key: string | null = null;
-    let spec;
+    let spec: JobSpec;
     try {
       const values = valuesFrom(body, def.values);
       key = def.key === undefined ? null : values[def.key]!;
