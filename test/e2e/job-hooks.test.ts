@@ -123,6 +123,13 @@ test('a signed delivery sent twice with one delivery id starts one job; a bad or
   expect(replayed.status).toBe(401);
   expect(await workflowExists(hookCoordinatorId('ci', 'main'))).toBe(false);
 
+  // Signed, but no delivery id, or a body that is not JSON: 400, nothing recorded.
+  const raw0 = JSON.stringify(body);
+  const noId = await api('POST', '/api/hooks/ci', raw0, { 'X-Strand-Signature': signHookBody(SECRET, raw0) });
+  expect([noId.status, noId.body.error.code, noId.body.error.message]).toEqual([400, 'INVALID_REQUEST', expect.stringContaining('X-Strand-Delivery')]);
+  const notJson = await api('POST', '/api/hooks/ci', 'ref=main', { 'X-Strand-Signature': signHookBody(SECRET, 'ref=main'), 'X-Strand-Delivery': 'd-form' });
+  expect([notJson.status, notJson.body.error.message]).toEqual([400, 'the delivery body is not JSON']);
+
   const missing = await deliver('ci', { ref: 'main' }, 'd-missing');
   expect([missing.status, missing.body.error.code, missing.body.error.details]).toEqual([422, 'HOOK_DELIVERY_REJECTED', { placeholder: 'script', pointer: '/script' }]);
   const notSpec = await deliver('ci', { ref: 'main', script: 'Not A Model!' }, 'd-not-spec');
