@@ -17,6 +17,10 @@ export const ErrorCode = {
   JOB_ESCALATION_ANSWERED: 'JOB_ESCALATION_ANSWERED',
   /** No such turn (`session:<id>:turn:<n>`), or another principal's. */
   TURN_NOT_FOUND: 'TURN_NOT_FOUND',
+  /** No hook of that name is defined (docs/jobs.md, "Triggers"). */
+  HOOK_NOT_FOUND: 'HOOK_NOT_FOUND',
+  /** A signed hook delivery whose body cannot fill the hook's template, or whose filled spec is no job spec; `details` says which. */
+  HOOK_DELIVERY_REJECTED: 'HOOK_DELIVERY_REJECTED',
   /** HTTP only: no route answers this method and path (a typo in a URL, not a missing session or job). */
   NOT_FOUND: 'NOT_FOUND',
   UNAUTHORIZED: 'UNAUTHORIZED',

@@ -3,6 +3,7 @@ import type * as Session from './session/session-workflow';
 import type * as Turn from './turn/turn-workflow';
 import type * as CheckpointList from './checkpoint-list';
 import type * as Job from './job/job-workflow';
+import type * as HookCoordinator from './hook/hook-coordinator';
 
 // The workflow bundle's entry: every workflow type the worker registers.
 //
@@ -22,4 +23,7 @@ export function checkpointListWorkflow(...args: Parameters<typeof CheckpointList
 }
 export function jobWorkflow(...args: Parameters<typeof Job.jobWorkflow>): ReturnType<typeof Job.jobWorkflow> {
   return (require('./job/job-workflow') as typeof Job).jobWorkflow(...args);
+}
+export function hookCoordinatorWorkflow(...args: Parameters<typeof HookCoordinator.hookCoordinatorWorkflow>): ReturnType<typeof HookCoordinator.hookCoordinatorWorkflow> {
+  return (require('./hook/hook-coordinator') as typeof HookCoordinator).hookCoordinatorWorkflow(...args);
 }

@@ -5,6 +5,7 @@ import { type InstanceCounts } from '../../infra/stack/instances';
 import { instanceCountsFromOptions, UP_DEFAULT_COUNTS } from './instance-flags';
 import { COMMAND_HELP, USAGE } from './cli-help';
 import { jobCommand, jobsCommand, type JobsCommand } from './job-args';
+import type { HookCommand } from './hook-commands';
 
 /**
  * The `strand` command line, parsed by node:util's parseArgs, one option table per command: an
@@ -26,6 +27,7 @@ export type CliCommand =
   | { command: 'turns'; action: 'list' }
   | { command: 'turns'; action: 'show' | 'cancel'; turnId: string }
   | JobsCommand
+  | ({ command: 'hook' } & HookCommand)
   | { command: 'rpc-edn'; cwd: string; sessionId?: string }
   | { command: 'acp'; cwd: string }
   | { command: 'chat'; cwd: string; prompt?: string; sessionId?: string; new: boolean; yes: boolean };
@@ -43,6 +45,7 @@ const OPTIONS: Record<keyof typeof COMMAND_HELP, Options> = {
   turns: HELP,
   jobs: { ...HELP, status: { type: 'string' } },
   job: { ...HELP, wait: { type: 'boolean' }, json: { type: 'boolean' }, reason: { type: 'string' }, id: { type: 'string' } },
+  hook: { ...HELP, 'secret-env': { type: 'string' } },
   'rpc-edn': { ...HELP, cwd: { type: 'string' }, 'session-id': { type: 'string' } },
   acp: { ...HELP, cwd: { type: 'string' } },
   chat: { ...HELP, cwd: { type: 'string' }, prompt: { type: 'string', short: 'p' }, session: { type: 'string' }, new: { type: 'boolean' }, yes: { type: 'boolean', short: 'y' } },
@@ -104,6 +107,22 @@ function chatCommand(values: Record<string, string | boolean | undefined>, rest:
   return { command: 'chat', cwd: cwdOption('chat', text(values.cwd), base), ...(prompt !== undefined ? { prompt } : {}), ...(sessionId !== undefined ? { sessionId } : {}), new: !!values.new, yes: !!values.yes };
 }
 
+/** `strand hook define <name> <file> | list | show <name> | delete <name> | sign <name> <body-file> [--secret-env VAR]`. */
+function hookCommand(positionals: string[], secretEnv: string | undefined): CliCommand {
+  const see = '(see `strand hook --help`)';
+  const [action = 'list', name, file, ...extra] = positionals;
+  const arity: Record<string, number> = { list: 0, show: 1, delete: 1, define: 2, sign: 2 };
+  const wanted = arity[action];
+  if (wanted === undefined) throw new UsageError(`strand hook: unknown action ${JSON.stringify(action)}: define, list, show, delete or sign ${see}`);
+  const given = [name, file, ...extra].filter((a) => a !== undefined).length;
+  if (given !== wanted) throw new UsageError(`strand hook ${action}: takes ${wanted === 0 ? 'no arguments' : wanted === 1 ? 'a hook name' : action === 'define' ? 'a hook name and a JSON file' : 'a hook name and a body file'} ${see}`);
+  if (secretEnv !== undefined && action !== 'sign') throw new UsageError(`strand hook ${action}: --secret-env is for sign only ${see}`);
+  if (action === 'list') return { command: 'hook', action };
+  if (action === 'show' || action === 'delete') return { command: 'hook', action, name: name! };
+  if (action === 'define') return { command: 'hook', action, name: name!, file: file! };
+  return { command: 'hook', action: 'sign', name: name!, file: file!, ...(secretEnv ? { secretEnv } : {}) };
+}
+
 /** Parses `strand`'s arguments (without node and the script); `base` is where relative paths start. */
 export function parseCli(argv: string[], base = process.cwd()): CliCommand {
   const [name, ...args] = argv;
@@ -143,6 +162,8 @@ export function parseCli(argv: string[], base = process.cwd()): CliCommand {
       return jobsCommand(values, positionals, rest);
     case 'job':
       return jobCommand(values, positionals, rest, base);
+    case 'hook':
+      return hookCommand(positionals, text(values['secret-env']));
     case 'rpc-edn': {
       rest(0, '');
       const sessionId = text(values['session-id']);

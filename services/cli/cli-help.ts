@@ -40,6 +40,14 @@ export const COMMAND_HELP = {
   report    its report as markdown (--json: as JSON); only once the job has ended
   cancel    stop it: it collects what was done and reports \`cancelled\`
   answer    allow or deny an escalated tool call the job waits on (you are named in the report)`,
+  hook: `usage: strand hook define <name> <file.json> | list | show <name> | delete <name>
+       strand hook sign <name> <body-file> [--secret-env VAR]
+  Hooks: signed web deliveries that start unattended jobs (docs/jobs.md, "Triggers"), through the
+  gateway (STRAND_GATEWAY_URL picks one; STRAND_TOKEN is sent as the bearer token).
+  define        PUT the definition in the file ({template, values, secret_env, key?, supersede?})
+  show          the definition and its last deliveries
+  sign          print the X-Strand-Signature header for the file's bytes, under the secret in the
+                environment variable the hook names (read from the gateway), or VAR's`,
   'rpc-edn': `usage: strand rpc-edn [--cwd DIR] [--session-id ID]
   EDN RPC (docs/edn.md) on stdin/stdout for editors that spawn it (Emacs); logs on stderr.
   --cwd DIR          the project directory of new sessions (default: where it runs)
@@ -73,6 +81,8 @@ export const USAGE = `usage: strand <command> [options]   (strand <command> --he
               your unattended jobs, newest first
   job run <spec.json|-> [--wait] | show <id> | report <id> | cancel <id> | answer <id> <call> allow|deny
               start, follow, answer and stop an unattended job
+  hook define|list|show|delete|sign
+              signed web hooks that start jobs; sign: the signature header for a body
   rpc-edn [--cwd DIR] [--session-id ID]
               EDN RPC on stdin/stdout for editors that spawn it (Emacs); logs on stderr
   chat [--cwd DIR] [--session ID | --new] [-p PROMPT] [-y]

@@ -24,6 +24,8 @@ async function run(cli: CliCommand): Promise<void> {
     case 'job':
       process.exitCode = await job(cli);
       return;
+    case 'hook':
+      return (await import('./hook-commands')).hook(cli);
     case 'rpc-edn':
       // Loaded only here: the other commands do not need the gateway's code.
       return (await import('./rpc-edn')).rpcEdn(cli);

@@ -15,6 +15,7 @@ import { OpenApiCheck } from '../harness/openapi-check';
 import { buildWeb } from '../../clients/web/build';
 import { openSse, readUntil, type SseEvent } from '../harness/sse-client';
 import { startTestStack, type TestStack } from '../harness/stack-fixture';
+import { signHookBody } from '../../contracts/job-hook-signature';
 import { chatStart, connectRpc, rpcId } from '../harness/ws-rpc-client';
 
 /**
@@ -178,6 +179,7 @@ describe('a stack with tokens', () => {
       STRAND_SCRIPTED_DELTA_DELAY_MS: '2',
       STRAND_TRANSCRIPTS_DIR: path.join(tmp, 'transcripts'),
       STRAND_JOBS_DIR: path.join(tmp, 'jobs'),
+      CONFORMANCE_HOOK_SECRET: 'conformance-hook-secret',
     });
     base = stack.urls.gateway;
   }, 180_000);
@@ -343,6 +345,22 @@ describe('a stack with tokens', () => {
     const frames = (await res.text()).split('\n\n').filter((f) => f.startsWith('data: ')).map((f) => ({ event: 'message', data: f.slice(6) }));
     expect(check.problems({ method: 'POST', path: '/v1/chat/stream', status: res.status, contentType: res.headers.get('content-type'), frames })).toEqual([]);
     expect(JSON.parse(frames[frames.length - 1]!.data)).toMatchObject({ type: 'done', reply: { output: 'You said: stream this' } });
+  }, 60_000);
+
+  test('hooks: define, list, show, a signed delivery (started, then duplicate), a rejected one, delete', async () => {
+    const template = { version: 1, task: { prompt: 'say ${word}', project_path: project, model: 'scripted/echo' } };
+    expect((await call(base, 'PUT', '/api/hooks/conf', { body: { template, values: { word: '/word' }, secret_env: 'CONFORMANCE_HOOK_SECRET', key: 'word' } })).body.hook).toMatchObject({ name: 'conf', supersede: 'queue' });
+    expect((await call(base, 'GET', '/api/hooks')).body.hooks.map((h: any) => h.name)).toEqual(['conf']);
+    const deliver = (raw: string, id: string) => call(base, 'POST', '/api/hooks/conf', { token: null, body: raw, headers: { 'Content-Type': 'application/json', 'X-Strand-Signature': signHookBody('conformance-hook-secret', raw), 'X-Strand-Delivery': id } });
+    const first = await deliver('{"word":"hi"}', 'conf-1');
+    expect([first.status, first.body.outcome]).toEqual([202, 'started']);
+    expect([(await deliver('{"word":"hi"}', 'conf-1')).status]).toEqual([200]);
+    const rejected = await deliver('{"other":1}', 'conf-2');
+    expect([rejected.status, rejected.body.error.code]).toEqual([422, 'HOOK_DELIVERY_REJECTED']);
+    expect((await call(base, 'GET', '/api/hooks/conf')).body.deliveries.map((d: any) => d.outcome)).toEqual(['rejected', 'duplicate', 'started']);
+    expect((await call(base, 'DELETE', '/api/hooks/conf')).body).toEqual({ deleted: true });
+    const gone = await call(base, 'GET', '/api/hooks/conf');
+    expect([gone.status, gone.body.error.code]).toEqual([404, 'HOOK_NOT_FOUND']);
   }, 60_000);
 
   test('error codes a request can reach, each with its status and the error shape', async () => {
@@ -526,6 +544,8 @@ test('every documented operation answered a documented success, and every reacha
   // the gateway anything (see its test).
   if (permissionSkipped) console.warn(`PERMISSION_DENIED not expected among the codes seen: ${permissionSkipped}`);
   expect(Object.fromEntries([...check.codes].sort())).toEqual({
+    HOOK_DELIVERY_REJECTED: 422,
+    HOOK_NOT_FOUND: 404,
     INVALID_REQUEST: 400,
     INVALID_TOOL_CALL: 404,
     JOB_EXISTS: 409,

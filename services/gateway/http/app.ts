@@ -13,6 +13,7 @@ import { rateLimit } from './rate-limit';
 import { jobsRoutes } from './jobs-routes';
 import { turnsRoutes } from './turns-routes';
 import type { JobService } from '../jobs/job-service';
+import { hookDeliveryRoutes, hooksRoutes } from './hooks-routes';
 import { operatorRoutes, type OperatorDeps } from './operator-routes';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi/build-document';
 import { openapiRoutes } from './openapi/openapi-routes';
@@ -69,6 +70,7 @@ export function createHttpApp(deps: HttpDeps): OpenAPIHono {
       onError: (c) => errorResponse(c, new StrandError(ErrorCode.PAYLOAD_TOO_LARGE, `request body exceeds ${deps.maxBodyBytes} bytes`)),
     }),
   );
+  app.route('/api/hooks', hookDeliveryRoutes(deps)); // a hook delivery's signature is its authentication: ahead of the token check
   app.use('/api/*', authMiddleware(deps.auth));
   app.use('/api/*', rateLimit(deps.rateLimit));
   app.route('/', healthRoute(deps));
@@ -82,6 +84,7 @@ export function createHttpApp(deps: HttpDeps): OpenAPIHono {
   app.route('/api/sessions', mcpRoutes(deps));
   app.route('/api/jobs', jobsRoutes(deps)); // unattended jobs, and for one release the turn routes' old answers
   app.route('/api/turns', turnsRoutes(deps));
+  app.route('/api/hooks', hooksRoutes(deps));
   app.route('/api/operator', operatorRoutes(deps));
   app.route('/api', transcriptsRoutes(deps));
   app.notFound((c) => errorResponse(c, new StrandError(ErrorCode.NOT_FOUND, `no route ${c.req.method} ${c.req.path}`)));
