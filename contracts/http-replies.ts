@@ -179,3 +179,22 @@ export const healthyReplySchema = z.object({ ok: z.literal(true) });
 
 /** `GET /healthz` → 503: which dependency did not answer, and why. */
 export const unhealthyReplySchema = z.object({ ok: z.literal(false), missing: z.record(z.string(), z.string()) });
+
+/** One model `GET /api/models` lists: what pickers show and send back (`ref` is what `POST …/model` takes as provider and model_id). */
+export const runnableModelSchema = z.object({
+  ref: z.string().describe('`provider/id`, as sessions name their model.'),
+  provider: z.string(),
+  id: z.string(),
+  name: z.string().describe('The catalog\'s display name (the id itself for a model the catalog does not know).'),
+  context_window: count.describe('Tokens, as the catalog knows it (its default for an unknown model).'),
+  thinking: z.boolean().describe('Whether the model supports a thinking level other than `off`.'),
+});
+
+/** `GET /api/models` → 200: the model a new session gets and the models this stack can run. */
+export const modelsReplySchema = z.object({
+  default_model: z.string().describe('What a new session gets when it names no model.'),
+  models: z.array(runnableModelSchema),
+  notice: z.string().optional().describe('Why the list is shorter than expected (a local model server that did not answer), when it is.'),
+});
+export type ModelsReply = z.infer<typeof modelsReplySchema>;
+export type RunnableModel = z.infer<typeof runnableModelSchema>;

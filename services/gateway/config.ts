@@ -5,6 +5,7 @@ import { providerConfig } from '../common/provider-config';
 import { limitsFromEnv, type GatewayLimits } from './limits/limits-config';
 import type { Budget } from '../../contracts/session-settings';
 import { budgetFromEnv } from './budget-config';
+import { modelServersOf, type ModelServer } from './sessions/stack-models';
 
 export interface GatewayConfig {
   host: string;
@@ -16,6 +17,8 @@ export interface GatewayConfig {
   catalog: ModelCatalog;
   /** Providers with credentials or an endpoint (`scripted` is always there and not listed). */
   configuredProviders: string[];
+  /** Providers whose base URL names a server of the user's own, asked which models it serves (GET /api/models). */
+  modelServers: ModelServer[];
   /** Largest request body accepted, in bytes. */
   maxBodyBytes: number;
   /** How long a session's workflow waits for a command before it completes (STRAND_SESSION_IDLE_TIMEOUT_MS). */
@@ -66,6 +69,7 @@ export function gatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConf
     limits: limitsFromEnv(env),
     catalog,
     configuredProviders: providers.configured,
+    modelServers: modelServersOf(providers),
     defaultModel: providers.defaultModel,
     defaultModelNotice: providers.defaultModelNotice,
     ...(Number.isInteger(idle) && idle > 0 ? { sessionIdleTimeoutMs: idle } : {}),

@@ -61,6 +61,7 @@ export async function openSessionRuntime(nc: NatsConnection, deps: { env: Runtim
     defaultModel: config.defaultModel,
     catalog: config.catalog,
     configuredProviders: config.configuredProviders,
+    modelServers: config.modelServers,
     images: createNatsPromptImageStore(nc),
     ...(config.defaultBudget ? { defaultBudget: config.defaultBudget } : {}),
   });

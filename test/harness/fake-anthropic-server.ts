@@ -77,6 +77,8 @@ export async function startFakeSseServer<Reply>(
     noReply: (index: number) => SsePlan;
     /** The API's own validation: a request it refuses is answered so, without taking a scripted reply. */
     refuse?: (req: RecordedRequest) => SsePlan | undefined;
+    /** Requests of other routes (e.g. `GET /v1/models`) answered without taking a scripted reply. */
+    answer?: (req: RecordedRequest) => SsePlan | undefined;
   },
 ): Promise<FakeProviderServer<Reply>> {
   const queue = [...(options.replies ?? [])];
@@ -93,6 +95,8 @@ export async function startFakeSseServer<Reply>(
     }
     const recorded: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body };
     const index = requests.push(recorded) - 1;
+    const answered = options.answer?.(recorded);
+    if (answered) return void (await play(answered, req, res));
     if (!options.path.test(recorded.path)) {
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `fake server: no route ${recorded.path}` } }));
       return;

@@ -105,9 +105,12 @@ function openaiPlan(reply: FakeOpenAIReply, req: RecordedRequest): SsePlan {
 }
 
 /** Starts the fake OpenAI API; point the SDK's `baseURL` at `server.baseURL` (it ends in /v1). */
-export function startFakeOpenAIServer(options: FakeServerOptions<FakeOpenAIReply> = {}): Promise<FakeProviderServer<FakeOpenAIReply>> {
+export function startFakeOpenAIServer(options: FakeServerOptions<FakeOpenAIReply> & { models?: string[] } = {}): Promise<FakeProviderServer<FakeOpenAIReply>> {
+  const { models, ...rest } = options;
   return startFakeSseServer({
-    ...options,
+    ...rest,
+    // What a local server (Ollama, vLLM) answers to `GET /v1/models`: the models it serves; without `models`, 404 as before.
+    answer: (req) => (models && req.method === 'GET' && /^\/v1\/models(\?|$)/.test(req.path) ? { json: { object: 'list', data: models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'local' })) } } : undefined),
     path: /\/v1\/chat\/completions(\?|$)/,
     basePath: '/v1',
     plan: openaiPlan,

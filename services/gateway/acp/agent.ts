@@ -136,7 +136,7 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; close()
         } else throw acp.RequestError.invalidParams({ configId: params.configId }, `unknown option: ${MODEL_OPTION} or ${THINKING_OPTION}`);
         const settings = await (await sessions.open(params.sessionId, principalOf(auth))).updateSettings(change);
         session.settingsShown(settings.model, settings.thinking_level);
-        return { configOptions: sessionConfigOptions(sessions, settings.model, settings.thinking_level) };
+        return { configOptions: await sessionConfigOptions(sessions, settings.model, settings.thinking_level) };
       }),
     );
 

@@ -50,7 +50,7 @@ async function run(command: ParsedCommand, { sessions, sessionId, principal }: C
     case 'model': {
       if (command.model) return modelSetText((await (await session()).updateSettings({ model: command.model })).model);
       const current = (await (await session()).describe()).model;
-      return ['Models (`/model provider/model` switches):', ...availableModels(sessions.models).map((m) => `${m.ref === current ? '*' : '-'} ${m.ref} (${m.name})`)].join('\n');
+      return ['Models (`/model provider/model` switches):', ...(await availableModels(sessions)).map((m) => `${m.ref === current ? '*' : '-'} ${m.ref} (${m.name})`)].join('\n');
     }
     case 'thinking':
       if (!command.level) return `Thinking level: ${(await (await session()).describe()).thinking_level} (one of ${thinkingLevelSchema.options.join(', ')}).`;

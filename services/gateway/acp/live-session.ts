@@ -64,7 +64,7 @@ export class AcpLiveSession {
     private readonly deps: LiveSessionDeps,
     readonly sessionId: string,
     readonly project: string,
-    private readonly settingsUpdate: (model: string, thinking: string) => SessionUpdate,
+    private readonly settingsUpdate: (model: string, thinking: string) => Promise<SessionUpdate>,
   ) {
     const { sessions, principal, log, client } = deps;
     this.facts = { project, notices: client.notices };
@@ -210,7 +210,7 @@ export class AcpLiveSession {
     if (settings !== this.shownSettings) {
       this.shownSettings = settings;
       this.model = e.model;
-      await this.send(this.settingsUpdate(e.model, e.thinking_level));
+      await this.send(await this.settingsUpdate(e.model, e.thinking_level));
     }
     if (e.phase === 'waiting_approval') for (const item of await this.gate.waiting(this.stream.pendingApprovals)) this.permissions.ask(item);
   }

@@ -24,8 +24,8 @@ export interface OpenedSession {
 }
 
 /** The model and thinking-level pickers of a session, as `config_option_update` and the answers carry them. */
-export function sessionConfigOptions(sessions: SessionService, model: string, thinking: string): SessionConfigOption[] {
-  return configOptions(availableModels(sessions.models).map((m) => ({ ref: m.ref, name: m.name })), { model, thinking_level: thinking });
+export async function sessionConfigOptions(sessions: SessionService, model: string, thinking: string): Promise<SessionConfigOption[]> {
+  return configOptions((await availableModels(sessions)).map((m) => ({ ref: m.ref, name: m.name })), { model, thinking_level: thinking });
 }
 
 /**
@@ -42,7 +42,7 @@ export async function openSession(deps: OpenSessionDeps, session: SessionRef, re
   try {
     const [view, stats] = await Promise.all([session.describe(), session.stats()]);
     const stored = session.storedSettings();
-    const settingsUpdate = (model: string, thinking: string): SessionUpdate => ({ sessionUpdate: 'config_option_update', configOptions: sessionConfigOptions(sessions, model, thinking) });
+    const settingsUpdate = async (model: string, thinking: string): Promise<SessionUpdate> => ({ sessionUpdate: 'config_option_update', configOptions: await sessionConfigOptions(sessions, model, thinking) });
     const live = new AcpLiveSession(deps, sessionId, view.project_path, settingsUpdate);
     live.seed(stats.usage, view.model, view.thinking_level);
     const release = live.hold();
@@ -54,7 +54,7 @@ export async function openSession(deps: OpenSessionDeps, session: SessionRef, re
     live.start(subscription);
     return {
       live,
-      settings: { modes: modeState(stored.approval), configOptions: sessionConfigOptions(sessions, view.model, view.thinking_level) },
+      settings: { modes: modeState(stored.approval), configOptions: await sessionConfigOptions(sessions, view.model, view.thinking_level) },
       afterAnswer: () =>
         setImmediate(() => {
           void client

@@ -23,6 +23,7 @@ import type { Transcripts } from '../transcripts/transcripts';
 import { settingsRoutes } from './settings-routes';
 import { checkpointRoutes } from './checkpoint-routes';
 import { mcpRoutes } from './mcp-routes';
+import { modelsRoute } from './models-route';
 import { sessionsRoutes, type SessionsDeps } from './sessions-routes';
 import { agentRoutes } from './agent-routes';
 import { rpcHttpRoutes } from '../ws/http-routes';
@@ -86,6 +87,7 @@ export function createHttpApp(deps: HttpDeps): OpenAPIHono {
   app.route('/api/turns', turnsRoutes(deps));
   app.route('/api/hooks', hooksRoutes(deps));
   app.route('/api/operator', operatorRoutes(deps));
+  app.route('/api', modelsRoute(deps));
   app.route('/api', transcriptsRoutes(deps));
   app.notFound((c) => errorResponse(c, new StrandError(ErrorCode.NOT_FOUND, `no route ${c.req.method} ${c.req.path}`)));
   app.onError(httpErrorHandler(deps.log));

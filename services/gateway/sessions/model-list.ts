@@ -1,5 +1,6 @@
 import { modelParts } from '../../../contracts/models';
 import type { ModelChoice } from './model-choice';
+import type { StackModels } from './stack-models';
 
 /** What model pickers (EDN's, ACP's config options and `/model`) show of a model. */
 export interface ModelInfo {
@@ -22,10 +23,11 @@ export function modelInfo(models: ModelChoice, ref: string): ModelInfo {
   }
 }
 
-/** The models a session may switch to (configured providers, `scripted` always), sorted by provider and id. */
-export function availableModels(models: ModelChoice): ModelInfo[] {
-  return models
-    .cycle()
-    .map((ref) => modelInfo(models, ref))
-    .sort((a, b) => a.provider.localeCompare(b.provider) || a.id.localeCompare(b.id));
+/**
+ * The models a session may switch to, as every picker offers them (ACP's, EDN's, `GET /api/models`):
+ * StackModels decides (configured providers' catalog models, a local server's own models, `scripted`
+ * always), sorted by provider and id.
+ */
+export async function availableModels(sessions: { runnable: StackModels }): Promise<ModelInfo[]> {
+  return (await sessions.runnable.runnable()).models;
 }

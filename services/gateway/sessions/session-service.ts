@@ -13,6 +13,7 @@ import type { SessionCommands } from '../temporal/session-commands';
 import { scopedSessionId } from './client-session-ids';
 import { HistorySeeding } from './history-seeding';
 import { ModelChoice } from './model-choice';
+import { StackModels, type ModelServer } from './stack-models';
 import { checkProjectAccess } from './project-access';
 import { PromptImageIntake } from './prompt-image-intake';
 import { SessionRef, type SessionRefDeps } from './session-ref';
@@ -41,6 +42,8 @@ export interface SessionServiceDeps {
   catalog?: ModelCatalog;
   /** Providers with credentials (`scripted` is always available). */
   configuredProviders?: string[];
+  /** Providers with a model server of the user's own (a base-URL override), asked which models they serve. */
+  modelServers?: ModelServer[];
   /** Throws PERMISSION_DENIED when the gateway's user may not use a new session's project directory (default: project-access.ts). */
   checkProject?: (projectPath: string) => Promise<void>;
   /** Where prompt images are stored before the prompt (with their references) goes to the workflow; without it images are refused. */
@@ -52,6 +55,8 @@ export interface SessionServiceDeps {
    * it events are read as fast as their reader takes them.
    */
   pace?: () => Promise<boolean>;
+  /** A StackModels to share (paced copies of the service share their parent's). */
+  runnable?: StackModels;
 }
 
 /**
@@ -62,6 +67,8 @@ export interface SessionServiceDeps {
  */
 export class SessionService {
   readonly models: ModelChoice;
+  /** The models this stack can run, and the default (GET /api/models and every picker). */
+  readonly runnable: StackModels;
   /** Earlier conversation a chat brings along, written into the session it creates. */
   readonly history: HistorySeeding;
   private readonly catalog: ModelCatalog;
@@ -70,6 +77,7 @@ export class SessionService {
   constructor(private readonly deps: SessionServiceDeps) {
     this.catalog = deps.catalog ?? builtinModelCatalog;
     this.models = new ModelChoice(this.catalog, deps.configuredProviders ?? []);
+    this.runnable = deps.runnable ?? new StackModels(this.models, deps.defaultModel, deps.modelServers ?? []);
     this.history = new HistorySeeding({ store: deps.store });
     const images = new PromptImageIntake({ commands: deps.commands, catalog: this.catalog, ...(deps.images ? { images: deps.images } : {}) });
     this.refDeps = { store: deps.store, commands: deps.commands, reader: deps.reader, catalog: this.catalog, models: this.models, images, ...(deps.pace ? { pace: deps.pace } : {}) };
@@ -81,7 +89,8 @@ export class SessionService {
    * events (a WebSocket's chats) is paced by its socket without knowing about it.
    */
   paced(pace: () => Promise<boolean>): SessionService {
-    return new SessionService({ ...this.deps, pace });
+    // The same StackModels, so that its cache of what model servers answered is shared.
+    return new SessionService({ ...this.deps, pace, runnable: this.runnable });
   }
 
   /**

@@ -5,8 +5,8 @@ import type { EdnMap } from '../edn-value';
 export { availableModels, modelInfo, type ModelInfo } from '../../sessions/model-list';
 
 /** The models a session may switch to, as `get_available_models` and the `:models` attribute answer them. */
-export function modelList(sessions: SessionService): EdnMap[] {
-  return availableModels(sessions.models).map((m) => ({ provider: m.provider, id: m.id, name: m.name, reasoning: m.reasoning, 'context-window': m.contextWindow }));
+export async function modelList(sessions: SessionService): Promise<EdnMap[]> {
+  return (await availableModels(sessions)).map((m) => ({ provider: m.provider, id: m.id, name: m.name, reasoning: m.reasoning, 'context-window': m.contextWindow }));
 }
 
 /** `provider/id` from what a client sent: a provider and an id, or an id that already names its provider. */

@@ -37,7 +37,7 @@ function selectAction(name: string, prompt: string, items: Item[], order: 'defau
 
 async function itemsFor(ctx: OpContext, name: string, sessionId: string): Promise<{ prompt: string; items: Item[]; order: 'default' | 'preserve' }> {
   if (name === PICKERS.model) {
-    const items = availableModels(ctx.sessions.models).map((m) => ({ id: [m.provider, m.id], label: `${m.provider} ${m.id}${m.reasoning ? ' [reasoning]' : ''}`, value: { provider: m.provider, id: m.id } }));
+    const items = (await availableModels(ctx.sessions)).map((m) => ({ id: [m.provider, m.id], label: `${m.provider} ${m.id}${m.reasoning ? ' [reasoning]' : ''}`, value: { provider: m.provider, id: m.id } }));
     return { prompt: 'Select a model', items, order: 'default' };
   }
   if (name === PICKERS.thinking) {

@@ -92,7 +92,7 @@ export const readOps: Record<string, OpHandler> = {
 
   get_commands: async () => ({ commands: commandsFor('edn').map((c) => ({ name: c.name, description: c.help, source: 'builtin' })) }),
 
-  get_available_models: async (ctx) => ({ models: modelList(ctx.sessions) }),
+  get_available_models: async (ctx) => ({ models: await modelList(ctx.sessions) }),
 
   /** Writes the transcript as one HTML page and answers its path. */
   export_html: read(async (ctx, sessionId) => {

@@ -44,7 +44,7 @@ export const settingsOps: Record<string, OpHandler> = {
     const sessionId = await ctx.target();
     const direction = optText(ctx.params, 'direction') ?? 'next';
     if (direction !== 'next' && direction !== 'prev') throw new EdnOpError(EdnErrorCode.invalidParams, 'cycle_model :direction must be "next" or "prev"');
-    const models = availableModels(ctx.sessions.models).map((m) => m.ref);
+    const models = (await availableModels(ctx.sessions)).map((m) => m.ref);
     if (models.length === 0) throw new EdnOpError(EdnErrorCode.unknownModel, 'no model to switch to');
     const current = (await (await ctx.session(sessionId)).describe()).model;
     const at = models.indexOf(current);
