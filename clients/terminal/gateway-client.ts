@@ -5,6 +5,7 @@ import type {
   forkPointsSchema,
   messagesPageSchema,
   modelChangedSchema,
+  ModelsReply,
   pendingApprovalsSchema,
   promptAcceptedReplySchema,
   sessionListSchema,
@@ -13,7 +14,6 @@ import type {
   sessionViewSchema,
   thinkingChangedSchema,
 } from '../../contracts/http-replies';
-import { builtinModelCatalog } from '../../contracts/model-catalog';
 import { splitModelId } from '../../contracts/models';
 import { ApiClient, ApiError } from '../core/api-client';
 import type { GatewayAddress } from './gateway-address';
@@ -30,12 +30,6 @@ export type RevertReply = z.infer<typeof revertReplySchema>;
 
 /** The terminal's requests wait this long unless a route needs more (an interrupt, a compaction, a revert). */
 const REQUEST_TIMEOUT_MS = 30_000;
-
-/** A bare model name the built-in catalog knows (`claude-sonnet-4-6`), with its provider. */
-function catalogModel(name: string): { provider: string; model: string } | undefined {
-  const entry = builtinModelCatalog.models.find((m) => m.id === name);
-  return entry ? { provider: entry.provider, model: entry.id } : undefined;
-}
 
 /**
  * The REST half of the HTTP protocol (docs/http.md) as `strand chat` uses it: one method per route,
@@ -97,10 +91,10 @@ export class GatewayClient extends ApiClient {
     return this.call('POST', `${this.sid(id)}/reject`, { tool_call_id: toolCallId, ...(reason ? { reason } : {}) });
   }
   /** `model` as `provider/model-id`; without it the session's model cycles. */
-  setModel(id: string, model?: string): Promise<z.infer<typeof modelChangedSchema>> {
+  async setModel(id: string, model?: string): Promise<z.infer<typeof modelChangedSchema>> {
     if (!model) return this.call('POST', `${this.sid(id)}/model`, { cycle: true });
-    const parts = splitModelId(model) ?? catalogModel(model);
-    if (!parts) throw new ApiError(400, 'UNKNOWN_MODEL', `name the model as <provider>/<model> ("${model}" is in no catalog)`);
+    const parts = splitModelId(model) ?? (await this.runnableModel(model));
+    if (!parts) throw new ApiError(400, 'UNKNOWN_MODEL', `name the model as <provider>/<model> ("${model}" is not among the stack's models: /model lists them)`);
     return this.call('POST', `${this.sid(id)}/model`, { provider: parts.provider, model_id: parts.model });
   }
   /** Without a level the session's thinking level cycles. */
@@ -125,6 +119,15 @@ export class GatewayClient extends ApiClient {
     return this.text(`${this.sid(id)}/transcript?format=${format}`);
   }
   /** `GET /v1/status`: which providers can run (for the model picker). */
+  /** The stack's default model and the models it can run (a local server's own ones included). */
+  models(): Promise<ModelsReply> {
+    return this.call('GET', '/api/models');
+  }
+  /** A bare model name (`claude-sonnet-4-6`, `llama3.2:3b`) among the stack's models, with its provider. */
+  private async runnableModel(name: string): Promise<{ provider: string; model: string } | undefined> {
+    const found = (await this.models()).models.find((m) => m.id === name);
+    return found ? { provider: found.provider, model: found.id } : undefined;
+  }
   status(): Promise<{ provider_auth?: string[]; model?: string }> {
     return this.call('GET', '/v1/status');
   }

@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { builtinModelCatalog } from '../../contracts/model-catalog';
 import { thinkingLevelSchema, type SessionSettings } from '../../contracts/session-settings';
 import type { ChatController } from './chat-controller';
 import type { ListedSession } from './gateway-client';
@@ -45,10 +44,11 @@ export async function startChat(chat: ChatController, wish: SessionWish | { kind
   sessionPicker(chat, `Sessions of ${chat.cwd}`, sessions, true);
 }
 
-/** The models a person can switch to: the catalog's, of the providers the gateway can run. */
-async function modelChoices(chat: ChatController): Promise<string[]> {
-  const usable = new Set((await chat.client.status()).provider_auth ?? []);
-  return builtinModelCatalog.models.filter((m) => usable.has(m.provider) && m.id !== '*').map((m) => `${m.provider}/${m.id}`);
+/** The models a person can switch to: what the stack can run (GET /api/models: a local server's own models too). */
+async function modelChoices(chat: ChatController): Promise<Array<{ ref: string; id: string; name: string }>> {
+  const { models, notice } = await chat.client.models();
+  if (notice) chat.say('warning', notice);
+  return models;
 }
 
 async function setModel(chat: ChatController, id: string, model?: string): Promise<void> {
@@ -105,7 +105,8 @@ export async function runSlashCommand(chat: ChatController, command: ParsedComma
       const models = await modelChoices(chat);
       if (models.length === 0) return setModel(chat, id!);
       const current = chat.session?.model;
-      chat.pick({ title: `Model (now ${current ?? '?'})`, items: models.map((m) => ({ label: `${m === current ? '● ' : ''}${m}`, value: m })), choose: (m) => chat.attempt('/model', () => setModel(chat, id!, m)) });
+      const items = models.map((m) => ({ label: `${m.ref === current ? '● ' : ''}${m.ref}${m.name !== m.id ? `  ${m.name}` : ''}`, value: m.ref }));
+      chat.pick({ title: `Model (now ${current ?? '?'})`, items, choose: (m) => chat.attempt('/model', () => setModel(chat, id!, m)) });
       return;
     }
     case 'thinking': {

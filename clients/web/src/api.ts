@@ -2,6 +2,7 @@ import type { SessionSettings } from '../../../contracts/session-settings';
 import type { ForkPoint } from '../../terminal/fork-points';
 import type { RevertRequest } from '../../../contracts/checkpoints';
 import type { ListedSession, RevertReply, SessionStats, SessionView, PendingApproval, StoredMessageItem } from '../../terminal/gateway-client';
+import type { ModelsReply } from '../../../contracts/http-replies';
 import { ApiClient } from '../../core/api-client';
 import type { SettingsPatch } from './settings-state';
 import { tokenStore } from './token';
@@ -74,6 +75,8 @@ export const api = {
   /** Answers once the summary is recorded (a model call); `compacted: false` when nothing was old enough. */
   compact: (id: string) => call<{ compacted: boolean; summary: string }>('POST', `${sid(id)}/compact`, {}),
   status: () => call<{ provider_auth?: string[]; model?: string }>('GET', '/v1/status'),
+  /** The stack's default model and the models it can run (a local server's own models too). */
+  models: () => call<ModelsReply>('GET', '/api/models'),
   /** The transcript as the gateway renders it. */
   transcript: (id: string, format: 'markdown' | 'org') => gateway.text(`${sid(id)}/transcript?format=${format}`),
 };

@@ -1,14 +1,6 @@
-import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
 import { modelsReplySchema, type ModelsReply } from '../../../contracts/http-replies';
-import { gatewayConfig } from '../config';
-import { createGatewayAuth } from '../auth/tokens';
-import type { AgentEventReader } from '../events/agent-event-reader';
-import { SessionService } from '../sessions/session-service';
-import type { SessionCommands } from '../temporal/session-commands';
-import type { StoreClient } from '../../../contracts/session-store/client';
 import { startFakeOpenAIServer } from '../../../test/harness/fake-openai-server';
-import { createHttpApp, type HttpDeps } from './app';
+import { startModelsGateway } from '../../../test/harness/models-gateway';
 
 /**
  * `GET /api/models` over a real HTTP server, its SessionService built from the environment as the
@@ -22,15 +14,9 @@ afterAll(async () => {
 });
 
 async function gateway(env: NodeJS.ProcessEnv): Promise<string> {
-  const config = gatewayConfig(env);
-  // Listing models reads neither the store nor Temporal.
-  const sessions = new SessionService({ store: {} as StoreClient, commands: {} as SessionCommands, reader: {} as AgentEventReader, defaultModel: config.defaultModel, catalog: config.catalog, configuredProviders: config.configuredProviders, modelServers: config.modelServers });
-  const deps = { sessions, maxBodyBytes: 1024, auth: createGatewayAuth(new Map()), rateLimit: { perSecond: 1000, burst: 1000 }, keepaliveMs: 15_000, log: { error: () => undefined, warn: () => undefined, debug: () => undefined } } as unknown as HttpDeps;
-  const server = await new Promise<ServerType>((resolve) => {
-    const s = serve({ fetch: createHttpApp(deps).fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
-  });
-  closers.push(() => server.close());
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const g = await startModelsGateway(env);
+  closers.push(() => g.close());
+  return g.url;
 }
 
 async function models(base: string): Promise<ModelsReply> {

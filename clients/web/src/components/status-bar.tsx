@@ -1,17 +1,16 @@
 import { useEffect, useState } from 'preact/hooks';
-import catalog from '../../../../contracts/model-catalog.json';
 import { api } from '../api';
 import type { ChatSession } from '../chat-session';
 
 const THINKING_LEVELS = ['off', 'minimal', 'low', 'medium', 'high', 'xhigh'];
 
-/** Providers this gateway can run (`GET /v1/status`), read once per page. */
-let usable: Promise<string[]> | undefined;
-const usableProviders = () =>
-  (usable ??= api.status().then(
-    (s) => s.provider_auth ?? [],
+/** The models this stack can run (`GET /api/models`: a local server's own models too), read once per page. */
+let runnable: Promise<Array<{ ref: string; name: string }>> | undefined;
+const runnableModels = () =>
+  (runnable ??= api.models().then(
+    (r) => r.models,
     () => {
-      usable = undefined;
+      runnable = undefined;
       return [];
     },
   ));
@@ -19,20 +18,18 @@ const usableProviders = () =>
 const count = (n: number) => n.toLocaleString('en-US');
 
 /**
- * The footer: the model (any `<provider>/<model>`, the catalog's models of the usable providers
- * offered), the thinking level, and the session's totals — tokens, cost, and how full the context
+ * The footer: the model (any `<provider>/<model>`, the models the stack can run offered), the thinking level, and the session's totals — tokens, cost, and how full the context
  * window was at the last step.
  */
 export function StatusBar({ chat }: { chat: ChatSession }) {
-  const [providers, setProviders] = useState<string[]>([]);
+  const [offered, setOffered] = useState<Array<{ ref: string; name: string }>>([]);
   const [model, setModel] = useState('');
   useEffect(() => {
-    void usableProviders().then(setProviders);
+    void runnableModels().then(setOffered);
   }, []);
   const current = chat.session?.model ?? chat.stats?.model ?? '';
   useEffect(() => setModel(current), [current]);
 
-  const offered = catalog.models.filter((m) => providers.includes(m.provider)).map((m) => `${m.provider}/${m.id}`);
   const stats = chat.stats;
   const extra = chat.view.usageSinceStats;
   const input = (stats?.usage.input ?? 0) + extra.input;
@@ -51,7 +48,7 @@ export function StatusBar({ chat }: { chat: ChatSession }) {
         <input id="model" list="models" value={model} spellcheck={false} onInput={(e) => setModel(e.currentTarget.value)} onChange={(e) => e.currentTarget.value !== current && void chat.setModel(e.currentTarget.value)} />
         <datalist id="models">
           {offered.map((m) => (
-            <option key={m} value={m} />
+            <option key={m.ref} value={m.ref} label={m.name} />
           ))}
         </datalist>
       </form>
