@@ -8,6 +8,10 @@ import { createAcpAgent } from '../gateway/acp/agent';
 import { createGatewayAuth, loadTokens } from '../gateway/auth/tokens';
 import { gatewayConfig } from '../gateway/config';
 import { version } from '../../package.json';
+import { gatewayAddressFromEnv } from '../../clients/terminal/gateway-address';
+import { modelParts } from '../../contracts/models';
+import type { GatewayConfig } from '../gateway/config';
+import { GatewayModels } from './stack-defaults';
 import { StackLink } from './stack-link';
 
 /** How long closing the NATS and Temporal connections may take before the process exits anyway. */
@@ -67,14 +71,30 @@ export async function acpAgent(args: AcpArgs): Promise<void> {
   const log = acpLog();
   const env = runtimeEnv();
   let lastReported = '';
-  const link = new StackLink({ env, config: gatewayConfig(), log, report: () => undefined, command: 'acp' });
+  const own = gatewayConfig();
+  // The stack's gateway says what the default model is and what can run; STRAND_DEFAULT_MODEL in the agent's own environment still wins.
+  const address = gatewayAddressFromEnv();
+  const models = new GatewayModels(address, process.env.STRAND_DEFAULT_MODEL?.trim() ? own.defaultModel : undefined);
+  let link: StackLink | undefined;
+  const linked = async (): Promise<StackLink> => {
+    if (link) return link;
+    const reply = await models.list();
+    // The stack's providers: a model its worker runs is accepted here though this process has no key for it.
+    const providers = [...new Set([...own.configuredProviders, ...reply.models.map((m) => modelParts(m.ref).provider)])].filter((p) => p !== 'scripted');
+    const config: GatewayConfig = { ...own, defaultModel: reply.default_model, configuredProviders: providers, modelServers: [] };
+    link ??= new StackLink({ env, config, log, report: () => undefined, command: 'acp', runnable: models });
+    log.info({ gateway: address.url, default_model: reply.default_model }, 'took the stack\'s defaults');
+    return link;
+  };
   // Connecting starts now, while the client is still sending `initialize`.
-  link.ready().catch(() => undefined);
+  linked()
+    .then((l) => l.ready())
+    .catch(() => undefined);
 
   const agent = createAcpAgent({
     sessions: async () => {
       try {
-        return (await link.ready()).sessions;
+        return (await (await linked()).ready()).sessions;
       } catch (err) {
         const message = (err as Error).message;
         if (message !== lastReported) log.error({ reason: message }, 'the strand stack is not reachable');
@@ -84,7 +104,7 @@ export async function acpAgent(args: AcpArgs): Promise<void> {
     },
     log,
     baseDir: args.cwd,
-    auth: principal(process.env),
+    auth: principal({ ...process.env, ...(address.token ? { STRAND_TOKEN: address.token } : {}) }),
     version,
   });
   const input = Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>;
@@ -100,5 +120,5 @@ export async function acpAgent(args: AcpArgs): Promise<void> {
   log.info({ why }, 'strand acp stopping');
   agent.close();
   connection.close();
-  await Promise.race([link.close().catch((err: unknown) => log.warn({ err }, 'closing the stack connections failed')), new Promise((r) => setTimeout(r, CLOSE_GRACE_MS).unref())]);
+  await Promise.race([(link?.close() ?? Promise.resolve()).catch((err: unknown) => log.warn({ err }, 'closing the stack connections failed')), new Promise((r) => setTimeout(r, CLOSE_GRACE_MS).unref())]);
 }

@@ -4,6 +4,7 @@ import type { RuntimeEnv } from '../common/env';
 import type { Logger } from '../common/logger';
 import type { GatewayConfig } from '../gateway/config';
 import { openSessionRuntime, type SessionRuntime } from '../gateway/session-runtime';
+import type { RunnableModels } from '../gateway/sessions/stack-models';
 
 /** How long one attempt waits for NATS, the store and Temporal before it says the stack is down. */
 const NATS_TIMEOUT_MS = 2_000;
@@ -41,6 +42,8 @@ export class StackLink {
       report: (line: string) => void;
       /** The command, as the report and the NATS connection name say it: `rpc-edn`, `acp`. */
       command: string;
+      /** Which models can run, when the stack's gateway says so (`strand acp`: stack-defaults.ts). */
+      runnable?: RunnableModels;
     },
   ) {}
 
@@ -81,7 +84,7 @@ export class StackLink {
       await nc.close();
       throw new Error(`the session store does not answer on NATS at ${env.natsUrl} (${(err as Error).message}): ${HOW_TO_START}`);
     }
-    const runtime = await openSessionRuntime(nc, { env, config, log });
+    const runtime = await openSessionRuntime(nc, { env, config, log, ...(this.deps.runnable ? { runnable: this.deps.runnable } : {}) });
     if (this.closed) {
       await runtime.close();
       throw new Error('shutting down');

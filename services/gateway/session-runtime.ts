@@ -12,6 +12,7 @@ import { PacedEventReader } from './events/paced-event-reader';
 import { JobService } from './jobs/job-service';
 import { RunningTurns } from './sessions/running-turns';
 import { SessionService } from './sessions/session-service';
+import type { RunnableModels } from './sessions/stack-models';
 import { workflowUrl } from './temporal/jobs';
 import { SessionCommands } from './temporal/session-commands';
 import { TemporalLink } from './temporal/temporal-link';
@@ -38,7 +39,7 @@ export interface SessionRuntime {
  * caller opened (the gateway waits for NATS; the CLI gives up quickly and says the stack is down).
  * Temporal connects in the background (TemporalLink), so this returns without waiting for it.
  */
-export async function openSessionRuntime(nc: NatsConnection, deps: { env: RuntimeEnv; config: GatewayConfig; log: Logger }): Promise<SessionRuntime> {
+export async function openSessionRuntime(nc: NatsConnection, deps: { env: RuntimeEnv; config: GatewayConfig; log: Logger; runnable?: RunnableModels }): Promise<SessionRuntime> {
   const { env, config, log } = deps;
   // Temporal starts connecting first, so its handshake overlaps the stream check.
   const temporal = new TemporalLink(env.temporalAddress, env.temporalNamespace);
@@ -62,6 +63,7 @@ export async function openSessionRuntime(nc: NatsConnection, deps: { env: Runtim
     catalog: config.catalog,
     configuredProviders: config.configuredProviders,
     modelServers: config.modelServers,
+    ...(deps.runnable ? { runnable: deps.runnable } : {}),
     images: createNatsPromptImageStore(nc),
     ...(config.defaultBudget ? { defaultBudget: config.defaultBudget } : {}),
   });

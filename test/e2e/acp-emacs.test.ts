@@ -43,6 +43,7 @@ interface DriverOutput {
       ...process.env,
       STRAND_NATS_URL: stack.urls.nats,
       STRAND_TEMPORAL_ADDRESS: stack.urls.temporal,
+      STRAND_URL: stack.urls.gateway,
       STRAND_DEFAULT_MODEL: 'scripted/echo',
       STRAND_ACP_NODE: process.execPath,
       STRAND_ACP_BIN: path.join(REPO, 'bin', 'strand.cjs'),

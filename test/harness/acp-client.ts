@@ -63,9 +63,9 @@ export class AcpTestAgent {
     this.connection = client.connect(acp.ndJsonStream(Writable.toWeb(toAgent) as WritableStream<Uint8Array>, Readable.toWeb(toSdk) as ReadableStream<Uint8Array>));
   }
 
-  /** The stack's addresses, for `new AcpTestAgent(acpEnv(...))`. */
-  static env(urls: { nats: string; temporal: string }, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-    const env: NodeJS.ProcessEnv = { ...process.env, STRAND_NATS_URL: urls.nats, STRAND_TEMPORAL_ADDRESS: urls.temporal, ...extra };
+  /** The stack's addresses (its gateway: where the agent takes its defaults from), for `new AcpTestAgent(acpEnv(...))`. */
+  static env(urls: { nats: string; temporal: string; gateway: string }, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+    const env: NodeJS.ProcessEnv = { ...process.env, STRAND_NATS_URL: urls.nats, STRAND_TEMPORAL_ADDRESS: urls.temporal, STRAND_URL: urls.gateway, ...extra };
     delete env.STRAND_LOG_LEVEL;
     return env;
   }

@@ -1,6 +1,6 @@
 import { modelParts } from '../../../contracts/models';
 import type { ModelChoice } from './model-choice';
-import type { StackModels } from './stack-models';
+import type { RunnableModels } from './stack-models';
 
 /** What model pickers (EDN's, ACP's config options and `/model`) show of a model. */
 export interface ModelInfo {
@@ -28,6 +28,6 @@ export function modelInfo(models: ModelChoice, ref: string): ModelInfo {
  * StackModels decides (configured providers' catalog models, a local server's own models, `scripted`
  * always), sorted by provider and id.
  */
-export async function availableModels(sessions: { runnable: StackModels }): Promise<ModelInfo[]> {
+export async function availableModels(sessions: { runnable: RunnableModels }): Promise<ModelInfo[]> {
   return (await sessions.runnable.runnable()).models;
 }

@@ -13,7 +13,7 @@ import type { SessionCommands } from '../temporal/session-commands';
 import { scopedSessionId } from './client-session-ids';
 import { HistorySeeding } from './history-seeding';
 import { ModelChoice } from './model-choice';
-import { StackModels, type ModelServer } from './stack-models';
+import { StackModels, type ModelServer, type RunnableModels } from './stack-models';
 import { checkProjectAccess } from './project-access';
 import { PromptImageIntake } from './prompt-image-intake';
 import { SessionRef, type SessionRefDeps } from './session-ref';
@@ -55,8 +55,8 @@ export interface SessionServiceDeps {
    * it events are read as fast as their reader takes them.
    */
   pace?: () => Promise<boolean>;
-  /** A StackModels to share (paced copies of the service share their parent's). */
-  runnable?: StackModels;
+  /** Which models can run, when not this process's own StackModels: paced copies share their parent's, `strand acp` asks the gateway. */
+  runnable?: RunnableModels;
 }
 
 /**
@@ -68,7 +68,7 @@ export interface SessionServiceDeps {
 export class SessionService {
   readonly models: ModelChoice;
   /** The models this stack can run, and the default (GET /api/models and every picker). */
-  readonly runnable: StackModels;
+  readonly runnable: RunnableModels;
   /** Earlier conversation a chat brings along, written into the session it creates. */
   readonly history: HistorySeeding;
   private readonly catalog: ModelCatalog;

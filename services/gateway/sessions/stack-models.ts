@@ -40,13 +40,21 @@ interface Asked {
   why?: string;
 }
 
+/** Where a SessionService learns which models can run: StackModels in the gateway, the gateway itself for `strand acp`. */
+export interface RunnableModels {
+  /** The default model, the runnable models (sorted by provider and id), and why the list is short when it is. */
+  runnable(): Promise<{ defaultModel: string; models: ModelInfo[]; notice?: string }>;
+  /** The same as `GET /api/models` answers it. */
+  list(): Promise<ModelsReply>;
+}
+
 /**
  * The one owner of "which models can this stack run" (`GET /api/models`, the chat's `/model`, ACP's
  * and EDN's pickers): the catalog's models of configured providers (ModelChoice), except that a
  * provider with a model server of its own lists what that server serves. A server that does not
  * answer leaves only the default model for its provider, and a notice that says why.
  */
-export class StackModels {
+export class StackModels implements RunnableModels {
   private readonly asked = new Map<string, Asked>();
 
   constructor(
@@ -100,6 +108,6 @@ export class StackModels {
   }
 }
 
-function wire(m: ModelInfo): ModelsReply['models'][number] {
+export function wire(m: ModelInfo): ModelsReply['models'][number] {
   return { ref: m.ref, provider: m.provider, id: m.id, name: m.name, context_window: m.contextWindow, thinking: m.reasoning };
 }
