@@ -21,6 +21,8 @@ const SCRIPTS: Record<string, unknown[]> = {
     [{ type: 'thinking', text: 'The note says world; the person wants strand.' }, { type: 'text', text: 'I will edit the note.' }, { type: 'tool_call', name: 'edit_file', args: { path: 'notes.txt', old: 'world', new: 'strand' } }],
     [{ type: 'text', text: 'Done: {{tool_result_first_line}}' }],
   ],
+  // A first step of a tool call only (no text): the page draws its tool row, and no empty answer box.
+  'web-tool-only': [[{ type: 'tool_call', name: 'read_file', args: { path: 'notes.txt' } }], [{ type: 'text', text: 'It reads {{tool_result_first_line}}' }]],
   'web-delete': [[{ type: 'tool_call', name: 'delete_file', args: { path: 'keep.txt' } }], [{ type: 'text', text: 'Understood, I left it.' }]],
   // 16 s of answer whatever STRAND_SCRIPTED_DELTA_DELAY_MS says: a follow-up sent meanwhile (after a model
   // change the test waits for) must find it still running, however loaded the machine is.
@@ -144,6 +146,22 @@ test('a whole turn with an approval: the diff before, Approve, the file changed,
   await thinking.locator('summary').click();
   expect(await thinking.textContent()).toContain('The note says world');
   await web.browser.screenshot(page, 'turn-done');
+});
+
+test('a step of tool calls only draws its tool row and no empty answer box, live and after a reload', async () => {
+  fs.writeFileSync(path.join(workspace, 'notes.txt'), 'hello world\n');
+  const sid = await newSession('scripted/web-tool-only');
+  const page = await open(`#session=${sid}`);
+  await send(page, 'What does the note say?');
+  await turnEnds(page).filter({ hasText: 'done' }).waitFor();
+  await page.getByRole('article', { name: 'Tool read_file' }).waitFor();
+  const drawn = async () => (await answers(page).allTextContents()).map((t) => t.trim());
+  await eventually(drawn, (a) => a.length === 1, 'one answer box');
+  expect((await drawn())[0]).toContain('It reads');
+  await page.reload();
+  await page.getByRole('article', { name: 'Tool read_file' }).waitFor();
+  await answers(page).first().waitFor();
+  expect(await answers(page).count()).toBe(1);
 });
 
 test('a rejection with a reason: the tool is not run and the model reads the reason', async () => {

@@ -17,6 +17,8 @@ function Markdown({ text }: { text: string }) {
 
 function Assistant({ block, streaming, chat }: { block: Block<'assistant'>; streaming: boolean; chat: ChatSession }) {
   const forkAt = forkEntryOf(block);
+  // A step of tool calls only has nothing to read: its tool rows follow, and an empty box would not.
+  if (!block.text && !block.thinking && block.stopReason !== 'aborted' && block.stopReason !== 'length') return null;
   return (
     <article class={`msg assistant${streaming ? ' streaming' : ''}`} aria-label="Answer">
       {block.thinking && (
