@@ -53,13 +53,13 @@ async function modelChoices(chat: ChatController): Promise<Array<{ ref: string; 
 
 async function setModel(chat: ChatController, id: string, model?: string): Promise<void> {
   const changed = await chat.client.setModel(id, model);
-  chat.say('info', `model: ${changed.model} (thinking ${changed.thinking_level})${changed.notice ? ` — ${changed.notice}` : ''}`);
+  chat.say('info', `model: ${changed.model} (reasoning ${changed.thinking_level})${changed.notice ? ` — ${changed.notice}` : ''}`);
   await chat.refresh();
 }
 
 async function setThinking(chat: ChatController, id: string, level?: string): Promise<void> {
   const changed = await chat.client.setThinking(id, level);
-  chat.say('info', `thinking: ${changed.thinking_level} (${changed.model})`);
+  chat.say('info', `reasoning: ${changed.thinking_level} (${changed.model})`);
   await chat.refresh();
 }
 
@@ -112,7 +112,7 @@ export async function runSlashCommand(chat: ChatController, command: ParsedComma
     case 'thinking': {
       if (command.level) return setThinking(chat, id!, command.level);
       const current = chat.session?.thinking_level;
-      chat.pick({ title: `Thinking level (now ${current ?? '?'})`, items: thinkingLevelSchema.options.map((l) => ({ label: `${l === current ? '● ' : ''}${l}`, value: l })), choose: (l) => chat.attempt('/thinking', () => setThinking(chat, id!, l)) });
+      chat.pick({ title: `Reasoning level (now ${current ?? '?'})`, items: thinkingLevelSchema.options.map((l) => ({ label: `${l === current ? '● ' : ''}${l}`, value: l })), choose: (l) => chat.attempt('/thinking', () => setThinking(chat, id!, l)) });
       return;
     }
     case 'plan':

@@ -101,7 +101,7 @@ test('Steer hands text to the running turn: the call waiting for approval is ski
 test('the thinking picker stores the level the model supports', async () => {
   const sid = await newSession('anthropic/claude-sonnet-4-6');
   const page = await open(sid);
-  const thinking = page.getByRole('combobox', { name: 'Thinking' });
+  const thinking = page.getByRole('combobox', { name: 'Reasoning' });
   await eventually(() => page.getByRole('combobox', { name: 'Model' }).inputValue(), (v) => v === 'anthropic/claude-sonnet-4-6', 'the model shown');
   await thinking.selectOption('high');
   await eventually(async () => (await api('GET', `/api/sessions/${sid}`)).body.thinking_level, (l) => l === 'high', 'the stored level');
@@ -111,7 +111,7 @@ test('the thinking picker stores the level the model supports', async () => {
   await eventually(() => thinking.inputValue(), (v) => v === 'minimal', 'the level shown');
   await page.reload();
   await page.getByRole('status', { name: 'Connection' }).filter({ hasText: 'live' }).waitFor();
-  await eventually(() => page.getByRole('combobox', { name: 'Thinking' }).inputValue(), (v) => v === 'minimal', 'the level shown after a reload');
+  await eventually(() => page.getByRole('combobox', { name: 'Reasoning' }).inputValue(), (v) => v === 'minimal', 'the level shown after a reload');
 });
 
 test('the transcript downloads as markdown and as org: the files hold what the gateway renders', async () => {

@@ -2,13 +2,13 @@
 // (tsx takes JSX settings from the tsconfig of the directory it runs in, which a chat started in a
 // project is not: the pragma makes esbuild use React's automatic runtime wherever it runs.)
 import type { ChatController } from '../chat-controller';
+import { footerLine, shortTokens as tokens } from './footer-line';
 import { ink } from './ink';
 
-const tokens = (n: number) => (n >= 10_000 ? `${(n / 1000).toFixed(0)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : `${n}`);
-
-/** The status line: phase, model, thinking level, tokens, cost, context use, and the connection. */
+/** The status line: phase, model, reasoning level, tokens, cost, context use, and the connection, on one line (footer-line.ts). */
 export function Footer({ chat, spinner }: { chat: ChatController; spinner: string }) {
-  const { Box, Text } = ink();
+  const { Box, Text, useStdout } = ink();
+  const { stdout } = useStdout();
   const { view, session, stats, connection } = chat;
   const input = (stats?.usage.input ?? 0) + view.usageSinceStats.input;
   const output = (stats?.usage.output ?? 0) + view.usageSinceStats.output;
@@ -19,15 +19,38 @@ export function Footer({ chat, spinner }: { chat: ChatController; spinner: strin
   const spent = `$${cost.toFixed(4)}${typeof budget?.max_cost_usd === 'number' ? ` of $${budget.max_cost_usd}` : ''}`;
   const tokenCap = typeof budget?.max_tokens === 'number' ? `${tokens(input + output + (stats?.usage.cache_read ?? 0) + (stats?.usage.cache_write ?? 0))} of ${tokens(budget.max_tokens)} tokens` : '';
   const context = stats ? `context ${Math.round(stats.context.share * 100)}% of ${tokens(stats.context.window)}` : '';
+  const segments = footerLine(
+    {
+      ...(running ? { phase: { text: `${spinner} ${view.phase.replace('_', ' ')}`, ...(view.phaseDetails ? { details: view.phaseDetails } : {}) } } : {}),
+      queued: view.queued.length,
+      model: session?.model ?? stats?.model ?? '…',
+      reasoning: session?.thinking_level ?? '…',
+      tokensIn: input,
+      tokensOut: output,
+      spent,
+      tokenCap,
+      context,
+      ...(connection.kind === 'reconnecting' ? { connection: `reconnecting (${connection.reason})…` } : connection.kind === 'connecting' ? { connection: 'connecting…' } : {}),
+    },
+    stdout.columns || 100,
+  );
   return (
     <Box>
-      {running ? <Text color="cyan">{`${spinner} ${view.phase.replace('_', ' ')}${view.phaseDetails ? ` (${view.phaseDetails})` : ''}  `}</Text> : null}
-      {view.queued.length > 0 ? <Text color="cyan">{`${view.queued.length} queued  `}</Text> : null}
-      <Text dimColor>
-        {[session?.model ?? stats?.model ?? '…', `thinking ${session?.thinking_level ?? '…'}`, `↑${tokens(input)} ↓${tokens(output)}`, spent, tokenCap, context].filter(Boolean).join(' · ')}
-      </Text>
-      {connection.kind === 'reconnecting' ? <Text color="yellow">{`  reconnecting (${connection.reason})…`}</Text> : null}
-      {connection.kind === 'connecting' ? <Text color="yellow">{'  connecting…'}</Text> : null}
+      {segments.map((s, i) =>
+        s.tone === 'phase' ? (
+          <Text key={i} color="cyan">
+            {s.text}
+          </Text>
+        ) : s.tone === 'warning' ? (
+          <Text key={i} color="yellow">
+            {s.text}
+          </Text>
+        ) : (
+          <Text key={i} dimColor>
+            {s.text}
+          </Text>
+        ),
+      )}
     </Box>
   );
 }

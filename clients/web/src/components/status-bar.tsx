@@ -18,7 +18,7 @@ const runnableModels = () =>
 const count = (n: number) => n.toLocaleString('en-US');
 
 /**
- * The footer: the model (any `<provider>/<model>`, the models the stack can run offered), the thinking level, and the session's totals — tokens, cost, and how full the context
+ * The footer: the model (any `<provider>/<model>`, the models the stack can run offered), the reasoning level, and the session's totals — tokens, cost, and how full the context
  * window was at the last step.
  */
 export function StatusBar({ chat }: { chat: ChatSession }) {
@@ -53,7 +53,8 @@ export function StatusBar({ chat }: { chat: ChatSession }) {
         </datalist>
       </form>
       <span class="picker">
-        <label for="thinking">Thinking</label>
+        {/* "Reasoning": the level; "thinking" is the phase (the wire field stays thinking_level). */}
+        <label for="thinking">Reasoning</label>
         <select id="thinking" value={chat.session?.thinking_level ?? 'off'} onChange={(e) => void chat.setThinking(e.currentTarget.value)}>
           {THINKING_LEVELS.map((l) => (
             <option key={l} value={l}>
