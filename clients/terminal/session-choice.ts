@@ -17,5 +17,5 @@ export async function openSession(client: GatewayClient, cwd: string, wish: Sess
 export function sessionLabel(s: ListedSession, now = Date.now()): string {
   const minutes = Math.max(0, Math.round((now - s.updated_at) / 60_000));
   const age = minutes < 60 ? `${minutes} min ago` : minutes < 48 * 60 ? `${Math.round(minutes / 60)} h ago` : `${Math.round(minutes / 1440)} days ago`;
-  return `${s.title} · ${s.message_count} messages · ${age} · ${s.model}${s.active_turn ? ' · running' : ''}${s.status === 'unknown' ? ' · state unknown' : ''} (${s.session_id})`;
+  return `${s.name || s.title} · ${s.message_count} messages · ${age} · ${s.model}${s.active_turn ? ' · running' : ''}${s.status === 'unknown' ? ' · state unknown' : ''} (${s.session_id})`;
 }

@@ -19,6 +19,7 @@ import { changeSettings, storedSettings, type ClientSettingsChange } from './ses
 import { sessionStats, type SessionStats } from './session-stats';
 import { sessionView, type SessionView } from './session-view';
 import { startInfo } from './start-info';
+import { titleFromFirstPrompt } from './session-title';
 
 /** What every session reference shares: the store, Temporal and the event reader, built once by SessionService. */
 export interface SessionRefDeps extends SessionEventsDeps {
@@ -88,8 +89,11 @@ export class SessionRef {
 
   /** Starts (or queues) a turn; `images` are checked and stored first (PromptImageIntake), the workflow gets their references. */
   async prompt(prompt: PromptCommand, images: readonly RawPromptImage[] = []): Promise<PromptAccepted> {
-    if (images.length === 0) return this.deps.commands.prompt(startInfo(this.record), prompt);
-    return this.deps.commands.prompt(startInfo(this.record), { ...prompt, images: await this.deps.images.store(this.record, prompt, images) });
+    const stored = images.length === 0 ? prompt : { ...prompt, images: await this.deps.images.store(this.record, prompt, images) };
+    const accepted = await this.deps.commands.prompt(startInfo(this.record), stored);
+    // The first prompt names a session the gateway titled after its folder (session-title.ts).
+    this.record = await titleFromFirstPrompt(this.deps.store, this.record, prompt.text);
+    return accepted;
   }
 
   /**

@@ -13,6 +13,7 @@ import type { SessionCommands } from '../temporal/session-commands';
 import { scopedSessionId } from './client-session-ids';
 import { HistorySeeding } from './history-seeding';
 import { ModelChoice } from './model-choice';
+import { PLACEHOLDER_TITLE_KEY } from './session-title';
 import { StackModels, type ModelServer, type RunnableModels } from './stack-models';
 import { checkProjectAccess } from './project-access';
 import { PromptImageIntake } from './prompt-image-intake';
@@ -152,6 +153,8 @@ export class SessionService {
     // The gateway's default caps are part of the first settings, so the session keeps them as its own.
     const budget = this.deps.defaultBudget;
     if (budget) metadata[RUNTIME_KEYS.settings] = { ...(metadata[RUNTIME_KEYS.settings] as SessionSettings), budget };
+    // Without a title of the client's, the folder's name stands in until the first prompt (session-title.ts).
+    if (input.title === undefined) metadata[PLACEHOLDER_TITLE_KEY] = true;
     return { title: input.title ?? basename(input.project_path), metadata };
   }
 
