@@ -22,6 +22,7 @@ import { contextOf as conversationOf, readActivePath, type PathItem } from './co
 import { withImageBytes, type PromptImageReader } from './image-bytes';
 import { planRetriedStep } from './continuation';
 import { toProviderFailure } from './provider-failure';
+import { tellUnknownModelOnce } from './unknown-model-notice';
 import type { ProviderRegistry } from './registry';
 import type { SessionMcp } from '../mcp/session-mcp';
 import { ProviderError, type ProviderTool, type ProviderUsage, type ThinkingLevel } from './types';
@@ -183,8 +184,10 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
         if (input.step === 0 && typeof built !== 'string') {
           for (const [i, message] of built.notices.entries()) await stream.push({ id: `${input.turn_id}:instructions:${i}`, ...base, event: { type: 'notice', level: 'warning', message } });
         }
+        // Once per session and model (unknown-model-notice.ts), not before every turn.
         if (!info.known && input.step === 0) {
-          await stream.push({ id: `${input.turn_id}:unknown-model`, ...base, event: { type: 'notice', level: 'warning', message: `${input.model} is not in the model catalog: default limits (${info.context_window} tokens context, ${info.max_output_tokens} output) and no price (cost shows as 0)` } });
+          const message = `${input.model} is not in the model catalog: default limits (${info.context_window} tokens context, ${info.max_output_tokens} output) and no price (cost shows as 0)`;
+          await tellUnknownModelOnce(deps.store, input.session_id, input.model, () => stream.push({ id: `${input.turn_id}:unknown-model`, ...base, event: { type: 'notice', level: 'warning', message } }));
         }
         const messages = await withImageBytes(conversationOf(path), deps.images);
         const mcp = await mcpTools;

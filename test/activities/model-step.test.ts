@@ -211,3 +211,24 @@ test('cancellation records exactly what was streamed, as aborted, then propagate
   expect(stored.message).toMatchObject({ stop_reason: 'aborted', content: [{ type: 'text', text: 'partial answer' }] });
   expect(events.events[events.events.length - 1]!.event).toMatchObject({ type: 'assistant.message', stop_reason: 'aborted', text: 'partial answer' });
 });
+
+test('a model the catalog does not know is said once per session and model, not before every turn', async () => {
+  const p = provider(async function* () {
+    yield { type: 'text_delta', text: 'ok' };
+    yield { type: 'done', stop_reason: 'end', usage };
+  });
+  const { port, store } = await memoryStorePort();
+  const { session_id } = await store.create({ metadata: {} });
+  const events = recordingPublisher();
+  const step = createStreamModelStep({ store: port, events, providers: new ProviderRegistry([p]), price: () => 0, heartbeatMs: 20, stallMs: 5_000, publishedText: memoryPublishedText(events.events), modelInfo: () => ({ context_window: 128_000, max_output_tokens: 8_192, known: false }) });
+  const turn = async (turnId: string, model: string) => {
+    await store.append({ session_id, entry_id: `${turnId}:user`, message: { role: 'user', content: [{ type: 'text', text: 'hi' }], timestamp: 1 } });
+    await new MockActivityEnvironment().run(step, { session_id, project_path: '/p', turn_id: turnId, step: 0, attempt: 1, model, thinking_level: 'off' as const, approval: approvalPolicySchema.parse({}) });
+  };
+  const told = () => events.events.filter((e) => e.event.type === 'notice').map((e) => `${e.turn_id}: ${(e.event as { message: string }).message.split(' ')[0]}`);
+  await turn('t1', 'test/local-a');
+  await turn('t2', 'test/local-a');
+  await turn('t3', 'test/local-b');
+  await turn('t4', 'test/local-b');
+  expect(told()).toEqual(['t1: test/local-a', 't3: test/local-b']);
+});
