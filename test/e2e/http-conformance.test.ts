@@ -289,6 +289,7 @@ describe('a stack with tokens', () => {
     expect((await call(base, 'GET', `/api/jobs/${encodeURIComponent(jobId)}`)).headers.get('deprecation')).toBe('true');
     expect((await call(base, 'POST', `/api/turns/${encodeURIComponent(jobId)}/cancel`)).body).toEqual({ status: 'cancelled' });
     expect((await call(base, 'GET', '/api/operator')).body).toMatchObject({ window_s: 3600, temporal_ui: null });
+    expect((await call(base, 'GET', '/api/models')).body).toMatchObject({ default_model: expect.any(String), models: expect.arrayContaining([expect.objectContaining({ ref: 'scripted/echo', provider: 'scripted' })]) });
     await events(base, sid, finished);
     expect((await call(base, 'POST', `/api/sessions/${sid}/interrupt`)).body).toMatchObject({ status: 'not_running', turn_id: null });
     expect((await call(base, 'POST', `/api/sessions/${sid}/abort-retry`)).body).toEqual({ cancelled: false, turn_id: null });
