@@ -62,7 +62,7 @@ test('a tool call waits for an approval: y runs it, n with a reason rejects it a
   const sid = await sessionWith('scripted/edit-file');
   fs.writeFileSync(path.join(workspace, 'README.md'), 'hello world\n');
   const t = chat(['--session', sid]);
-  await t.waitFor((s) => s.includes('scripted/edit-file · thinking'), 'the footer');
+  await t.waitFor((s) => s.includes('scripted/edit-file · reasoning'), 'the footer');
   prompt(t, 'change the greeting');
   const asking = await t.waitFor((s) => s.includes('Allow edit_file README.md?'), 'the approval prompt');
   expect(asking).toContain('- world');
@@ -88,7 +88,7 @@ test('/plan turns plan mode on: the edit is refused without asking and the model
   const sid = await sessionWith('scripted/edit-file');
   fs.writeFileSync(path.join(workspace, 'README.md'), 'hello world\n');
   const t = chat(['--session', sid]);
-  await t.waitFor((s) => s.includes('scripted/edit-file · thinking'), 'the footer');
+  await t.waitFor((s) => s.includes('scripted/edit-file · reasoning'), 'the footer');
   prompt(t, '/plan');
   await t.waitFor((s) => flat(s).includes('plan mode on: the agent reads and plans'), 'plan mode on');
   expect((await http(stack.urls.gateway, 'GET', `/api/sessions/${sid}/settings`)).body.approval.plan_mode).toBe(true);
@@ -114,7 +114,7 @@ test('slash commands: Tab completes, /help lists, /model switches, /new starts a
   await t.waitFor((s) => s.includes('Commands (Tab completes):') && s.includes('/fork'), 'the help');
 
   prompt(t, '/model scripted/slow');
-  await t.waitFor((s) => s.includes('model: scripted/slow') && s.includes('scripted/slow · thinking'), 'the model switched');
+  await t.waitFor((s) => s.includes('model: scripted/slow') && s.includes('scripted/slow · reasoning'), 'the model switched');
   prompt(t, 'a long one please');
   await t.waitFor((s) => s.includes('slowly on purpose'), 'the answer streaming');
   t.keys('Escape');
@@ -136,7 +136,7 @@ test('slash commands: Tab completes, /help lists, /model switches, /new starts a
 test('the gateway killed and restarted mid-answer: the chat reconnects and shows the answer whole, once', async () => {
   const sid = await sessionWith('scripted/slow');
   const t = chat(['--session', sid]);
-  await t.waitFor((s) => s.includes('scripted/slow · thinking'), 'the footer');
+  await t.waitFor((s) => s.includes('scripted/slow · reasoning'), 'the footer');
   prompt(t, 'survive a restart');
   await t.waitFor((s) => s.includes('slowly on purpose'), 'the answer streaming');
   await stack.process('gateway').kill();
