@@ -142,7 +142,8 @@ async function runJob(run: JobRun, job_id: string, spec: Spec, started_ms: numbe
     stalls: run.stalls,
   });
   // Read here, while the job runs, so the aftercare's first task schedules nothing but its timer.
-  const retention_hours = workspace ? await workerSettings.jobRetentionHours() : null;
+  // A worker that cannot say (an older one, without the activity) keeps the workspace: nothing is lost.
+  const retention_hours = workspace ? await workerSettings.jobRetentionHours().catch(() => null) : null;
   // Nothing to notify and no workspace to remove: no aftercare.
   if (spec.notify?.events.includes('job.finished') || retention_hours !== null) {
     await startAftercare({ job_id, report, ...(spec.notify ? { notify: spec.notify } : {}), has_workspace: workspace !== null, retention_hours });
