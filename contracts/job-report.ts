@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { jobNotificationOutcomeSchema } from './job-notify';
 import { jobRuleSchema } from './job-spec';
 
 /**
@@ -90,10 +91,18 @@ export const jobReportSchema = z.strictObject({
   commands: z.array(jobCommandSchema),
   tool_calls: z.array(jobToolCallSchema),
   usage: z.strictObject({ cost_usd: z.number().nonnegative(), tokens: z.number().int().nonnegative(), steps: z.number().int().nonnegative() }),
-  turns: z.array(z.strictObject({ kind: z.enum(['work', 'wrap_up']), turn_id: z.string(), outcome: z.enum(['done', 'error', 'aborted', 'not_started']), steps: z.number().int().nonnegative() })),
+  /** `retry`: the turn the watchdog started after the work turn stalled (docs/jobs.md, "Watchdog"). */
+  turns: z.array(z.strictObject({ kind: z.enum(['work', 'retry', 'wrap_up']), turn_id: z.string(), outcome: z.enum(['done', 'error', 'aborted', 'not_started']), steps: z.number().int().nonnegative() })),
   limits_hit: z.array(jobLimitHitSchema),
   started_at: z.string(),
   finished_at: z.string(),
   duration_ms: z.number().int().nonnegative(),
+  /**
+   * The escalation notifications sent while the job ran, with their outcome. The `job.finished`
+   * delivery of this report is after it: its outcome is the aftercare workflow's (docs/jobs.md).
+   */
+  notifications: z.array(jobNotificationOutcomeSchema).optional(),
+  /** The watchdog's diagnosis of each stalled turn (docs/jobs.md, "Watchdog"); absent when none stalled. */
+  stalls: z.array(z.string()).optional(),
 });
 export type JobReport = z.infer<typeof jobReportSchema>;

@@ -9,7 +9,7 @@ test('a minimal spec gets the documented defaults at every depth', () => {
     version: 1,
     task: { prompt: 'fix the tests', project_path: '/src/app', model: 'scripted/echo', thinking_level: 'off' },
     policy: { default: 'allow', tools: {}, mcp_tools: {}, escalation: { timeout_s: 3600, on_timeout: 'deny' } },
-    limits: { max_steps: 200, deadline_s: 3600, wrap_up_before_s: 300, soft_share: 0.8 },
+    limits: { max_steps: 200, deadline_s: 3600, wrap_up_before_s: 300, soft_share: 0.8, stall_s: 300 },
     workspace: { kind: 'auto' },
     deliverable: { patch_file: true },
   });
@@ -20,7 +20,8 @@ test('unknown keys are refused at every depth, and so are other versions', () =>
     const r = jobSpecSchema.safeParse(spec);
     return r.success ? 'accepted' : r.error.issues.map((i) => `${i.path.join('.')}: ${i.code}`);
   };
-  expect(refusedAt({ ...minimal, notify: { url: 'http://x' } })).toEqual([': unrecognized_keys']);
+  expect(refusedAt({ ...minimal, notify: { url: 'http://x', secret: 's3cret' } })).toEqual(['notify: unrecognized_keys']);
+  expect(refusedAt({ ...minimal, other: 1 })).toEqual([': unrecognized_keys']);
   expect(refusedAt({ ...minimal, task: { ...minimal.task, branch: 'x' } })).toEqual(['task: unrecognized_keys']);
   expect(refusedAt({ ...minimal, policy: { escalation: { timeout: 5 } } })).toEqual(['policy.escalation: unrecognized_keys']);
   expect(refusedAt({ ...minimal, limits: { budget: 3 } })).toEqual(['limits: unrecognized_keys']);
@@ -87,4 +88,21 @@ test('the report is strict and versioned', () => {
   expect(jobReportSchema.safeParse({ ...report, status: 'done' }).success).toBe(false);
   expect(jobReportSchema.safeParse({ ...report, extra: 1 }).success).toBe(false);
   expect(jobReportSchema.safeParse({ ...report, commands: [{ command: 'ls', exit_code: 0 }] }).success).toBe(false);
+});
+
+test('notify names a URL and, for the secret, an environment variable of the worker; events default to both', () => {
+  expect(jobSpecSchema.parse({ ...minimal, notify: { url: 'https://hooks.example/strand', secret_env: 'STRAND_JOB_SECRET_CI' } }).notify).toEqual({
+    url: 'https://hooks.example/strand',
+    secret_env: 'STRAND_JOB_SECRET_CI',
+    events: ['job.finished', 'job.escalation'],
+  });
+  const paths = (notify: unknown) => {
+    const r = jobSpecSchema.safeParse({ ...minimal, notify });
+    return r.success ? [] : r.error.issues.map((i) => i.path.join('.'));
+  };
+  // Another variable of the worker (a provider's key) cannot be named; neither can a non-http URL.
+  expect(paths({ url: 'https://x.example', secret_env: 'ANTHROPIC_API_KEY' })).toEqual(['notify.secret_env']);
+  expect(paths({ url: 'file:///etc/passwd' })).toEqual(['notify.url']);
+  expect(paths({ url: 'https://x.example', events: ['job.started'] })).toEqual(['notify.events.0']);
+  expect(paths({ url: 'https://x.example', events: [] })).toEqual(['notify.events']);
 });

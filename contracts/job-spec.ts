@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { jobNotifySchema } from './job-notify';
 import { mcpToolName } from './mcp';
 import { modelIdSchema } from './models';
 import { thinkingLevelSchema } from './session-settings';
@@ -62,6 +63,12 @@ export const jobLimitsSchema = z
     wrap_up_before_s: z.number().int().nonnegative().default(300),
     /** Share of the cost, token and step caps at which the wrap-up turn runs. Default 0.8. */
     soft_share: z.number().gt(0).lte(1).default(0.8),
+    /**
+     * The watchdog: a running turn that reports no progress for this many seconds (no new step, no
+     * tool started or ended, no phase change) while not waiting for a person or the budget is cut
+     * and retried once as a new turn; a second stall ends the job `failed`. Default 300.
+     */
+    stall_s: z.number().int().min(10).max(24 * 3600).default(300),
   })
   .refine((l) => l.wrap_up_before_s < l.deadline_s, { message: 'wrap_up_before_s must be less than deadline_s', path: ['wrap_up_before_s'] });
 export type JobLimits = z.infer<typeof jobLimitsSchema>;
@@ -98,6 +105,8 @@ export const jobSpecSchema = z.strictObject({
   limits: jobLimitsSchema.default(jobLimitsSchema.parse({})),
   workspace: jobWorkspaceSchema.default(jobWorkspaceSchema.parse({})),
   deliverable: jobDeliverableSchema.default(jobDeliverableSchema.parse({})),
+  /** A signed webhook for the job's end and its escalations (docs/jobs.md, "Notification"). Default none. */
+  notify: jobNotifySchema.optional(),
 });
 export type JobSpec = z.infer<typeof jobSpecSchema>;
 export type JobSpecInput = z.input<typeof jobSpecSchema>;

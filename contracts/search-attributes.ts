@@ -12,4 +12,10 @@ export const searchAttributeKeys = {
   model: defineSearchAttributeKey(SEARCH_ATTRIBUTES.model.name, 'KEYWORD'),
   phase: defineSearchAttributeKey(SEARCH_ATTRIBUTES.phase.name, 'KEYWORD'),
   owner: defineSearchAttributeKey(SEARCH_ATTRIBUTES.owner.name, 'KEYWORD'),
+  jobStatus: defineSearchAttributeKey(SEARCH_ATTRIBUTES.jobStatus.name, 'KEYWORD'),
+  jobProject: defineSearchAttributeKey(SEARCH_ATTRIBUTES.jobProject.name, 'KEYWORD'),
+  jobSchedule: defineSearchAttributeKey(SEARCH_ATTRIBUTES.jobSchedule.name, 'KEYWORD'),
 };
+
+/** The job workflow's attributes (docs/jobs.md, "Finding jobs"), which it upserts itself as it moves. */
+export const JOB_SEARCH_ATTRIBUTE_NAMES = [SEARCH_ATTRIBUTES.jobStatus.name, SEARCH_ATTRIBUTES.jobProject.name, SEARCH_ATTRIBUTES.jobSchedule.name] as const;

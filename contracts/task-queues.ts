@@ -11,7 +11,7 @@ export function taskQueueFromEnv(env: NodeJS.ProcessEnv = process.env): string {
 
 /**
  * Custom search attributes set on session and turn workflows, so an operator can find them in the
- * Temporal UI by id, project, model, phase or owner. The dev server registers them at start
+ * Temporal UI by id, project, model, phase or owner, and on job workflows by status, project and schedule. The dev server registers them at start
  * (`--search-attribute`); docker-compose's temporal-setup registers the same list.
  */
 export const SEARCH_ATTRIBUTES = {
@@ -21,4 +21,10 @@ export const SEARCH_ATTRIBUTES = {
   /** The session's phase (idle, thinking, tool_execution, waiting_approval, …), kept current. */
   phase: { name: 'StrandPhase', type: 'Keyword' },
   owner: { name: 'StrandOwner', type: 'Keyword' },
+  /** An unattended job's status (docs/jobs.md, "Finding jobs"): `running`, then the report's status. */
+  jobStatus: { name: 'StrandJobStatus', type: 'Keyword' },
+  /** The job's project path (the spec's, not its workspace). */
+  jobProject: { name: 'StrandJobProject', type: 'Keyword' },
+  /** The schedule that started the job, when one did. */
+  jobSchedule: { name: 'StrandJobSchedule', type: 'Keyword' },
 } as const;

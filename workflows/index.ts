@@ -3,6 +3,7 @@ import type * as Session from './session/session-workflow';
 import type * as Turn from './turn/turn-workflow';
 import type * as CheckpointList from './checkpoint-list';
 import type * as Job from './job/job-workflow';
+import type * as JobAftercare from './job/job-aftercare';
 import type * as HookCoordinator from './hook/hook-coordinator';
 
 // The workflow bundle's entry: every workflow type the worker registers.
@@ -26,4 +27,7 @@ export function jobWorkflow(...args: Parameters<typeof Job.jobWorkflow>): Return
 }
 export function hookCoordinatorWorkflow(...args: Parameters<typeof HookCoordinator.hookCoordinatorWorkflow>): ReturnType<typeof HookCoordinator.hookCoordinatorWorkflow> {
   return (require('./hook/hook-coordinator') as typeof HookCoordinator).hookCoordinatorWorkflow(...args);
+}
+export function jobAftercareWorkflow(...args: Parameters<typeof JobAftercare.jobAftercareWorkflow>): ReturnType<typeof JobAftercare.jobAftercareWorkflow> {
+  return (require('./job/job-aftercare') as typeof JobAftercare).jobAftercareWorkflow(...args);
 }

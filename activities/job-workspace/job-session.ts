@@ -63,6 +63,27 @@ export function createJobSessionActivities(deps: JobSessionDeps) {
       return { session_id };
     },
 
+    /** A call's arguments as JSON, cut to `max` characters (for an escalation's notification). */
+    async jobToolCallArguments(input: { session_id: string; tool_call_id: string; max?: number }): Promise<string> {
+      const max = input.max ?? 2000;
+      let cursor: string | undefined;
+      do {
+        const page = await storeCall(`reading the session ${input.session_id}`, () => deps.store.messages({ session_id: input.session_id, limit: 500, ...(cursor ? { cursor } : {}) }));
+        if (!page) break;
+        for (const item of page.messages) {
+          const m = item.message;
+          if (m?.role !== 'assistant') continue;
+          for (const b of m.content) {
+            if (b.type !== 'function_call' || b.id !== input.tool_call_id) continue;
+            const json = JSON.stringify(b.arguments ?? {});
+            return json.length > max ? `${json.slice(0, max - 1)}…` : json;
+          }
+        }
+        cursor = page.next_cursor ?? undefined;
+      } while (cursor);
+      return '';
+    },
+
     async summarizeJobSession(input: { session_id: string }): Promise<JobSessionSummary> {
       const calls = new Map<string, RecordedToolCall>();
       let final_answer = '';

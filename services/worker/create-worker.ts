@@ -3,6 +3,8 @@ import type { NatsConnection } from 'nats';
 import { createActivities } from '../../activities';
 import { createWorkerCheckpoints } from '../../activities/checkpoints';
 import { createJobActivities, jobsDirFromEnv } from '../../activities/job-workspace';
+import { createJobAftercareActivities, jobRetentionHoursFromEnv } from '../../activities/job-notify';
+import { createJobVisibilityActivities } from '../../activities/job-visibility';
 import type { AgentEventPublisher } from '../../activities/events/publisher';
 import { createKvToolLedger } from '../../activities/tool-calls/ledger';
 import { createToolWiring } from './tool-wiring';
@@ -85,8 +87,14 @@ export async function createStrandWorker(opts: WorkerOptions): Promise<Worker> {
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
     workflowBundle: opts.bundle,
-    // Unattended jobs (docs/jobs.md): their workspaces under STRAND_JOBS_DIR, their sessions in the store.
-    activities: { ...activities, ...createJobActivities({ jobsDir: jobsDirFromEnv(), store }) },
+    // Unattended jobs (docs/jobs.md): their workspaces under STRAND_JOBS_DIR, their sessions in the store;
+    // their webhooks signed with secrets from this worker's environment, their workspaces kept STRAND_JOB_RETENTION_HOURS.
+    activities: {
+      ...activities,
+      ...createJobActivities({ jobsDir: jobsDirFromEnv(), store }),
+      ...createJobAftercareActivities({ env: process.env, retentionHours: jobRetentionHoursFromEnv() }),
+      ...createJobVisibilityActivities({ connection: opts.connection, namespace: opts.namespace }),
+    },
     interceptors: { activity: [...(telemetry?.activityInterceptors ?? []), ...(opts.registry ? [opts.registry.interceptor()] : [])] },
     ...(telemetry ? { sinks: telemetry.sinks } : {}),
     // Each model step holds a slot while it streams; bounded so 2 cores are not oversubscribed.

@@ -1,5 +1,6 @@
 import './quiet-temporal';
 import { WithStartWorkflowOperation } from '@temporalio/client';
+import type { defineSearchAttributeKey } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkerOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { binaryPaths } from '../../infra/bootstrap/paths';
@@ -25,6 +26,8 @@ export interface DevServerWorkers {
 export interface DevServerOptions {
   /** History length after which the server suggests continue-as-new (so a test sees it really happen). */
   suggestContinueAsNewAfter?: number;
+  /** Custom search attributes the server registers at start (as `strand up`'s does, from contracts/task-queues.ts). */
+  searchAttributes?: ReturnType<typeof defineSearchAttributeKey>[];
 }
 
 /** Registers the file's beforeAll/afterAll that start and stop the dev server and build the bundle. */
@@ -34,7 +37,7 @@ export function devServerWorkers(options: DevServerOptions = {}): DevServerWorke
   const extraArgs = options.suggestContinueAsNewAfter === undefined ? [] : ['--dynamic-config-value', `limit.historyCount.suggestContinueAsNew=${options.suggestContinueAsNewAfter}`];
   beforeAll(async () => {
     [env, bundle] = await Promise.all([
-      TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: binaryPaths().temporal }, extraArgs } }),
+      TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: binaryPaths().temporal }, extraArgs, ...(options.searchAttributes ? { searchAttributes: options.searchAttributes } : {}) } }),
       buildWorkflowBundle(),
     ]);
   }, 180_000);

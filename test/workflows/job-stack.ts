@@ -6,8 +6,11 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { memoryPublishedText } from '../../activities/events/published-text';
+import { createJobAftercareActivities } from '../../activities/job-notify';
 import { createJobActivities } from '../../activities/job-workspace';
+import { createJobVisibilityActivities } from '../../activities/job-visibility';
 import { gitOk } from '../../activities/job-workspace/git';
+import { jobAftercareWorkflowId } from '../../contracts/job-aftercare';
 import { createProviderRegistry } from '../../activities/providers/registry';
 import { createMemoryToolLedger } from '../../activities/tool-calls/ledger';
 import { createToolWiring } from '../../services/worker/tool-wiring';
@@ -31,7 +34,18 @@ export interface JobStack {
   cleanup(): Promise<void>;
 }
 
-export async function jobStack(env: TestWorkflowEnvironment, bundle: WorkflowBundleWithSourceMap, taskQueue: string): Promise<JobStack> {
+export interface JobStackOptions {
+  /** The worker's environment for the job's notification secrets. */
+  env?: NodeJS.ProcessEnv;
+  /**
+   * STRAND_JOB_RETENTION_HOURS of this worker; default null (`never`): the time-skipping server would
+   * otherwise skip to a finished job's removal timer while a later await of the same test waits, and a
+   * removal left running when the test's worker stops locks its time skipping for the next tests.
+   */
+  retentionHours?: number | null;
+}
+
+export async function jobStack(env: TestWorkflowEnvironment, bundle: WorkflowBundleWithSourceMap, taskQueue: string, options: JobStackOptions = {}): Promise<JobStack> {
   const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'job-stack-'));
   const repo = path.join(tmp, 'repo');
   const jobsDir = path.join(tmp, 'jobs');
@@ -55,7 +69,9 @@ export async function jobStack(env: TestWorkflowEnvironment, bundle: WorkflowBun
     ...createToolWiring(toolEnv),
   });
   const jobs = createJobActivities({ jobsDir, store: { ...port, ensure: async (r) => store.ensure(r) } });
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: { ...activities, ...jobs } });
+  const aftercare = createJobAftercareActivities({ env: options.env ?? {}, retentionHours: options.retentionHours ?? null });
+  const visibility = createJobVisibilityActivities({ connection: env.nativeConnection, namespace: env.namespace ?? 'default' });
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: { ...activities, ...jobs, ...aftercare, ...visibility } });
   return {
     repo,
     jobsDir,
@@ -63,7 +79,13 @@ export async function jobStack(env: TestWorkflowEnvironment, bundle: WorkflowBun
     taskQueue,
     worker,
     script: (name, steps) => fs.writeFile(path.join(scriptsDir, `${name}.json`), JSON.stringify({ steps })),
-    cleanup: () => fs.rm(tmp, { recursive: true, force: true }),
+    cleanup: async () => {
+      // Each job's aftercare (job:<id>:after) keeps a retention timer open for days, and this file's
+      // server is shared: a timer of a test whose worker is gone would stop the next tests' time skipping.
+      const ids = await fs.readdir(jobsDir).catch(() => [] as string[]);
+      await Promise.all(ids.map((id) => env.client.workflow.getHandle(jobAftercareWorkflowId(id)).terminate('the test is over').catch(() => undefined)));
+      await fs.rm(tmp, { recursive: true, force: true });
+    },
   };
 }
 
@@ -72,7 +94,7 @@ export async function jobStack(env: TestWorkflowEnvironment, bundle: WorkflowBun
  * fresh job stack (its own repository and task queue) per test. Read the parts from the returned
  * object inside tests; they are set by the hooks this registers.
  */
-export function useJobStack(): { readonly env: TestWorkflowEnvironment; readonly bundle: WorkflowBundleWithSourceMap; readonly stack: JobStack } {
+export function useJobStack(options: JobStackOptions = {}): { readonly env: TestWorkflowEnvironment; readonly bundle: WorkflowBundleWithSourceMap; readonly stack: JobStack } {
   const parts = {} as { env: TestWorkflowEnvironment; bundle: WorkflowBundleWithSourceMap; stack: JobStack };
   beforeAll(async () => {
     [parts.env, parts.bundle] = await timeSkippingEnvAndBundle();
@@ -81,10 +103,10 @@ export function useJobStack(): { readonly env: TestWorkflowEnvironment; readonly
     await parts.env?.teardown();
   });
   beforeEach(async () => {
-    parts.stack = await jobStack(parts.env, parts.bundle, `tq-${randomUUID()}`);
-  });
+    parts.stack = await jobStack(parts.env, parts.bundle, `tq-${randomUUID()}`, options);
+  }, 60_000);
   afterEach(async () => {
     await parts.stack?.cleanup();
-  });
+  }, 60_000);
   return parts;
 }

@@ -1,4 +1,5 @@
 import type { JobSessionSummary } from '../../activities/job-workspace';
+import type { JobNotificationOutcome } from '../../contracts/job-notify';
 import type { JobDeliverableReport, JobLimitHit, JobReport, JobStatus, JobToolCall, JobWorkspaceInfo } from '../../contracts/job-report';
 import { jobRuleFor, type JobSpec } from '../../contracts/job-spec';
 import type { CallDecision } from './job-run';
@@ -19,6 +20,10 @@ export interface JobOutcome {
   failure?: string;
   started_ms: number;
   finished_ms: number;
+  /** Escalation notifications sent while the job ran. */
+  notifications?: JobNotificationOutcome[];
+  /** The watchdog's diagnoses. */
+  stalls?: string[];
 }
 
 /** The status and its reason, in order of precedence. */
@@ -27,7 +32,7 @@ export function jobStatus(o: JobOutcome): { status: JobStatus; reason?: string }
   if (o.needs_human) return { status: 'needs_human', reason: o.needs_human };
   if (o.failure) return { status: 'failed', reason: o.failure };
   const failedTurn = o.turns.find((t) => t.outcome === 'error');
-  if (failedTurn) return { status: 'failed', reason: `the ${failedTurn.kind === 'work' ? 'work' : 'wrap-up'} turn ${failedTurn.turn_id} ended with an error` };
+  if (failedTurn) return { status: 'failed', reason: `the ${failedTurn.kind === 'wrap_up' ? 'wrap-up' : failedTurn.kind} turn ${failedTurn.turn_id} ended with an error` };
   if (!o.deliverable?.verified) return { status: 'failed', reason: `the deliverable did not verify: ${o.deliverable?.problems.join('; ') || 'it was not collected'}` };
   if (o.limits_hit.length > 0) return { status: 'partial', reason: `limits reached: ${o.limits_hit.join(', ')}` };
   return { status: 'succeeded' };
@@ -72,5 +77,7 @@ export function buildJobReport(o: JobOutcome): JobReport {
     started_at: new Date(o.started_ms).toISOString(),
     finished_at: new Date(o.finished_ms).toISOString(),
     duration_ms: Math.max(0, o.finished_ms - o.started_ms),
+    ...(o.notifications?.length ? { notifications: o.notifications } : {}),
+    ...(o.stalls?.length ? { stalls: o.stalls } : {}),
   };
 }

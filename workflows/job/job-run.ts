@@ -2,6 +2,9 @@ import * as wf from '@temporalio/workflow';
 import type { JobLimitHit, JobToolCall } from '../../contracts/job-report';
 import { jobRuleFor, type JobSpec } from '../../contracts/job-spec';
 import { escalationAnswerSchema, escalationAnswerSignal, jobProgressQuery, type EscalationAnswer, type JobProgressView } from '../../contracts/job-workflow';
+import { notifyDeliveryId, type JobNotificationOutcome } from '../../contracts/job-notify';
+import { notifyEscalation, wants } from './job-notify';
+import type { TurnPulse } from './watchdog';
 import { turnAbortSignal, turnApprovalSignal, turnInterruptSignal, turnProgressSignal, type TurnProgress } from '../../contracts/turn-workflow';
 
 /** What the job decided about a call that asked (the rest ran on the policy's `allow`). */
@@ -19,6 +22,7 @@ interface Escalation {
 interface RunningTurn {
   workflow_id: string;
   turn_id: string;
+  /** The turn's role for the limits (a watchdog's retry has the role of the turn it retries). */
   kind: 'work' | 'wrap_up';
 }
 
@@ -37,11 +41,17 @@ export class JobRun {
   readonly decisions = new Map<string, CallDecision>();
   readonly escalations = new Map<string, Escalation>();
   readonly limitsHit: JobLimitHit[] = [];
+  /** Escalation notifications by delivery id, in the order sent (docs/jobs.md, "Notification"). */
+  readonly notifications = new Map<string, JobNotificationOutcome>();
   /** The soft limit that asked for the wrap-up, once one has. */
   softLimit: JobLimitHit | undefined;
   /** A hard limit stopped the work: no further turn runs. */
   hardStopped = false;
   cancelled = false;
+  /** The running turn's last report, for the watchdog (watchdog.ts). */
+  pulse: TurnPulse = { seq: 0, phase: 'thinking', step: 0 };
+  /** The watchdog's diagnoses, one per stalled turn (the second ends the job). */
+  readonly stalls: string[] = [];
   /** Why the job needs a person (an escalation nobody answered, with `on_timeout: abort`). */
   needsHuman: string | undefined;
 
@@ -79,6 +89,7 @@ export class JobRun {
   private onProgress(p: TurnProgress): void {
     if (!this.turn || p.turn_id !== this.turn.turn_id) return;
     this.step = p.step;
+    this.pulse = { seq: this.pulse.seq + 1, phase: p.phase, step: p.step, ...(p.details ? { details: p.details } : {}) };
     if (p.phase === 'waiting_budget') {
       // The turn runs with the soft caps (work) or the hard ones (wrap-up): either way it stops here.
       if (this.turn.kind === 'work') this.reachSoft('budget_soft');
@@ -100,6 +111,17 @@ export class JobRun {
     // Started from a signal handler, i.e. in the workflow's root scope: shielded from the job's cancel,
     // which settles the wait itself (and would otherwise leave a rejected timer nobody handles).
     void wf.CancellationScope.nonCancellable(() => this.awaitAnswer(callId, escalation, timeoutMs));
+    if (wants(this.spec.notify, 'job.escalation') && this.session_id) this.notifyEscalation(this.spec.notify, callId, escalation, this.session_id);
+  }
+
+  /** "The notification carries it": the person is told where and how to answer, in the background. */
+  private notifyEscalation(notify: NonNullable<JobSpec['notify']>, callId: string, e: Escalation, session_id: string): void {
+    const on_timeout = this.spec.policy.escalation.on_timeout;
+    const request = { job_id: this.jobId, session_id, tool_call_id: callId, tool: e.tool, turn_id: e.turn_id, rule_source: e.rule_source, expires_at: e.expires_at, on_timeout };
+    void wf.CancellationScope.nonCancellable(async () => {
+      this.notifications.set(callId, { event: 'job.escalation', delivery_id: notifyDeliveryId.escalation(this.jobId, callId), status: 'pending' });
+      this.notifications.set(callId, await notifyEscalation(notify, request));
+    });
   }
 
   /** A durable wait for a person's answer; on timeout the spec's outcome (deny, skip, abort). */
@@ -167,6 +189,12 @@ export class JobRun {
   cancel(): void {
     this.cancelled = true;
     this.settleWaiting('the job was cancelled', this.abortTurn());
+  }
+
+  /** The watchdog found the running turn stalled: it is aborted (its step cut, what it did recorded). */
+  stalled(diagnosis: string): Promise<void> {
+    this.stalls.push(diagnosis);
+    return this.abortTurn();
   }
 
   private abortTurn(): Promise<void> {

@@ -1,5 +1,8 @@
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import * as wf from '@temporalio/workflow';
+import type { JobAftercareActivities } from '../../activities/job-notify';
 import type { JobActivities, JobSessionSummary } from '../../activities/job-workspace';
+import { JOB_AFTERCARE_WORKFLOW_TYPE, jobAftercareWorkflowId, type JobAftercareInput } from '../../contracts/job-aftercare';
 import type { JobDeliverableReport, JobReport, JobWorkspaceInfo } from '../../contracts/job-report';
 import { jobSessionId, jobWorkflowInputSchema, type JobWorkflowInput } from '../../contracts/job-workflow';
 import type { Budget } from '../../contracts/session-settings';
@@ -9,10 +12,15 @@ import { storeRetry } from '../retry-policies';
 import { jobApprovalPolicy } from './job-policy';
 import { buildJobReport } from './job-report';
 import { JobRun } from './job-run';
-import { wrapUpPrompt } from './wrap-up';
+import { JobSearchAttributes } from './job-search-attributes';
+import { stallDiagnosis, watchTurn } from './watchdog';
+import { retryPrompt, wrapUpPrompt } from './wrap-up';
 
 /** Workspace and store work: git on a big repository may take a while; retried like the store's own calls. */
 const acts = wf.proxyActivities<JobActivities>({ startToCloseTimeout: '10 minutes', retry: { ...storeRetry, maximumAttempts: 5 } });
+
+/** The worker's settings for jobs: a quick read, retried a few times. */
+const workerSettings = wf.proxyActivities<Pick<JobAftercareActivities, 'jobRetentionHours'>>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 5 } });
 
 type Spec = ReturnType<typeof jobWorkflowInputSchema.parse>['spec'];
 
@@ -26,12 +34,18 @@ type Spec = ReturnType<typeof jobWorkflowInputSchema.parse>['spec'];
  * cancel is turned into the turn's abort, as a person's abort of a session's turn is.
  */
 export async function jobWorkflow(raw: JobWorkflowInput): Promise<JobReport> {
-  const { job_id, spec, owner } = jobWorkflowInputSchema.parse(raw);
+  const { job_id, spec, owner, schedule_id } = jobWorkflowInputSchema.parse(raw);
   const started_ms = Date.now();
   const run = new JobRun(job_id, spec);
   run.register();
   wf.CancellationScope.current().cancelRequested.catch(() => run.cancel());
-  return wf.CancellationScope.nonCancellable(() => runJob(run, job_id, spec, started_ms, owner));
+  return wf.CancellationScope.nonCancellable(async () => {
+    const attributes = new JobSearchAttributes();
+    await attributes.start(spec.task.project_path, schedule_id);
+    const report = await runJob(run, job_id, spec, started_ms, owner);
+    attributes.finish(report.status);
+    return report;
+  });
 }
 
 async function runJob(run: JobRun, job_id: string, spec: Spec, started_ms: number, owner?: string): Promise<JobReport> {
@@ -51,27 +65,45 @@ async function runJob(run: JobRun, job_id: string, spec: Spec, started_ms: numbe
     const settings = { model: spec.task.model, thinking_level: spec.task.thinking_level, auto_retry: true, auto_compaction: true, approval: jobApprovalPolicy(spec), name: `job ${job_id}` };
     await acts.createJobSession({ job_id, project_path: workspace.path, title: `job ${job_id}: ${spec.task.prompt.split('\n')[0]!.slice(0, 80)}`, settings, ...(owner ? { owner } : {}) });
     run.session_id = session_id;
-    const turn = (kind: 'work' | 'wrap_up', n: number, text: string, max_steps: number, budget: Budget | undefined) =>
-      runTurn(run, { session_id, project_path: workspace!.path, turn_number: n, text, settings, max_steps, record: { last_turn: n, requests: [] }, thinking_before_next_step: true, ...(budget ? { budget } : {}) }, kind);
+    let nextTurn = 1;
+    const turn = (kind: TurnKind, role: 'work' | 'wrap_up', text: string, max_steps: number, budget: Budget | undefined) =>
+      runTurn(run, { session_id, project_path: workspace!.path, turn_number: nextTurn, text, settings, max_steps, record: { last_turn: nextTurn++, requests: [] }, thinking_before_next_step: true, ...(budget ? { budget } : {}) }, kind, role);
+    // One role's turn, and the watchdog's one retry when it stalled (docs/jobs.md, "Watchdog"):
+    // a stall cuts the turn; a second stall in the job ends it failed, with the diagnosis.
+    const runRole = async (role: 'work' | 'wrap_up', text: string, max_steps: number, budget: Budget | undefined) => {
+      const stallsBefore = run.stalls.length;
+      let last = await turn(role, role, text, max_steps, budget);
+      turns.push(last);
+      let steps = last.steps;
+      if (run.stalls.length > stallsBefore && run.stalls.length === 1 && !run.stopped && !(role === 'work' && run.softLimit)) {
+        last = await turn('retry', role, retryPrompt(run.stalls[0]!), Math.max(1, max_steps - steps), budget);
+        turns.push(last);
+        steps += last.steps;
+      }
+      if (run.stalls.length >= 2) throw wf.ApplicationFailure.nonRetryable(`${run.stalls.at(-1)!} (a stalled step is cut and retried once; the retry stalled too)`, 'JobStalled');
+      return { last, steps };
+    };
 
     const { max_steps, soft_share } = spec.limits;
     const workSteps = Math.max(1, Math.floor(max_steps * soft_share));
+    let worked = false;
     if (!run.stopped && !run.softLimit) {
       run.phase = 'working';
-      turns.push(await turn('work', 1, spec.task.prompt, workSteps, caps(spec, soft_share)));
+      const work = await runRole('work', spec.task.prompt, workSteps, caps(spec, soft_share));
+      worked = true;
       summary = await acts.summarizeJobSession({ session_id });
-      // The work turn used all its steps and its last step still called tools: no answer yet.
-      if (turns[0]!.outcome === 'done' && summary.last_stop === 'function_call' && turns[0]!.steps >= workSteps) run.reachSoft('steps_soft');
+      // The work used all its steps and its last step still called tools: no answer yet.
+      if (work.last.outcome === 'done' && summary.last_stop === 'function_call' && work.steps >= workSteps) run.reachSoft('steps_soft');
     }
     // A wrap-up of work that never started (the deadline came during the workspace's making) has nothing to wrap.
     const stepsLeft = max_steps - (summary?.usage.steps ?? 0);
     // No step left for a wrap-up (a tiny max_steps): the step limit is the hard one already.
-    if (run.softLimit && !run.stopped && turns.length > 0 && stepsLeft <= 0) run.stopHard('steps', 'interrupt');
-    if (run.softLimit && !run.stopped && turns.length > 0) {
+    if (run.softLimit && !run.stopped && worked && stepsLeft <= 0) run.stopHard('steps', 'interrupt');
+    if (run.softLimit && !run.stopped && worked) {
       run.phase = 'wrapping_up';
-      turns.push(await turn('wrap_up', 2, wrapUpPrompt(run.softLimit, spec), stepsLeft, caps(spec, 1)));
+      const wrap = await runRole('wrap_up', wrapUpPrompt(run.softLimit, spec), stepsLeft, caps(spec, 1));
       summary = await acts.summarizeJobSession({ session_id });
-      if (turns[1]!.outcome === 'done' && summary.last_stop === 'function_call') run.stopHard('steps', 'interrupt');
+      if (wrap.last.outcome === 'done' && summary.last_stop === 'function_call') run.stopHard('steps', 'interrupt');
     }
   } catch (err) {
     // An activity that gave up (a refused workspace, a store that stayed down): reported as failed.
@@ -91,7 +123,7 @@ async function runJob(run: JobRun, job_id: string, spec: Spec, started_ms: numbe
     }
   }
   run.phase = 'done';
-  return buildJobReport({
+  const report = buildJobReport({
     job_id,
     spec,
     session_id,
@@ -106,7 +138,37 @@ async function runJob(run: JobRun, job_id: string, spec: Spec, started_ms: numbe
     ...(failure ? { failure } : {}),
     started_ms,
     finished_ms: Date.now(),
+    notifications: [...run.notifications.values()],
+    stalls: run.stalls,
   });
+  // Read here, while the job runs, so the aftercare's first task schedules nothing but its timer.
+  // A worker that cannot say (an older one, without the activity) keeps the workspace: nothing is lost.
+  const retention_hours = workspace ? await workerSettings.jobRetentionHours().catch(() => null) : null;
+  // Nothing to notify and no workspace to remove: no aftercare.
+  if (spec.notify?.events.includes('job.finished') || retention_hours !== null) {
+    await startAftercare({ job_id, report, ...(spec.notify ? { notify: spec.notify } : {}), has_workspace: workspace !== null, retention_hours });
+  }
+  return report;
+}
+
+/**
+ * The report's notification and the workspace's retention run in a workflow of their own, which
+ * outlives this one (job-aftercare.ts). Awaiting the start is what makes the abandoned child outlive
+ * the job: a child not yet started when its parent completes is never started.
+ */
+async function startAftercare(input: JobAftercareInput): Promise<void> {
+  try {
+    await wf.startChild(JOB_AFTERCARE_WORKFLOW_TYPE, {
+      workflowId: jobAftercareWorkflowId(input.job_id),
+      taskQueue: wf.workflowInfo().taskQueue,
+      args: [input],
+      staticSummary: `job ${input.job_id}: notification and retention`,
+      parentClosePolicy: 'ABANDON',
+    });
+  } catch (err) {
+    // A job id used again (its older run's aftercare still open): that one keeps the workspace's timer.
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
 }
 
 /** The caps at `share` of the spec's (the work turn runs with the soft ones, the wrap-up with the hard ones). */
@@ -119,25 +181,35 @@ function caps(spec: Spec, share: number): Budget | undefined {
   };
 }
 
-/** One turn of the job's session as a child workflow; its progress reaches `run` through its reports. */
-async function runTurn(run: JobRun, input: TurnWorkflowInput, kind: 'work' | 'wrap_up'): Promise<JobReport['turns'][number]> {
+type TurnKind = JobReport['turns'][number]['kind'];
+
+/**
+ * One turn of the job's session as a child workflow; its progress reaches `run` through its
+ * reports, which the watchdog also hears: a turn silent for `limits.stall_s` is aborted.
+ */
+async function runTurn(run: JobRun, input: TurnWorkflowInput, kind: TurnKind, role: 'work' | 'wrap_up'): Promise<JobReport['turns'][number]> {
   const workflow_id = turnWorkflowId(input.session_id, input.turn_number);
   const turn_id = turnId(input.turn_number);
   // Set before the start: the turn's first report may arrive in the same activation as its start.
-  run.turn = { workflow_id, turn_id, kind };
+  run.turn = { workflow_id, turn_id, kind: role };
+  run.pulse = { seq: 0, phase: 'thinking', step: 0 };
   try {
     const child = await wf.startChild<(i: TurnWorkflowInput) => Promise<TurnWorkflowResult>>(TURN_WORKFLOW_TYPE, {
       workflowId: workflow_id,
       taskQueue: wf.workflowInfo().taskQueue,
       args: [input],
-      staticSummary: `job ${run.jobId}: ${kind === 'work' ? 'work' : 'wrap-up'}`,
+      staticSummary: `job ${run.jobId}: ${kind === 'wrap_up' ? 'wrap-up' : kind}`,
       parentClosePolicy: 'TERMINATE',
     });
     // A stop asked for while the child was being started: it hears it now.
     if (run.stopped) await child.signal(turnAbortSignal);
-    else if (run.softLimit && kind === 'work') await child.signal(turnInterruptSignal);
-    const result = await child.result();
-    return { kind, turn_id, outcome: result.outcome, steps: result.steps };
+    else if (run.softLimit && role === 'work') await child.signal(turnInterruptSignal);
+    let ended = false;
+    const result = child.result().finally(() => (ended = true));
+    const stall_s = run.spec.limits.stall_s;
+    void watchTurn(() => run.pulse, () => ended || run.stopped, stall_s * 1000).then((seen) => (seen && !ended ? run.stalled(stallDiagnosis(seen, turn_id, stall_s)) : undefined));
+    const outcome = await result;
+    return { kind, turn_id, outcome: outcome.outcome, steps: outcome.steps };
   } catch (err) {
     if (err instanceof wf.ChildWorkflowFailure) return { kind, turn_id, outcome: 'error', steps: 0 };
     throw err;

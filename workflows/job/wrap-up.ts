@@ -16,3 +16,11 @@ export function wrapUpPrompt(limit: JobLimitHit, spec: JobSpec): string {
     `The task was:\n${spec.task.prompt}`,
   ].join('\n');
 }
+
+/** The prompt of the turn the watchdog starts after a stalled one (docs/jobs.md, "Watchdog"). */
+export function retryPrompt(diagnosis: string): string {
+  return [
+    `Your previous step was cut off: ${diagnosis}.`,
+    'Continue the task from where it stopped. First check what was already done (files, commits), do not redo it; avoid whatever hung (a command that waits for input or never ends: give it a timeout or do it differently).',
+  ].join('\n');
+}
