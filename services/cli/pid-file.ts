@@ -3,11 +3,11 @@ import path from 'node:path';
 import { readProc } from '../../infra/stack/proc-table';
 
 /** Where a running stack records its runner's pid, so `strand down` finds it from anywhere. */
-export function pidFilePath(dataDir: string): string {
+function pidFilePath(dataDir: string): string {
   return path.join(dataDir, 'stack.pid');
 }
 
-export function isAlive(pid: number): boolean {
+function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -5,7 +5,7 @@ import { eventFromMessage, type InvalidEventReport } from './event-message';
 import { feedSubscription, SessionFeed } from './session-feed';
 
 /** Events pulled from JetStream at a time: the most one reader holds that its client has not taken. */
-export const READ_BATCH = 64;
+const READ_BATCH = 64;
 /** How long one pull waits for events before it is renewed. */
 const PULL_EXPIRES_MS = 30_000;
 /** A consumer whose reader vanished without deleting it (a crash) is removed by the server after this. */

@@ -28,10 +28,10 @@ export const WEB_PAGE_CSP = [
 ].join('; ');
 
 /** Where clients/web/build.ts writes the bundle. */
-export const DEFAULT_WEB_DIR = path.resolve(__dirname, '..', '..', '..', 'dist', 'web');
+const DEFAULT_WEB_DIR = path.resolve(__dirname, '..', '..', '..', 'dist', 'web');
 
 /** The pages, by the name of their build entry (clients/web/build.ts WEB_ENTRIES). */
-export const WEB_PAGES = {
+const WEB_PAGES = {
   app: { title: 'strand', what: 'chat page' },
   operator: { title: 'strand — operator', what: 'operator view' },
 } as const;

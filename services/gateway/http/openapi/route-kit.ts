@@ -12,7 +12,7 @@ import { toStrandError } from '../errors';
  */
 
 /** A request that does not fit its route's schemas answers the contract's 400 INVALID_REQUEST, never the library's own body. */
-export const invalidRequestHook: Hook<unknown, Env, string, undefined> = (result) => {
+const invalidRequestHook: Hook<unknown, Env, string, undefined> = (result) => {
   if (!result.success) throw toStrandError(result.error);
 };
 
