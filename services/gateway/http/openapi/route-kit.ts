@@ -36,6 +36,24 @@ export const sessionIdParams = z.object({
 });
 
 /**
+ * What a route on one session (`/{id}/…`) that answers 200 with `reply` declares besides its own words:
+ * the id parameter, the reply, and the errors of every session read, then its own (`extra`).
+ */
+export const sessionReply = <S extends z.ZodType>(reply: S, description: string, ...extra: ErrorCode[]) => ({
+  request: { params: sessionIdParams },
+  responses: { 200: jsonReply(reply, description) },
+  ...errors(...SESSION_READ, ...extra),
+});
+
+/** The same for a route on one session that takes a JSON body (`body`), read by readJsonBody. */
+export const sessionChange = <B extends z.ZodType, S extends z.ZodType>(body: B, reply: S, description: string, ...extra: ErrorCode[]) => ({
+  middleware: readJsonBody,
+  request: { params: sessionIdParams, body: jsonBody(body) },
+  responses: { 200: jsonReply(reply, description) },
+  ...errors(...SESSION_READ, ...extra),
+});
+
+/**
  * A parameter the handler reads itself (its own rules: which source wins, blank meaning absent), so it
  * is described here and not validated by the library before the handler.
  */
