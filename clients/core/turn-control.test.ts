@@ -1,6 +1,6 @@
 import { entryIds } from '../../contracts/workflow-ids';
 import type { ForkPoint } from './prompt-reader';
-import { TurnControl, type TurnCalls, type TurnView } from './turn-control';
+import { TurnControl, turnCallsOn, type TurnCalls, type TurnView } from './turn-control';
 
 /** A view model that records what the controller did to it. */
 class FakeView implements TurnView<string> {
@@ -157,4 +157,25 @@ test('the prompt of a turn started elsewhere is read from the fork points; none 
   turns.applied({ type: 'turn.started' });
   await new Promise((r) => setImmediate(r));
   expect(reads).toBe(1);
+});
+
+test('turnCallsOn names the session in every call and keeps the client its own prompt', async () => {
+  const seen: string[] = [];
+  const api = {
+    steer: async (id: string, text: string) => void seen.push(`steer ${id} ${text}`),
+    interrupt: async (id: string) => void seen.push(`interrupt ${id}`),
+    approve: async (id: string, tc: string, always: boolean) => void seen.push(`approve ${id} ${tc} ${always}`),
+    reject: async (id: string, tc: string, reason: string) => void seen.push(`reject ${id} ${tc} "${reason}"`),
+    approvals: async (id: string) => (seen.push(`approvals ${id}`), ['a']),
+    forkPoints: async (id: string) => (seen.push(`forkPoints ${id}`), []),
+  };
+  const calls = turnCallsOn<string, never>(api, 's1', async (text) => (seen.push(`prompt ${text}`), { turn_id: 't1' }));
+  await calls.prompt('hi', 'req', []);
+  await calls.steer('go');
+  await calls.interrupt();
+  await calls.approve('c1', true);
+  await calls.reject('c2', '');
+  await calls.approvals();
+  await calls.forkPoints();
+  expect(seen).toEqual(['prompt hi', 'steer s1 go', 'interrupt s1', 'approve s1 c1 true', 'reject s1 c2 ""', 'approvals s1', 'forkPoints s1']);
 });

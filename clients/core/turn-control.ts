@@ -38,6 +38,30 @@ export interface TurnCalls<Approval, Attachment> {
   forkPoints(): Promise<ForkPoint[]>;
 }
 
+/** A client's calls on sessions, each naming its session first (both clients' API objects have these). */
+export interface SessionTurnApi<Approval> {
+  steer(id: string, text: string): Promise<unknown>;
+  interrupt(id: string): Promise<unknown>;
+  approve(id: string, toolCallId: string, always: boolean): Promise<unknown>;
+  /** An empty reason is sent as none. */
+  reject(id: string, toolCallId: string, reason: string): Promise<unknown>;
+  approvals(id: string): Promise<Approval[]>;
+  forkPoints(id: string): Promise<ForkPoint[]>;
+}
+
+/** The turn calls on session `id` through `api`, with the client's own prompt (its options differ: queueing, images). */
+export function turnCallsOn<Approval, Attachment>(api: SessionTurnApi<Approval>, id: string, prompt: TurnCalls<Approval, Attachment>['prompt']): TurnCalls<Approval, Attachment> {
+  return {
+    prompt,
+    steer: (text) => api.steer(id, text),
+    interrupt: () => api.interrupt(id),
+    approve: (toolCallId, always) => api.approve(id, toolCallId, always),
+    reject: (toolCallId, reason) => api.reject(id, toolCallId, reason),
+    approvals: () => api.approvals(id),
+    forkPoints: () => api.forkPoints(id),
+  };
+}
+
 export interface TurnControlOptions<Approval, Attachment, View extends TurnView<Approval>> {
   calls: TurnCalls<Approval, Attachment>;
   /** The view model now: a client replaces it when it reads the conversation anew. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ChatView } from './chat-view';
 import { SessionFeed } from '../core/session-feed';
 import { followEvents, type StreamStatus } from './event-stream';
-import { attempt, TurnControl } from '../core/turn-control';
+import { attempt, TurnControl, turnCallsOn } from '../core/turn-control';
 import { GatewayClient, type PendingApproval, type SessionStats, type SessionView } from './gateway-client';
 import type { GatewayAddress } from './gateway-address';
 import { PromptHistory } from './input-buffer';
@@ -171,16 +171,8 @@ export class ChatController {
   /** The turns of one open: its calls on this session (closed when the chat opens a session again). */
   private turnsOf(id: string): Turns {
     return new TurnControl({
-      calls: {
-        // Always `queue`: a line typed while a turn runs is its follow-up, never a 409.
-        prompt: (text, requestId) => this.client.prompt(id, text, requestId, true),
-        steer: (text) => this.client.steer(id, text),
-        interrupt: () => this.client.interrupt(id),
-        approve: (toolCallId, always) => this.client.approve(id, toolCallId, always),
-        reject: (toolCallId, reason) => this.client.reject(id, toolCallId, reason || undefined),
-        approvals: () => this.client.approvals(id),
-        forkPoints: () => this.client.forkPoints(id),
-      },
+      // Always `queue`: a line typed while a turn runs is its follow-up, never a 409.
+      calls: turnCallsOn(this.client, id, (text, requestId) => this.client.prompt(id, text, requestId, true)),
       view: () => this.view,
       changed: () => this.changed(),
       report: this.report,

@@ -2,7 +2,7 @@ import type { HttpEventData } from '../../../contracts/http-events';
 import { compactResultText } from '../../../contracts/user-texts';
 import { ChatView } from '../../terminal/chat-view';
 import { blocksOfHistory } from '../../terminal/stored-history';
-import { TurnControl } from '../../core/turn-control';
+import { TurnControl, turnCallsOn } from '../../core/turn-control';
 import { api, type PendingApproval, type PromptImage, type SessionSettings, type SessionStats, type SessionView, type SettingsPatch } from './api';
 import { followEvents, type ConnectionState } from './event-follower';
 import { SettingsState } from './settings-state';
@@ -55,30 +55,23 @@ export class ChatSession {
   problem: string | undefined;
   private readonly listeners = new Set<() => void>();
   /** The session's turns (clients/core/turn-control.ts): what `strand chat` does with them too. */
-  private readonly turns = new TurnControl<PendingApproval, PromptImage, ChatView>({
-    calls: {
-      prompt: (text, requestId, images) => api.prompt(this.id, text, requestId, images),
-      steer: (text) => api.steer(this.id, text),
-      interrupt: () => api.interrupt(this.id),
-      approve: (toolCallId, always) => api.approve(this.id, toolCallId, always),
-      reject: (toolCallId, reason) => api.reject(this.id, toolCallId, reason),
-      approvals: () => api.approvals(this.id),
-      forkPoints: () => api.forkPoints(this.id),
-    },
-    view: () => this.view,
-    changed: () => this.changed(),
-    report: (problem) => {
-      this.problem = problem;
-      if (problem) this.changed();
-    },
-    requestId: () => crypto.randomUUID(),
-  });
+  private readonly turns: TurnControl<PendingApproval, PromptImage, ChatView>;
   /** The stream and the stored conversation, in the clients' one order (clients/core/session-feed.ts). */
   private readonly feed: SessionFeed;
   private notifyTimer: ReturnType<typeof setTimeout> | undefined;
   private eventTurn: string | undefined;
 
   constructor(readonly id: string) {
+    this.turns = new TurnControl({
+      calls: turnCallsOn(api, this.id, (text, requestId, images) => api.prompt(this.id, text, requestId, images)),
+      view: () => this.view,
+      changed: () => this.changed(),
+      report: (problem) => {
+        this.problem = problem;
+        if (problem) this.changed();
+      },
+      requestId: () => crypto.randomUUID(),
+    });
     this.feed = new SessionFeed({
       follow: (handlers) => followEvents(id, handlers),
       readStored: (first) => this.loadHistory(first),
