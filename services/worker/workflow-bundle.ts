@@ -3,7 +3,7 @@ import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporali
 import { cachedBundle } from './bundle-cache';
 
 /** The workflows' entry file, bundled for the worker's isolated V8 contexts. */
-export const WORKFLOWS_ENTRY = path.resolve(__dirname, '../../workflows/index.ts');
+const WORKFLOWS_ENTRY = path.resolve(__dirname, '../../workflows/index.ts');
 
 /**
  * Modules evaluated once per worker in the shared V8 context and shared by every workflow run, instead
