@@ -1,8 +1,7 @@
-import net from 'node:net';
 import os from 'node:os';
 import type { NatsConnection } from 'nats';
-import { encodeEdn, parseEdn } from '../services/gateway/edn/codec';
-import { isEdnMap, isKeyword, kw, type EdnMap, type EdnValue } from '../services/gateway/edn/edn-value';
+import type { EdnMap } from '../services/gateway/edn/edn-value';
+import { dataOf, EdnConnection, kindOf } from './edn-connection';
 import { latencyTarget, measureRun, progress, runLevel, startLatencyStack, summarizeLevel, type Arrival, type Received } from './latency-common';
 import { ms, nowMs, percentile } from './stats';
 import { EMACS_TOPICS } from './emacs-topics';
@@ -44,18 +43,14 @@ const SCRIPT = 'edn-latency-bench';
 const CLIENT_INFO = { name: 'strand-bench-edn', version: '0.1.0', 'protocol-version': '1.0', features: [] };
 
 type Frame = EdnMap;
-const kindOf = (f: Frame) => (isKeyword(f.kind) ? f.kind.name : undefined);
-const dataOf = (f: Frame): EdnMap => (isEdnMap(f.data) ? f.data : {});
 
 /**
- * One EDN RPC connection over TCP: sends requests as single lines, reads frames with the repo's
- * strict codec, answers requests by id, and during a turn records when each `assistant/delta` for
- * its focus session arrived (the time the chunk holding it was read, before any parsing).
+ * One EDN RPC session over its own TCP connection (edn-connection.ts): during a turn it records when
+ * each `assistant/delta` for its focus session arrived (the time the chunk holding it was read, before
+ * any parsing). Any failure of the connection or the turn fails what waits.
  */
 class EdnBenchSession {
-  private buffer = '';
-  private nextId = 0;
-  private readonly pending = new Map<string, { resolve: (data: EdnMap) => void; reject: (err: Error) => void; op: string }>();
+  private connection!: EdnConnection;
   private turn?: { arrivals: Arrival[]; sawMessage: boolean; resolve: (a: Arrival[]) => void; reject: (err: Error) => void };
   private failure?: Error;
   private eventWaiter?: { match: (f: Frame) => boolean; resolve: () => void; reject: (err: Error) => void };
@@ -63,19 +58,20 @@ class EdnBenchSession {
   /** set_model's request → the footer naming the new model (the feed has caught up); NaN without settling. */
   settleMs = NaN;
 
-  private constructor(private readonly socket: net.Socket) {
-    socket.setEncoding('utf8');
-    socket.setNoDelay(true);
-    socket.on('data', (chunk: string) => this.receive(chunk, nowMs()));
-    socket.on('error', (err) => this.fail(err));
-    socket.on('close', () => this.fail(new Error(`EDN connection of ${this.sessionId || 'a new session'} closed`)));
-  }
+  private constructor() {}
 
   static async open(address: string): Promise<EdnBenchSession> {
-    const colon = address.lastIndexOf(':');
-    const socket = net.connect({ host: address.slice(0, colon), port: Number(address.slice(colon + 1)) });
-    await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
-    return new EdnBenchSession(socket);
+    const session = new EdnBenchSession();
+    session.connection = await EdnConnection.open(address, {
+      idPrefix: 'bench',
+      requestTimeoutMs: REQUEST_TIMEOUT_MS,
+      now: nowMs,
+      who: () => session.sessionId || 'a new session',
+      onFrame: (frame, at, line) => session.handle(frame, at, line),
+      onBadFrame: (message) => session.fail(new Error(message)),
+      onLost: (message) => session.fail(new Error(message)),
+    });
+    return session;
   }
 
   /** Handshake, the Emacs client's subscribe, then the scripted model; the session is the handshake's focus. */
@@ -116,51 +112,16 @@ class EdnBenchSession {
 
   close(): void {
     this.failure ??= new Error('closed by the benchmark');
-    this.socket.destroy();
+    this.connection.close();
   }
 
   private request(op: string, params: EdnMap): Promise<EdnMap> {
     if (this.failure) return Promise.reject(this.failure);
-    const id = `bench-${++this.nextId}`;
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${op} of ${this.sessionId} unanswered after ${REQUEST_TIMEOUT_MS} ms`)), REQUEST_TIMEOUT_MS);
-      this.pending.set(id, {
-        op,
-        resolve: (d) => (clearTimeout(timer), resolve(d)),
-        reject: (e) => (clearTimeout(timer), reject(e)),
-      });
-      this.socket.write(`${encodeEdn({ id, kind: kw('request'), op, params })}\n`);
-    });
-  }
-
-  private receive(chunk: string, at: number): void {
-    this.buffer += chunk;
-    let nl: number;
-    while ((nl = this.buffer.indexOf('\n')) >= 0) {
-      const line = this.buffer.slice(0, nl);
-      this.buffer = this.buffer.slice(nl + 1);
-      let frame: EdnValue;
-      try {
-        frame = parseEdn(line);
-      } catch (err) {
-        return this.fail(new Error(`unparseable frame ${line.slice(0, 200)}: ${(err as Error).message}`));
-      }
-      if (!isEdnMap(frame)) return this.fail(new Error(`not a frame: ${line.slice(0, 200)}`));
-      this.handle(frame, at, line);
-    }
+    return this.connection.request(op, params);
   }
 
   private handle(frame: Frame, at: number, line: string): void {
     const kind = kindOf(frame);
-    const id = typeof frame.id === 'string' ? frame.id : undefined;
-    if (kind === 'response' || kind === 'error') {
-      const waiter = id ? this.pending.get(id) : undefined;
-      if (!waiter) return this.fail(new Error(`unexpected ${line.slice(0, 300)}`));
-      this.pending.delete(id!);
-      if (kind === 'response') waiter.resolve(dataOf(frame));
-      else waiter.reject(new Error(`${waiter.op} of ${this.sessionId}: ${String(frame['error-code'])} ${String(frame['error-message'])}`));
-      return;
-    }
     if (kind === 'event' && this.eventWaiter?.match(frame)) {
       this.eventWaiter.resolve();
       this.eventWaiter = undefined;
@@ -189,10 +150,9 @@ class EdnBenchSession {
   }
 
   private fail(err: Error): void {
-    if (this.failure && this.pending.size === 0 && !this.turn && !this.eventWaiter) return;
+    if (this.failure && !this.turn && !this.eventWaiter) return;
     this.failure ??= err;
-    for (const w of this.pending.values()) w.reject(err);
-    this.pending.clear();
+    this.connection.fail(err);
     this.eventWaiter?.reject(err);
     this.eventWaiter = undefined;
     this.turn?.reject(err);

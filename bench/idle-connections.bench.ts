@@ -2,12 +2,11 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { WebSocket } from 'ws';
 import { startStack } from '../infra/stack/stack';
-import { encodeEdn, parseEdn } from '../services/gateway/edn/codec';
-import { isEdnMap, isKeyword, kw, type EdnMap } from '../services/gateway/edn/edn-value';
 import { median } from './stats';
+import { EdnConnection } from './edn-connection';
 import { EMACS_TOPICS } from './emacs-topics';
+import { openWsRpc } from './ws-rpc';
 
 /**
  * Gateway memory per idle connection, per transport, over the real local stack: the gateway process's
@@ -80,49 +79,13 @@ function openSse(port: number, sid: string): Promise<net.Socket> {
  * focus session of its own) and subscribe to its topics, so the gateway holds the connection, its
  * session's event read and its footer state; nothing more is sent, and what arrives is only noted.
  */
-function openEdn(address: string): Promise<net.Socket> {
-  const colon = address.lastIndexOf(':');
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(Number(address.slice(colon + 1)), address.slice(0, colon));
-    const answers = new Map<string, (frame: EdnMap) => void>();
-    let buffer = '';
-    const request = (id: string, op: string, params: EdnMap) =>
-      new Promise<EdnMap>((answered) => {
-        answers.set(id, answered);
-        socket.write(`${encodeEdn({ id, kind: kw('request'), op, params })}\n`);
-      });
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => {
-      buffer += chunk;
-      for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
-        const frame = parseEdn(buffer.slice(0, nl));
-        buffer = buffer.slice(nl + 1);
-        // Events a request causes carry its id too: only a response or an error answers it.
-        if (isEdnMap(frame) && typeof frame.id === 'string' && isKeyword(frame.kind) && frame.kind.name !== 'event') answers.get(frame.id)?.(frame);
-      }
-    });
-    socket.on('error', reject);
-    socket.once('connect', () => {
-      void (async () => {
-        for (const [id, op, params] of [
-          ['1', 'handshake', { 'client-info': { name: 'strand-bench-connections', version: '0.1.0', 'protocol-version': '1.0', features: [] } }],
-          ['2', 'subscribe', { topics: EMACS_TOPICS }],
-        ] as const) {
-          const answer = await request(id, op, params as EdnMap);
-          if (!isKeyword(answer.kind) || answer.kind.name !== 'response') return reject(new Error(`${op} answered ${encodeEdn(answer)}`));
-        }
-        resolve(socket);
-      })();
-    });
-  });
-}
-
-function openWs(url: string): Promise<WebSocket> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url);
-    ws.once('open', () => resolve(ws));
-    ws.once('error', reject);
-  });
+/** An EDN connection as the Emacs client leaves it between turns: handshake, subscribed to its topics. */
+async function openEdn(address: string): Promise<EdnConnection> {
+  const ignore = () => undefined;
+  const connection = await EdnConnection.open(address, { idPrefix: 'idle', requestTimeoutMs: 60_000, now: Date.now, who: () => 'an idle connection', onFrame: ignore, onBadFrame: ignore, onLost: ignore });
+  await connection.request('handshake', { 'client-info': { name: 'strand-bench-connections', version: '0.1.0', 'protocol-version': '1.0', features: [] } });
+  await connection.request('subscribe', { topics: EMACS_TOPICS });
+  return connection;
 }
 
 /** Opens `count` connections `width` at a time. */
@@ -145,8 +108,8 @@ async function main() {
     const sid = ((await res.json()) as { session_id: string }).session_id;
     const transports: Array<{ name: string; open: () => Promise<{ close: () => void }> }> = [
       { name: 'sse', open: async () => openSse(port, sid).then((s) => ({ close: () => s.destroy() })) },
-      { name: 'websocket', open: async () => openWs(wsUrl).then((w) => ({ close: () => w.terminate() })) },
-      { name: 'edn', open: async () => openEdn(stack.urls.edn).then((s) => ({ close: () => s.destroy() })) },
+      { name: 'websocket', open: async () => openWsRpc(wsUrl).then((w) => ({ close: () => w.terminate() })) },
+      { name: 'edn', open: async () => openEdn(stack.urls.edn).then((c) => ({ close: () => c.close() })) },
     ];
     const chosen = transports.filter((t) => TRANSPORTS.includes(t.name));
     for (let r = 0; r < RUNS; r++) {

@@ -83,7 +83,7 @@ export function rawSseSubscribe(url: string, endMarker: string, timeoutMs: numbe
 }
 
 /** Parses what the reads carried (an HTTP/1.1 200 answer with a chunked SSE body) into timed frames. */
-export function parseTimedFrames(reads: Array<{ at: number; bytes: Buffer }>): TimedFrame[] {
+function parseTimedFrames(reads: Array<{ at: number; bytes: Buffer }>): TimedFrame[] {
   const frames: TimedFrame[] = [];
   let raw: Buffer = Buffer.alloc(0);
   let headersDone = false;

@@ -9,7 +9,7 @@ import { median, ms, nowMs, percentile } from './stats';
 export const msg = (i: number): Message => ({ role: 'user', content: [{ type: 'text', text: `message number ${i} with a little text` }], timestamp: i });
 
 /** Appends at a steady rate (not back to back) and returns each append's latency. */
-export async function paced(client: StoreClient, sessionId: string, perSecond: number, count: number): Promise<number[]> {
+async function paced(client: StoreClient, sessionId: string, perSecond: number, count: number): Promise<number[]> {
   const latencies: number[] = [];
   const start = nowMs();
   const inFlight: Promise<void>[] = [];
@@ -25,7 +25,7 @@ export async function paced(client: StoreClient, sessionId: string, perSecond: n
 }
 
 /** Appends per second with `concurrency` requests in flight, spread round-robin over `sessions`. */
-export async function throughput(client: StoreClient, sessions: string[], total: number, concurrency: number): Promise<number> {
+async function throughput(client: StoreClient, sessions: string[], total: number, concurrency: number): Promise<number> {
   let next = 0;
   const t0 = nowMs();
   await Promise.all(
@@ -39,7 +39,7 @@ export async function throughput(client: StoreClient, sessions: string[], total:
   return total / ((nowMs() - t0) / 1000);
 }
 
-export async function timed(fn: () => Promise<unknown>, times: number): Promise<number> {
+async function timed(fn: () => Promise<unknown>, times: number): Promise<number> {
   const xs: number[] = [];
   for (let i = 0; i < times; i++) {
     const t0 = nowMs();

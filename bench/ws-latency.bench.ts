@@ -1,8 +1,8 @@
 import os from 'node:os';
 import type { NatsConnection } from 'nats';
-import { WebSocket } from 'ws';
 import { latencyTarget, measureRun, progress, runLevel, startLatencyStack, summarizeLevel, type Arrival } from './latency-common';
 import { nowMs } from './stats';
+import { chatStartFrame, openWsRpc } from './ws-rpc';
 
 /**
  * Added latency of the WebSocket JSON RPC endpoint (docs/websocket.md) over the real local stack: for
@@ -27,9 +27,9 @@ const CHAT_TIMEOUT_MS = 300_000;
 const SCRIPT = 'ws-latency-bench';
 
 /** One chat on its own connection: the text deltas' arrivals, resolved at `chat.done`. */
-function chat(wsUrl: string, sessionId: string): Promise<Arrival[]> {
+async function chat(wsUrl: string, sessionId: string): Promise<Arrival[]> {
+  const ws = await openWsRpc(wsUrl);
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(wsUrl);
     const arrivals: Arrival[] = [];
     const timer = setTimeout(() => fail(new Error(`chat ${sessionId} did not finish within ${CHAT_TIMEOUT_MS} ms`)), CHAT_TIMEOUT_MS);
     const fail = (err: Error) => {
@@ -37,10 +37,6 @@ function chat(wsUrl: string, sessionId: string): Promise<Arrival[]> {
       ws.terminate();
       reject(err);
     };
-    ws.on('open', () => {
-      const request = { message: 'stream please', history: [], model: `scripted/${SCRIPT}`, sessionId, workspace: os.tmpdir() };
-      ws.send(JSON.stringify({ id: 'rpc_bench1', type: 'chat.start', payload: { request } }));
-    });
     ws.on('message', (data) => {
       const at = nowMs();
       const frame = JSON.parse(String(data)) as { type: string; event?: { type: string; text?: string }; errorMessage?: string; error?: string };
@@ -52,6 +48,7 @@ function chat(wsUrl: string, sessionId: string): Promise<Arrival[]> {
       } else if (frame.type === 'chat.error' || frame.type === 'error') fail(new Error(`chat ${sessionId}: ${frame.errorMessage ?? frame.error}`));
     });
     ws.on('error', fail);
+    ws.send(chatStartFrame('rpc_bench1', { message: 'stream please', history: [], model: `scripted/${SCRIPT}`, sessionId, workspace: os.tmpdir() }));
   });
 }
 

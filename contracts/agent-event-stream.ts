@@ -24,7 +24,7 @@ export function agentEventSubject(sessionId: string): string {
  * up first creates it. `duplicate_window` bounds how long a retried publish with the same msgID is
  * recognised as a duplicate: longer than any activity retry backoff we use.
  */
-export const AGENT_EVENTS_STREAM_CONFIG = {
+const AGENT_EVENTS_STREAM_CONFIG = {
   name: AGENT_EVENTS_STREAM,
   subjects: [AGENT_EVENTS_SUBJECTS],
   max_age_ms: 7 * 24 * 60 * 60 * 1000,

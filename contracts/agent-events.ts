@@ -162,7 +162,6 @@ export const agentEventSchema = z.discriminatedUnion('type', [
   }),
 ]);
 export type AgentEvent = z.infer<typeof agentEventSchema>;
-export type AgentEventType = AgentEvent['type'];
 
 /**
  * The versioned envelope every event travels in. `seq` is filled in by the reader from the JetStream

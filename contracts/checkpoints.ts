@@ -9,7 +9,7 @@ import { ErrorCode, StrandError } from './errors';
  */
 
 /** A file's state at one moment: missing, a regular file (content by sha256), a symlink, or not kept. */
-export const fileStateSchema = z.discriminatedUnion('state', [
+const fileStateSchema = z.discriminatedUnion('state', [
   z.object({ state: z.literal('absent') }),
   z.object({ state: z.literal('file'), sha256: z.string().regex(/^[0-9a-f]{64}$/), size: z.number().int().nonnegative(), mode: z.number().int().nonnegative() }),
   z.object({ state: z.literal('symlink'), target: z.string() }),
@@ -22,7 +22,7 @@ export const checkpointToolSchema = z.enum(['write_file', 'edit_file', 'delete_f
 export type CheckpointTool = z.infer<typeof checkpointToolSchema>;
 
 /** One file a tool call changed: before and after the call. */
-export const checkpointFileSchema = z.object({ path: z.string(), before: fileStateSchema, after: fileStateSchema });
+const checkpointFileSchema = z.object({ path: z.string(), before: fileStateSchema, after: fileStateSchema });
 export type CheckpointFile = z.infer<typeof checkpointFileSchema>;
 
 /** A finished tool call's checkpoint, as stored on the worker. */
@@ -41,7 +41,7 @@ export const checkpointRecordSchema = z.object({
 export type CheckpointRecord = z.infer<typeof checkpointRecordSchema>;
 
 /** One row of `GET /api/sessions/{id}/checkpoints`, oldest first. */
-export const checkpointSummarySchema = z.object({
+const checkpointSummarySchema = z.object({
   entry_id: z.string(),
   turn_id: z.string(),
   tool: checkpointToolSchema,
@@ -64,7 +64,7 @@ export const revertRequestSchema = z
 export type RevertRequest = z.infer<typeof revertRequestSchema>;
 
 /** What a revert or a redo did (or, with `conflicts`, refused to do). */
-export const revertResultSchema = z.object({
+const revertResultSchema = z.object({
   /** Files put back (revert) or re-applied (redo), with what each became. */
   files: z.array(z.object({ path: z.string(), operation: z.enum(['write', 'delete']) })),
   /** Checkpoints (tool calls) undone or redone. */

@@ -26,7 +26,6 @@ export const createSessionBodySchema = z.strictObject({
   /** The session's own MCP servers (docs/mcp.md), by name; env and header values are never returned. */
   mcp_servers: mcpServersRequestSchema.optional(),
 });
-export type CreateSessionBody = z.infer<typeof createSessionBodySchema>;
 
 /** `POST /api/sessions/{id}/prompt`. */
 export const promptBodySchema = z.strictObject({
@@ -44,7 +43,6 @@ export const promptBodySchema = z.strictObject({
   /** Caps for this prompt's turn ("per job"): the lower of these and the session's apply (docs/budgets.md). */
   budget: budgetSchema.strict().optional(),
 });
-export type PromptBody = z.infer<typeof promptBodySchema>;
 
 const nonNegativeInt = z
   .string()
@@ -70,8 +68,6 @@ export const listSessionsQuerySchema = z.object({
 /** Where an SSE read starts: `Last-Event-ID` header or `?after=`. */
 export const eventsAfterSchema = nonNegativeInt.describe('A sequence number: the stream starts with the first event after it.');
 
-/** Query of `GET /api/sessions/{id}/events` (the `Last-Event-ID` header, same shape, wins over it). */
-export const eventsQuerySchema = z.object({ after: eventsAfterSchema.optional() });
 
 /**
  * Query of `POST /api/sessions/{id}/prompt`. Any value but `1` (or none) keeps the default: a prompt
@@ -144,4 +140,3 @@ export const errorBodySchema = z.object({
     details: z.record(z.string(), z.unknown()),
   }),
 });
-export type ErrorBody = z.infer<typeof errorBodySchema>;

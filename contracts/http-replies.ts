@@ -181,7 +181,7 @@ export const healthyReplySchema = z.object({ ok: z.literal(true) });
 export const unhealthyReplySchema = z.object({ ok: z.literal(false), missing: z.record(z.string(), z.string()) });
 
 /** One model `GET /api/models` lists: what pickers show and send back (`ref` is what `POST …/model` takes as provider and model_id). */
-export const runnableModelSchema = z.object({
+const runnableModelSchema = z.object({
   ref: z.string().describe('`provider/id`, as sessions name their model.'),
   provider: z.string(),
   id: z.string(),
@@ -197,4 +197,3 @@ export const modelsReplySchema = z.object({
   notice: z.string().optional().describe('Why the list is shorter than expected (a local model server that did not answer), when it is.'),
 });
 export type ModelsReply = z.infer<typeof modelsReplySchema>;
-export type RunnableModel = z.infer<typeof runnableModelSchema>;

@@ -24,7 +24,7 @@ export interface ResolvedMcpConfig {
 }
 
 /** The project's file: `.strand/mcp.json`, else `.mcp.json` (the widely used name). */
-export function projectMcpFiles(projectPath: string): string[] {
+function projectMcpFiles(projectPath: string): string[] {
   return [path.join(projectPath, '.strand', 'mcp.json'), path.join(projectPath, '.mcp.json')];
 }
 
@@ -34,7 +34,7 @@ export function userMcpFile(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(base, 'strand', 'mcp.json');
 }
 
-export function configHash(c: McpServerConfig): string {
+function configHash(c: McpServerConfig): string {
   return createHash('sha256').update(canonical(c)).digest('hex').slice(0, 16);
 }
 

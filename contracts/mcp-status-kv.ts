@@ -3,7 +3,7 @@ import type { NatsConnection } from 'nats';
 import { MCP_STATUS_BUCKET, mcpStatusSchema, type McpStatus } from './mcp';
 
 /** KV keys allow few characters; a digest of the session id is safe. */
-export function mcpStatusKey(sessionId: string): string {
+function mcpStatusKey(sessionId: string): string {
   return createHash('sha256').update(sessionId).digest('hex');
 }
 

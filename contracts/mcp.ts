@@ -27,7 +27,7 @@ export const mcpStdioServerSchema = z.object({
 });
 
 /** A server reached over Streamable HTTP. */
-export const mcpHttpServerSchema = z.object({
+const mcpHttpServerSchema = z.object({
   type: z.enum(['http', 'streamable-http']).optional(),
   url: z.url({ protocol: /^https?$/, error: 'url must be an http(s) URL' }),
   /** Secret: never logged, returned or stored in the conversation. */
@@ -35,10 +35,10 @@ export const mcpHttpServerSchema = z.object({
   ...serverCommon,
 });
 
-export const mcpServerConfigSchema = z.union([mcpStdioServerSchema, mcpHttpServerSchema]);
+const mcpServerConfigSchema = z.union([mcpStdioServerSchema, mcpHttpServerSchema]);
 export type McpServerConfig = z.infer<typeof mcpServerConfigSchema>;
 
-export const mcpServerNameSchema = z.string().min(1).max(64);
+const mcpServerNameSchema = z.string().min(1).max(64);
 /** Servers by name, the shape every config source shares. */
 export const mcpServersSchema = z.record(mcpServerNameSchema, mcpServerConfigSchema).refine((m) => Object.keys(m).length <= 32, 'at most 32 MCP servers');
 export type McpServers = z.infer<typeof mcpServersSchema>;
@@ -96,7 +96,7 @@ export function mcpServersFromAcp(list: readonly AcpMcpServer[]): McpServers {
   return mcpServersSchema.parse(out);
 }
 
-export const MCP_TOOL_PREFIX = 'mcp__';
+const MCP_TOOL_PREFIX = 'mcp__';
 const MAX_TOOL_NAME = 64;
 
 /** 8 hex digits of FNV-1a: a short, stable suffix that keeps cut or clashing names apart. */
@@ -123,7 +123,7 @@ export function isMcpToolName(name: string): boolean {
 }
 
 /** One server as `GET /api/sessions/{id}/mcp` shows it: never an env or header value. */
-export const mcpServerStatusSchema = z.object({
+const mcpServerStatusSchema = z.object({
   name: z.string(),
   source: z.enum(['session', 'project', 'user']),
   transport: z.enum(['stdio', 'http']),

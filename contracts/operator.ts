@@ -12,10 +12,10 @@ const epochMs = z.number().int().describe('Milliseconds since epoch.');
 const count = z.number().nonnegative();
 
 /** Latency percentiles over one interval, in ms; null when nothing was measured in it. */
-export const percentilesSchema = z.object({ p50: z.number().nonnegative(), p90: z.number().nonnegative(), p99: z.number().nonnegative() }).nullable();
+const percentilesSchema = z.object({ p50: z.number().nonnegative(), p90: z.number().nonnegative(), p99: z.number().nonnegative() }).nullable();
 
 /** One interval of the history (its end is `at`). */
-export const operatorPointSchema = z.object({
+const operatorPointSchema = z.object({
   at: epochMs,
   /** Turns that finished in the interval, scaled to a minute. */
   turns_per_minute: count,
@@ -34,7 +34,7 @@ export const operatorPointSchema = z.object({
 export type OperatorPoint = z.infer<typeof operatorPointSchema>;
 
 /** A turn that ended with an error, as the worker that ran it reported it. */
-export const operatorFailureSchema = z.object({
+const operatorFailureSchema = z.object({
   at: epochMs,
   session_id: z.string(),
   turn_id: z.string().nullable(),
@@ -51,7 +51,7 @@ export const operatorFailureSchema = z.object({
 export type OperatorFailure = z.infer<typeof operatorFailureSchema>;
 
 /** A process that sent telemetry lately. */
-export const operatorInstanceSchema = z.object({
+const operatorInstanceSchema = z.object({
   service: z.enum(['gateway', 'worker']),
   instance: z.string(),
   last_seen: epochMs,

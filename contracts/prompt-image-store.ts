@@ -14,7 +14,7 @@ export interface PromptImageStore {
   get(ref: string): Promise<Uint8Array | null>;
 }
 
-export function promptImageRefOf(bytes: Uint8Array, mime: PromptImageMediaType): PromptImageRef {
+function promptImageRefOf(bytes: Uint8Array, mime: PromptImageMediaType): PromptImageRef {
   return { ref: promptImageObjectName(createHash('sha256').update(bytes).digest('hex')), mime, bytes: bytes.byteLength };
 }
 

@@ -16,7 +16,7 @@ import { z } from 'zod';
 
 /** The media types every image-capable provider strand speaks accepts (Anthropic's list; OpenAI takes the same). */
 export const PROMPT_IMAGE_MEDIA_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
-export const promptImageMediaTypeSchema = z.enum(PROMPT_IMAGE_MEDIA_TYPES);
+const promptImageMediaTypeSchema = z.enum(PROMPT_IMAGE_MEDIA_TYPES);
 export type PromptImageMediaType = z.infer<typeof promptImageMediaTypeSchema>;
 
 /** Decoded bytes of one image: Anthropic's own per-image limit, so no image is refused later by the provider. */
@@ -38,7 +38,6 @@ export const promptImageUploadSchema = z.strictObject({
   media_type: promptImageMediaTypeSchema.describe('One of image/png, image/jpeg, image/gif, image/webp.'),
   data: z.string().describe(`Base64 of the image bytes (standard alphabet, padded); at most ${MAX_PROMPT_IMAGE_BYTES} bytes decoded.`),
 });
-export type PromptImageUpload = z.infer<typeof promptImageUploadSchema>;
 
 /** A stored prompt image as the prompt carries it to the turn: where the bytes are, never the bytes. */
 export const promptImageRefSchema = z.object({

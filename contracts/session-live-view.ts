@@ -14,7 +14,7 @@ import { sessionSnapshotSchema, type SessionSnapshot } from './session-workflow'
  */
 export const SESSION_VIEW_MEMO_KEY = 'strand_session_view';
 
-export const liveQueueEntrySchema = z.object({ turn_number: z.number().int().positive(), request_id: z.string().optional() });
+const liveQueueEntrySchema = z.object({ turn_number: z.number().int().positive(), request_id: z.string().optional() });
 
 export const sessionLiveViewSchema = sessionSnapshotSchema.omit({ queue: true }).extend({ queue: z.array(liveQueueEntrySchema) });
 export type SessionLiveView = z.infer<typeof sessionLiveViewSchema>;

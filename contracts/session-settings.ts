@@ -90,7 +90,7 @@ export const seenRequestSchema = z.object({ request_id: z.string(), turn_id: z.s
 export type SeenRequest = z.infer<typeof seenRequestSchema>;
 
 /** How many request ids a session remembers (oldest forgotten first). */
-export const MAX_SEEN_REQUESTS = 256;
+const MAX_SEEN_REQUESTS = 256;
 
 /**
  * Metadata keys of the runtime record. The gateway writes the first settings when it creates the

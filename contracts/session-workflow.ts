@@ -12,7 +12,7 @@ import { approvalPolicyChangeSchema, budgetChangeSchema, budgetSchema, sessionRe
  */
 
 /** A prompt waiting for its turn. Turn numbers are handed out when a prompt is accepted. */
-export const queuedPromptSchema = z.object({
+const queuedPromptSchema = z.object({
   turn_number: z.number().int().positive(),
   text: z.string(),
   request_id: z.string().optional(),
@@ -23,7 +23,7 @@ export const queuedPromptSchema = z.object({
 });
 export type QueuedPrompt = z.infer<typeof queuedPromptSchema>;
 
-export const DEFAULT_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
+const DEFAULT_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
 
 /**
  * How a session workflow run starts. A fresh run (first command, or after idling out) carries only
@@ -69,6 +69,7 @@ export const promptCommandSchema = z.object({
 });
 export type PromptCommand = z.input<typeof promptCommandSchema>;
 
+/** @public the shape its type is derived from: contracts own the shape (a schema, types derived). */
 export const promptAcceptedSchema = z.object({
   turn_id: z.string(),
   turn_number: z.number().int().positive(),
@@ -96,6 +97,7 @@ export type TurnCommand = z.infer<typeof turnCommandSchema>;
  * `aborted` is true when the turn ended (or, not started yet, was dropped) as aborted; false with the
  * turn's id when it had already ended otherwise (`ended: true`) before the abort reached it.
  */
+/** @public the shape its type is derived from: contracts own the shape (a schema, types derived). */
 export const abortResultSchema = z.object({ aborted: z.boolean(), turn_id: z.string().nullable(), ended: z.boolean().optional() });
 export type AbortResult = z.infer<typeof abortResultSchema>;
 

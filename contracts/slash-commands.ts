@@ -42,7 +42,7 @@ export const SLASH_COMMANDS = [
   { name: 'quit', aliases: ['exit'], help: 'close this client (a running turn goes on without it)', surfaces: TERMINALS },
 ] as const satisfies readonly SlashCommandSpec[];
 
-export type SlashCommandName = (typeof SLASH_COMMANDS)[number]['name'];
+type SlashCommandName = (typeof SLASH_COMMANDS)[number]['name'];
 
 /** A change of the spending caps, as PATCH …/settings takes it. */
 export type BudgetWish = { max_cost_usd?: number | null; max_tokens?: number | null };

@@ -17,7 +17,6 @@ export const taskParamsSchema = z.strictObject({
     .min(1)
     .describe('The complete instruction for the sub-agent: it sees nothing of this conversation, so say what to look for, where, and what to report back.'),
 });
-export type TaskParams = z.infer<typeof taskParamsSchema>;
 
 /**
  * The tools a sub-agent gets: the built-in read-only ones. No write, edit, delete or shell, and no

@@ -8,11 +8,11 @@ import { z } from 'zod';
  * "The operator view's data").
  */
 
-export const TELEMETRY_SUBJECT_PREFIX = 'strand.telemetry';
+const TELEMETRY_SUBJECT_PREFIX = 'strand.telemetry';
 /** What a gateway subscribes to: every service's every instance. */
 export const TELEMETRY_SUBJECT_ALL = `${TELEMETRY_SUBJECT_PREFIX}.>`;
 
-export const telemetryServiceSchema = z.enum(['gateway', 'worker']);
+const telemetryServiceSchema = z.enum(['gateway', 'worker']);
 export type TelemetryService = z.infer<typeof telemetryServiceSchema>;
 
 /** `strand.telemetry.<service>.<instance>`; characters a subject token cannot hold become `-`. */
@@ -31,12 +31,11 @@ export const WORKER_SNAPSHOT_METRICS = [
 export const GATEWAY_SNAPSHOT_METRICS = ['strand_gateway_connections'] as const;
 
 /** One sample as Prometheus text would show it: a histogram's are `<name>_bucket` (with `le`), `_sum` and `_count`. */
-export const metricSampleSchema = z.object({
+const metricSampleSchema = z.object({
   name: z.string(),
   labels: z.record(z.string(), z.string()),
   value: z.number(),
 });
-export type MetricSample = z.infer<typeof metricSampleSchema>;
 
 export const metricFamilySchema = z.object({
   name: z.string(),
@@ -46,7 +45,7 @@ export const metricFamilySchema = z.object({
 export type MetricFamily = z.infer<typeof metricFamilySchema>;
 
 /** A turn that ended with an `error` event, as the worker that published the event saw it. */
-export const telemetryFailureSchema = z.object({
+const telemetryFailureSchema = z.object({
   at: z.number().int(),
   session_id: z.string(),
   turn_id: z.string().nullable(),

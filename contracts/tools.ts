@@ -10,7 +10,7 @@ import { isReadOnlyTool, type ToolName } from './tool-names';
  */
 
 /** Upper bound a model may ask for; the runtime clamps further to its own maximum (600 s by default). */
-export const SHELL_TIMEOUT_HARD_MAX_S = 3600;
+const SHELL_TIMEOUT_HARD_MAX_S = 3600;
 /** Lines read_file returns when no limit is given. */
 export const READ_FILE_DEFAULT_LIMIT = 2000;
 /** Entries list_files returns at most. */
@@ -23,7 +23,7 @@ const pathParam = z
   .min(1)
   .describe('File path relative to the workspace root (an absolute path inside the workspace also works).');
 
-export const readFileParamsSchema = z.strictObject({
+const readFileParamsSchema = z.strictObject({
   path: pathParam,
   offset: z
     .number()
@@ -41,12 +41,12 @@ export const readFileParamsSchema = z.strictObject({
     .describe(`Maximum number of lines to return (default ${READ_FILE_DEFAULT_LIMIT}).`),
 });
 
-export const writeFileParamsSchema = z.strictObject({
+const writeFileParamsSchema = z.strictObject({
   path: pathParam,
   content: z.string().describe('The complete new content of the file. Missing parent directories are created.'),
 });
 
-export const editFileParamsSchema = z.strictObject({
+const editFileParamsSchema = z.strictObject({
   path: pathParam,
   old: z
     .string()
@@ -57,11 +57,11 @@ export const editFileParamsSchema = z.strictObject({
   new: z.string().describe('The text that replaces `old` (an empty string deletes it).'),
 });
 
-export const deleteFileParamsSchema = z.strictObject({
+const deleteFileParamsSchema = z.strictObject({
   path: pathParam.describe('Path of the file to delete, relative to the workspace root. Directories are not deleted.'),
 });
 
-export const listFilesParamsSchema = z.strictObject({
+const listFilesParamsSchema = z.strictObject({
   path: z
     .string()
     .optional()
@@ -74,7 +74,7 @@ export const listFilesParamsSchema = z.strictObject({
     ),
 });
 
-export const searchFilesParamsSchema = z.strictObject({
+const searchFilesParamsSchema = z.strictObject({
   pattern: z
     .string()
     .min(1)
@@ -85,7 +85,7 @@ export const searchFilesParamsSchema = z.strictObject({
     .describe('Directory or file to search, relative to the workspace root (default: the whole workspace).'),
 });
 
-export const shellExecParamsSchema = z.strictObject({
+const shellExecParamsSchema = z.strictObject({
   command: z.string().min(1).describe('The command line, run with `bash -c` in the workspace root. Stdin is empty: do not run interactive commands.'),
   timeout_s: z
     .number()
@@ -95,9 +95,9 @@ export const shellExecParamsSchema = z.strictObject({
     .describe('Seconds before the command and everything it started are killed (default 120; capped by the runtime, 600 by default).'),
 });
 
-export const gitStatusParamsSchema = z.strictObject({});
+const gitStatusParamsSchema = z.strictObject({});
 
-export const gitDiffParamsSchema = z.strictObject({
+const gitDiffParamsSchema = z.strictObject({
   path: z.string().optional().describe('Limit the diff to this file or directory, relative to the workspace root.'),
 });
 
@@ -112,7 +112,7 @@ export type GitStatusParams = z.infer<typeof gitStatusParamsSchema>;
 export type GitDiffParams = z.infer<typeof gitDiffParamsSchema>;
 
 /** One file a tool changed; the tool activity emits `file.changed` for each. Paths are workspace-relative. */
-export interface ToolFileChange {
+interface ToolFileChange {
   path: string;
   operation: 'write' | 'edit' | 'delete';
 }

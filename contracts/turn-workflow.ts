@@ -56,6 +56,7 @@ export const turnWorkflowInputSchema = z.object({
 });
 export type TurnWorkflowInput = z.input<typeof turnWorkflowInputSchema>;
 
+/** @public the shape its type is derived from: contracts own the shape (a schema, types derived). */
 export const turnOutcomeSchema = z.enum(['done', 'error', 'aborted']);
 export type TurnOutcome = z.infer<typeof turnOutcomeSchema>;
 
@@ -69,6 +70,7 @@ export interface TurnWorkflowResult {
 }
 
 /** A turn's report of where it is, so the session knows its phase (and publishes `session.state` for a turn that does not). */
+/** @public the shape its type is derived from: contracts own the shape (a schema, types derived). */
 export const turnProgressSchema = z.object({
   turn_id: z.string(),
   phase: agentPhaseSchema,

@@ -11,7 +11,7 @@ import { z } from 'zod';
 export const RUNNING_ACTIVITIES_BUCKET = 'strand_running_activities';
 
 /** Worker ids are `[a-z0-9-]` only, so they are safe subject tokens as they are. */
-export const workerIdSchema = z.string().regex(/^[a-z0-9-]{1,80}$/);
+const workerIdSchema = z.string().regex(/^[a-z0-9-]{1,80}$/);
 
 /** The subject a live worker answers on. NATS answers "no responders" at once when its process is gone. */
 export function workerPresenceSubject(workerId: string): string {

@@ -19,14 +19,13 @@ export const RPC_UNKNOWN_ID = 'rpc_unknown';
 
 /** A transport request id: names one request on one connection, chosen by the client. */
 export const rpcRequestIdSchema = z.string().regex(/^rpc_[a-z0-9]+$/, 'request ids look like rpc_<a-z0-9>');
-export type RpcRequestId = z.infer<typeof rpcRequestIdSchema>;
 
 /** A durable task id: names the turn a chat started, valid across gateway and worker restarts. */
 export const taskIdSchema = z.string().regex(/^task_[a-z0-9]+$/, 'task ids look like task_<a-z0-9>');
 export type TaskId = z.infer<typeof taskIdSchema>;
 
 /** One earlier message of the client's conversation; seeds a session that does not exist yet. */
-export const historyItemSchema = z.strictObject({
+const historyItemSchema = z.strictObject({
   id: z.string(),
   role: z.enum(['system', 'user', 'assistant']),
   content: z.string(),
@@ -75,17 +74,16 @@ export const rpcClientFrameSchema = strictRequest(
 export type RpcClientFrame = z.infer<typeof rpcClientFrameSchema>;
 
 /** Structured error detail (stable keys; clients show `code`/`kind`). */
-export const streamErrorSchema = z.object({
+const streamErrorSchema = z.object({
   code: z.string().optional(),
   category: z.string().optional(),
   kind: z.string().optional(),
   source: z.string().optional(),
   tool: z.string().optional(),
 });
-export type StreamError = z.infer<typeof streamErrorSchema>;
 
 /** Token counts as the protocol reports them (per step in events, per turn in the reply). */
-export const replyUsageSchema = z.object({
+const replyUsageSchema = z.object({
   inputTokens: z.number().int().nonnegative(),
   outputTokens: z.number().int().nonnegative(),
   totalTokens: z.number().int().nonnegative(),
@@ -107,7 +105,7 @@ export const chatReplySchema = z.object({
 export type ChatReply = z.infer<typeof chatReplySchema>;
 
 /** A task as `task.status` answers it. */
-export const taskRecordSchema = z.object({
+const taskRecordSchema = z.object({
   id: taskIdSchema,
   state: z.enum(['accepted', 'queued', 'running', 'completed', 'failed', 'cancelled']),
   createdAt: z.iso.datetime(),
@@ -140,12 +138,11 @@ export const statusPayloadSchema = z
 export type StatusPayload = z.infer<typeof statusPayloadSchema>;
 
 /** Parts of a tool row (the subset of the reference client's vocabulary strand sends). */
-export const toolOutputPartSchema = z.discriminatedUnion('kind', [
+const toolOutputPartSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('tool-header'), labelKey: z.string().trim().min(1), detail: z.string().optional() }),
   z.object({ kind: z.literal('text'), text: z.string().trim().min(1) }),
   z.object({ kind: z.literal('shell-output'), stream: z.enum(['stdout', 'stderr']), text: z.string() }),
 ]);
-export type ToolOutputPart = z.infer<typeof toolOutputPartSchema>;
 
 /**
  * The events of one chat (`chat.event.event`, and each `data:` frame of `/v1/chat/stream`).
@@ -202,13 +199,12 @@ export const wsEventSchema = z.discriminatedUnion('type', [
 export type WsEvent = z.infer<typeof wsEventSchema>;
 
 /** `chat.error` fields, also the SSE variant's terminal error frame. */
-export const chatErrorFieldsSchema = z.object({
+const chatErrorFieldsSchema = z.object({
   errorMessage: z.string(),
   errorCode: z.string().optional(),
   errorId: z.string().regex(/^err_[a-z0-9]+$/).optional(),
   error: streamErrorSchema.optional(),
 });
-export type ChatErrorFields = z.infer<typeof chatErrorFieldsSchema>;
 
 /** Every frame the server sends; each carries the id of the request it answers. */
 export const rpcServerFrameSchema = z.discriminatedUnion('type', [

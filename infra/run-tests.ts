@@ -8,7 +8,7 @@ import { findMarkedProcesses } from './test-support/orphans';
 import { readJestReport, TestTally } from './test-support/test-tally';
 
 /**
- * `npm test`: bootstrap, lint, type check, unit tests, then the tests that start real processes
+ * `npm test`: bootstrap, lint, type check, the unused-code check, unit tests, then the tests that start real processes
  * (one file at a time), an orphan check, and one summary line `N passed, N failed` (test-tally.ts).
  * Every process a test starts inherits STRAND_TEST_RUN, which is how leftovers are found.
  */
@@ -81,6 +81,8 @@ export const TEST_STEPS: readonly TestStep[] = [
       await commandStep('typecheck', 'typecheck of the web page (tsc --noEmit -p clients/web)', bin('tsc'), ['--noEmit', '-p', 'clients/web']).run(tally);
     },
   },
+  // Unused files, exports and dependencies (knip.jsonc: entry points, and the allowlist with its reasons).
+  commandStep('unused', 'unused code (knip)', bin('knip'), ['--no-progress']),
   jestStep('unit', ['--maxWorkers=2']),
   jestStep('integration', ['--runInBand', '--testTimeout=180000']),
   {

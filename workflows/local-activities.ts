@@ -3,7 +3,7 @@ import type { Activities } from '../activities';
 import { storeRetry } from './retry-policies';
 
 /** Patch id (2026-11) of local activities run one at a time; deprecate once no older run is open. */
-export const LOCAL_ACTIVITIES_IN_ORDER = 'local-activities-in-order';
+const LOCAL_ACTIVITIES_IN_ORDER = 'local-activities-in-order';
 
 const direct = wf.proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: storeRetry });
 

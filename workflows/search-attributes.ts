@@ -10,7 +10,7 @@ export const sa = searchAttributeKeys;
  * gateway does, on a server that registered them). A test server without them never sees an upsert
  * it would reject.
  */
-export function searchAttributesEnabled(): boolean {
+function searchAttributesEnabled(): boolean {
   return wf.workflowInfo().typedSearchAttributes.get(sa.sessionId) !== undefined;
 }
 

@@ -7,9 +7,9 @@ import { startCheckpointHousekeeping } from './housekeeping';
 import { createRevertCheckpoints, type RevertStore } from './revert';
 import { ToolCheckpoints } from './tool-checkpoints';
 
-export { CheckpointStore } from './checkpoint-store';
-export { ToolCheckpoints } from './tool-checkpoints';
-export { checkpointConfigFromEnv, type CheckpointConfig } from './config';
+;
+;
+;
 
 /** Checkpoints as the worker wires them: the tool activity's hook and the store behind the activities. */
 export interface CheckpointWiring {
@@ -19,7 +19,7 @@ export interface CheckpointWiring {
   sessions: RevertStore;
 }
 
-export function createCheckpointWiring(config: CheckpointConfig, sessions: RevertStore): CheckpointWiring {
+function createCheckpointWiring(config: CheckpointConfig, sessions: RevertStore): CheckpointWiring {
   const store = new CheckpointStore(config.dir);
   return { store, tools: new ToolCheckpoints(store, config.snapshot), sessions };
 }

@@ -7,7 +7,7 @@ import type { ToolOutcome } from '../tool-calls/ledger';
  * Images a tool returns travel inline in the stored result message and the ledger entry, both NATS
  * messages (1 MiB by default): larger ones are replaced by a line saying so.
  */
-export const MAX_INLINE_IMAGE_BASE64 = 512 * 1024;
+const MAX_INLINE_IMAGE_BASE64 = 512 * 1024;
 const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 
 /**

@@ -11,7 +11,7 @@ type Block = Anthropic.ContentBlockParam;
 type ResultBlock = Anthropic.TextBlockParam | Anthropic.ImageBlockParam;
 
 /** Thinking budget per level, in tokens (1024 is the API's minimum). */
-export const THINKING_BUDGET: Record<Exclude<ThinkingLevel, 'off'>, number> = { minimal: 1024, low: 2048, medium: 8192, high: 16384, xhigh: 32000 };
+const THINKING_BUDGET: Record<Exclude<ThinkingLevel, 'off'>, number> = { minimal: 1024, low: 2048, medium: 8192, high: 16384, xhigh: 32000 };
 /** Effort per level for models that think adaptively (the API's scale tops out at `max`). */
 const ADAPTIVE_EFFORT = { minimal: 'low', low: 'low', medium: 'medium', high: 'high', xhigh: 'max' } as const;
 /** Room left for the answer itself when max_tokens has to grow above the thinking budget. */

@@ -10,7 +10,7 @@ export interface Endpoint {
 }
 
 /** Sent as the OpenAI key when only OPENAI_BASE_URL is set: local servers (Ollama, vLLM) ignore it. */
-export const PLACEHOLDER_API_KEY = 'strand-placeholder-key';
+const PLACEHOLDER_API_KEY = 'strand-placeholder-key';
 
 export interface Endpoints {
   anthropic?: Endpoint;

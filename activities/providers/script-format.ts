@@ -11,7 +11,7 @@ const count = z.number().int().nonnegative();
 /** A string is streamed as word-sized deltas; a list of strings is streamed exactly as given. */
 const streamed = z.union([z.string(), z.array(z.string())]);
 
-export const scriptActionSchema = z.discriminatedUnion('type', [
+const scriptActionSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('text'), text: streamed }),
   z.object({ type: z.literal('thinking'), text: streamed, signature: z.string().optional() }),
   z.object({

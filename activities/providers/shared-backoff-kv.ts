@@ -20,7 +20,7 @@ export const PROVIDER_BACKOFF_BUCKET = 'strand_provider_backoff';
 const BUCKET_TTL_MS = 60 * 60 * 1000;
 
 /** A request must wait (durably) until `until`: the key's window is open. */
-export interface SharedWait {
+interface SharedWait {
   until: number;
   entry: BackoffEntry;
 }

@@ -6,7 +6,7 @@ import type { StorePort } from '../store/store-port';
  * record of a notice given, not a setting, and it keeps the notice to once per session and model
  * instead of once per turn — without a workflow command, so replayed histories are unchanged.
  */
-export const UNKNOWN_MODEL_TOLD_KEY = 'strand.unknown_model_told';
+const UNKNOWN_MODEL_TOLD_KEY = 'strand.unknown_model_told';
 
 /**
  * Tells the session (through `tell`) that `model` is not in the catalog, unless it was told so about

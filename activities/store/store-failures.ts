@@ -15,7 +15,7 @@ export async function storeCall<T>(what: string, call: () => Promise<T>): Promis
   }
 }
 
-export function storeFailure(what: string, err: unknown): unknown {
+function storeFailure(what: string, err: unknown): unknown {
   if (!(err instanceof StoreError)) return err;
   const message = `${what}: ${err.message}`;
   if (err.code === StoreErrorCode.NOT_FOUND) return ApplicationFailure.nonRetryable(message, FailureType.SESSION_NOT_FOUND);

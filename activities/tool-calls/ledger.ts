@@ -23,7 +23,7 @@ export interface ToolLedger {
   put(key: ToolCallKey, outcome: ToolOutcome): Promise<void>;
 }
 
-export interface ToolCallKey {
+interface ToolCallKey {
   session_id: string;
   turn_id: string;
   step: number;
@@ -31,11 +31,11 @@ export interface ToolCallKey {
 }
 
 /** KV keys allow few characters; a digest of the call's identity is safe and fixed-length. */
-export function ledgerKey(k: ToolCallKey): string {
+function ledgerKey(k: ToolCallKey): string {
   return createHash('sha256').update(`${k.session_id}\u0000${k.turn_id}\u0000${k.step}\u0000${k.call_id}`).digest('hex');
 }
 
-export const TOOL_LEDGER_BUCKET = 'strand_tool_results';
+const TOOL_LEDGER_BUCKET = 'strand_tool_results';
 /** Long enough for any turn to write its results; short enough not to grow without bound. */
 const TTL_MS = 7 * 24 * 60 * 60 * 1000;
 

@@ -6,7 +6,7 @@ import { storeCall } from '../store/store-failures';
 import type { ToolLedger, ToolOutcome } from './ledger';
 
 /** What became of one tool call of a step. */
-export interface ToolCallDisposition {
+interface ToolCallDisposition {
   id: string;
   name: string;
   /** `refused`: plan mode turned the call down (not run, nobody asked); `reason` is the whole result text. */

@@ -4,13 +4,12 @@ import type { AgentEvent } from '../../contracts/agent-events';
 import { isMcpToolName } from '../../contracts/mcp';
 import { entryIds } from '../../contracts/workflow-ids';
 import type { ToolCheckpoints } from '../checkpoints/tool-checkpoints';
-import type { AgentEventPublisher } from '../events/publisher';
 import { StreamPublisher } from '../events/stream-publisher';
 import type { TurnCancelChannel } from '../events/turn-cancel';
 import { isWorkerShutdown, workerShutdownFailure } from '../infra/worker-shutdown';
-import type { StorePort } from '../store/store-port';
 import { storeCall } from '../store/store-failures';
-import type { ToolLedger, ToolOutcome } from './ledger';
+import type { ToolOutcome } from './ledger';
+import type { UserCommandDeps } from './user-command';
 
 /** What the tool activity needs from the tools module (activities/tools). */
 export interface ToolExecutorPort {
@@ -30,13 +29,8 @@ export interface RunToolInput {
   name: string;
 }
 
-export interface RunToolDeps {
-  store: StorePort;
-  events: AgentEventPublisher;
-  ledger: ToolLedger;
-  tools: ToolExecutorPort;
-  now?: () => number;
-  heartbeatMs?: number;
+/** What running a model's tool call needs: what a user's own command needs, and the turn's abort and checkpoints. */
+export interface RunToolDeps extends UserCommandDeps {
   /** The fast path of an abort (NATS); Temporal's cancellation is the durable one. */
   cancels?: TurnCancelChannel;
   /** Records what write/edit/delete/shell change, before they change it (docs/undo.md). */

@@ -87,7 +87,7 @@ export function planEdit(content: string, oldText: string, newText: string, opts
 }
 
 /** Start indexes of every occurrence of `needle`, overlapping ones included. */
-export function occurrences(haystack: string, needle: string): number[] {
+function occurrences(haystack: string, needle: string): number[] {
   const out: number[] = [];
   if (needle === '') return out;
   for (let i = haystack.indexOf(needle); i !== -1; i = haystack.indexOf(needle, i + 1)) out.push(i);

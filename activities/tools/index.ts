@@ -12,10 +12,10 @@ import { shellExec } from './shell-exec';
 import { errorMessage, fail, type ToolContext, type ToolResult, type ToolSettings } from './types';
 import { writeFile } from './write-file';
 
-export type { ToolContext, ToolResult, ToolFileChange } from './types';
-export { planEdit, type EditPlan } from './edit-file';
-export { isWriteNoop, writeFileAtomic } from './write-file';
-export { resolveInWorkspace } from './paths';
+;
+;
+;
+;
 
 export interface ToolExecutorOptions {
   /** Where full command output is kept when a result shows only its head and tail. */

@@ -6,7 +6,7 @@ import { resolveInWorkspace } from './paths';
 import { describeFsError, fail, ok, type ToolContext, type ToolResult } from './types';
 
 /** Files scanned at most before matching; enough for large repositories, bounded for runaway trees. */
-export const LIST_SCAN_MAX_FILES = 200_000;
+const LIST_SCAN_MAX_FILES = 200_000;
 
 /** list_files: workspace-relative paths under `path`, filtered by `pattern`, ignoring what .gitignore ignores. */
 export async function listFiles(params: ListFilesParams, ctx: ToolContext, killGraceMs: number): Promise<ToolResult> {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describeFsError, errnoCode } from './types';
 
 /** A path the model gave, resolved and confined to the workspace. */
-export interface ResolvedPath {
+interface ResolvedPath {
   /** Real absolute path (symlinks resolved); the tools operate on this, never on the raw input. */
   abs: string;
   /** Workspace-relative path with `/` separators (`.` for the root), used in messages and file_changes. */
@@ -59,7 +59,7 @@ export async function resolveInWorkspace(workspace: string, input: string | unde
   return { ok: false, error: `Refused: ${raw} is not accessible because ${how}. Tools only work inside the workspace ${root}; use paths relative to it.` };
 }
 
-export function isInside(root: string, p: string): boolean {
+function isInside(root: string, p: string): boolean {
   return p === root || p.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
 }
 

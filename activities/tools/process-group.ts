@@ -33,7 +33,7 @@ export interface SpawnGroupOptions {
  * Sends `sig` to every process of group `pgid`; false when that is impossible: the group is gone
  * (ESRCH) or, after it vanished, its number now belongs to someone else's processes (EPERM).
  */
-export function signalGroup(pgid: number, sig: NodeJS.Signals | 0): boolean {
+function signalGroup(pgid: number, sig: NodeJS.Signals | 0): boolean {
   try {
     process.kill(-pgid, sig);
     return true;
@@ -104,7 +104,7 @@ export function spawnGroup(file: string, args: string[], opts: SpawnGroupOptions
  * Whether any non-zombie process is in group `pgid`. kill(-pgid, 0) also succeeds for zombies
  * waiting to be reaped, so /proc is read when it exists; elsewhere the kill probe is the answer.
  */
-export function groupHasLiveMembers(pgid: number): boolean {
+function groupHasLiveMembers(pgid: number): boolean {
   if (!signalGroup(pgid, 0)) return false;
   try {
     for (const entry of fs.readdirSync('/proc')) {

@@ -6,9 +6,9 @@ import { resolveInWorkspace } from './paths';
 import { describeFsError, errorMessage, fail, looksBinary, ok, throwIfAborted, type ToolContext, type ToolResult } from './types';
 
 /** Files larger than this are skipped (generated bundles, data dumps); the result says how many. */
-export const SEARCH_MAX_FILE_BYTES = 2 * 1024 * 1024;
+const SEARCH_MAX_FILE_BYTES = 2 * 1024 * 1024;
 /** Files read at most per search. */
-export const SEARCH_MAX_FILES = 50_000;
+const SEARCH_MAX_FILES = 50_000;
 /** A matching line is shown up to this many characters. */
 const MAX_LINE_CHARS = 300;
 

@@ -1,6 +1,6 @@
-import type { ToolFileChange, ToolResult } from '../../contracts/tools';
+import type { ToolResult } from '../../contracts/tools';
 
-export type { ToolFileChange, ToolResult };
+export type { ToolResult };
 
 /** Per-call context the tool activity passes in. */
 export interface ToolContext {

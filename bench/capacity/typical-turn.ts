@@ -7,7 +7,7 @@ import { openSse, type SseConnection } from '../../test/harness/sse-client';
  * read_file (auto-approved: read-only), then a step that streams a ~100-word answer. Written as a
  * scripted-provider script so every run streams the same deltas.
  */
-export const TYPICAL_TURN_MODEL = 'scripted/capacity-turn';
+const TYPICAL_TURN_MODEL = 'scripted/capacity-turn';
 
 const ANSWER = [
   'The README describes a durable runtime for a coding agent. Each prompt runs as a workflow that calls',

@@ -33,7 +33,7 @@ export const promptMarker = (trial: string, prompt: PromptLabel) => `[chaos ${tr
 const MARKER = /\[chaos (\S+) (p\d+)\]/;
 
 /** `n` distinct words, so that a lost or a doubled delta shows as a missing or a repeated word. */
-export const wordsText = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}w${i}`).join(' ') + '.';
+const wordsText = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}w${i}`).join(' ') + '.';
 
 interface OpenAIMessage {
   role: string;

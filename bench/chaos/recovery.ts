@@ -16,7 +16,7 @@ export interface RecoveryTimes {
  * Deltas published before the fault can still reach the client this long after it; a gap that starts
  * later is the stream's own pace, not the fault's doing.
  */
-export const IN_FLIGHT_MS = 250;
+const IN_FLIGHT_MS = 250;
 
 /** Recovery figures from the client's delta arrival times (any clock, the same as `faultAt`'s). */
 export function recoveryTimes(deltaArrivals: number[], faultAt: number, finishedAt: number | undefined): RecoveryTimes {

@@ -12,7 +12,7 @@ import type { TrialMode } from './provider-script';
  *   running the turn first);
  * - `stack`: every process stopped with SIGTERM in the runner's order, then all started again.
  */
-export type FaultKind = 'none' | 'kill' | 'outage' | 'stop' | 'rolling' | 'stack';
+type FaultKind = 'none' | 'kill' | 'outage' | 'stop' | 'rolling' | 'stack';
 
 export interface Scenario {
   id: string;

@@ -1,6 +1,5 @@
-import net from 'node:net';
-import { encodeEdn, parseEdn } from '../../services/gateway/edn/codec';
-import { isEdnMap, isKeyword, kw, type EdnMap, type EdnValue } from '../../services/gateway/edn/edn-value';
+import { isKeyword, type EdnMap, type EdnValue } from '../../services/gateway/edn/edn-value';
+import { dataOf, EdnConnection, kindOf } from '../edn-connection';
 import { EMACS_TOPICS } from '../emacs-topics';
 import { SOAK_SCRIPT } from './soak-stack';
 import { wallNow, type ClientHooks, type SoakSession, type TurnResult } from './turn-result';
@@ -8,8 +7,6 @@ import { wallNow, type ClientHooks, type SoakSession, type TurnResult } from './
 const CLIENT_INFO = { name: 'strand-soak', version: '0.1.0', 'protocol-version': '1.0', features: [] };
 const REQUEST_TIMEOUT_MS = 60_000;
 
-const kindOf = (f: EdnMap) => (isKeyword(f.kind) ? f.kind.name : undefined);
-const dataOf = (f: EdnMap): EdnMap => (isEdnMap(f.data) ? f.data : {});
 const nameOf = (v: EdnValue | undefined) => (isKeyword(v) ? v.name : String(v));
 
 interface Waiting {
@@ -31,28 +28,22 @@ interface Waiting {
 export class EdnSoakSession implements SoakSession {
   readonly protocol = 'edn' as const;
   sessionId = '';
-  private buffer = '';
-  private nextId = 0;
-  private readonly pending = new Map<string, { resolve: (data: EdnMap) => void; reject: (err: Error) => void; op: string }>();
+  private connection!: EdnConnection;
   private waiting?: Waiting;
-  private closing = false;
 
-  private constructor(
-    private readonly socket: net.Socket,
-    private readonly hooks: ClientHooks,
-  ) {
-    socket.setEncoding('utf8');
-    socket.setNoDelay(true);
-    socket.on('data', (chunk: string) => this.receive(chunk));
-    socket.on('error', (err) => this.lost(`the connection failed: ${err.message}`));
-    socket.on('close', () => this.lost('the connection closed'));
-  }
+  private constructor(private readonly hooks: ClientHooks) {}
 
   static async open(address: string, hooks: ClientHooks): Promise<EdnSoakSession> {
-    const colon = address.lastIndexOf(':');
-    const socket = net.connect({ host: address.slice(0, colon), port: Number(address.slice(colon + 1)) });
-    await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
-    const session = new EdnSoakSession(socket, hooks);
+    const session = new EdnSoakSession(hooks);
+    session.connection = await EdnConnection.open(address, {
+      idPrefix: 'soak',
+      requestTimeoutMs: REQUEST_TIMEOUT_MS,
+      now: wallNow,
+      who: () => session.sessionId || 'a new connection',
+      onFrame: (frame, at, line) => session.handle(frame, at, line),
+      onBadFrame: (message) => session.problem(message),
+      onLost: (message) => session.lost(message),
+    });
     const hello = await session.request('handshake', { 'client-info': CLIENT_INFO });
     session.sessionId = String((hello['server-info'] as EdnMap)['session-id']);
     await session.request('subscribe', { topics: EMACS_TOPICS });
@@ -82,53 +73,15 @@ export class EdnSoakSession implements SoakSession {
   }
 
   close(): void {
-    this.closing = true;
-    this.socket.destroy();
+    this.connection.close();
   }
 
   private request(op: string, params: EdnMap): Promise<EdnMap> {
-    if (this.closing) return Promise.reject(new Error(`${op}: the connection is closed`));
-    const id = `soak-${++this.nextId}`;
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(id);
-        reject(new Error(`${op} of ${this.sessionId || 'a new connection'} unanswered after ${REQUEST_TIMEOUT_MS} ms`));
-      }, REQUEST_TIMEOUT_MS);
-      this.pending.set(id, { op, resolve: (d) => (clearTimeout(timer), resolve(d)), reject: (e) => (clearTimeout(timer), reject(e)) });
-      this.socket.write(`${encodeEdn({ id, kind: kw('request'), op, params })}\n`);
-    });
-  }
-
-  private receive(chunk: string): void {
-    const at = wallNow();
-    this.buffer += chunk;
-    let nl: number;
-    while ((nl = this.buffer.indexOf('\n')) >= 0) {
-      const line = this.buffer.slice(0, nl);
-      this.buffer = this.buffer.slice(nl + 1);
-      let frame: EdnValue;
-      try {
-        frame = parseEdn(line);
-      } catch (err) {
-        this.problem(`an unparseable frame ${line.slice(0, 200)}: ${(err as Error).message}`);
-        continue;
-      }
-      if (!isEdnMap(frame)) this.problem(`not a frame: ${line.slice(0, 200)}`);
-      else this.handle(frame, at, line);
-    }
+    return this.connection.request(op, params);
   }
 
   private handle(frame: EdnMap, at: number, line: string): void {
     const kind = kindOf(frame);
-    if (kind === 'response' || kind === 'error') {
-      const id = typeof frame.id === 'string' ? frame.id : undefined;
-      const waiter = id ? this.pending.get(id) : undefined;
-      if (!waiter) return this.problem(`an answer to no pending request: ${line.slice(0, 300)}`);
-      this.pending.delete(id!);
-      if (kind === 'response') waiter.resolve(dataOf(frame));
-      else waiter.reject(new Error(`${waiter.op}: ${String(frame['error-code'])} ${String(frame['error-message'])}`));
-      return;
-    }
     if (kind !== 'event') return this.problem(`a frame of kind ${String(kind)}: ${line.slice(0, 200)}`);
     const data = dataOf(frame);
     if (data['session-id'] !== undefined && data['session-id'] !== this.sessionId) return;
@@ -156,11 +109,8 @@ export class EdnSoakSession implements SoakSession {
     else this.hooks.onError('edn', this.sessionId, message);
   }
 
+  /** The connection failed or closed, not by `close` (its pending requests are already rejected). */
   private lost(message: string): void {
-    if (this.closing) return;
-    this.closing = true;
-    for (const p of this.pending.values()) p.reject(new Error(message));
-    this.pending.clear();
     if (this.waiting) this.waiting.end('error', message);
     else this.hooks.onError('edn', this.sessionId, message);
   }

@@ -4,7 +4,7 @@ import type { Stack } from '../../infra/stack/stack';
 import type { ServiceName } from '../../infra/stack/stack-specs';
 
 /** Our own services: the RSS bound applies to them (nats-server and Temporal are reported, not judged). */
-export const OUR_SERVICES: ServiceName[] = ['store', 'worker', 'gateway'];
+const OUR_SERVICES: ServiceName[] = ['store', 'worker', 'gateway'];
 const SERVICES: ServiceName[] = ['nats', 'temporal', 'store', 'worker', 'gateway'];
 
 /** One process of the stack as the soak samples it. */
@@ -17,7 +17,7 @@ export interface TrackedProcess {
 }
 
 /** VmRSS of a live process in MB, from /proc/<pid>/status; undefined when it is gone. */
-export function rssMb(pid: number): number | undefined {
+function rssMb(pid: number): number | undefined {
   try {
     const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
     const kb = /^VmRSS:\s+(\d+)\s+kB$/m.exec(status);

@@ -8,7 +8,7 @@ import type { SoakConfig } from './config';
 export const SOAK_SCRIPT = 'soak-turn';
 export const SOAK_MODEL = `scripted/${SOAK_SCRIPT}`;
 /** The file each turn reads: present in the soak's project dir and in the repo root (EDN sessions' project). */
-export const SOAK_READ_PATH = 'README.md';
+const SOAK_READ_PATH = 'README.md';
 
 export interface SoakStack {
   stack: Stack;

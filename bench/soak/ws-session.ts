@@ -1,4 +1,5 @@
-import { WebSocket } from 'ws';
+import type { WebSocket } from 'ws';
+import { chatStartFrame, openWsRpc } from '../ws-rpc';
 import { SOAK_MODEL } from './soak-stack';
 import { wallNow, type ClientHooks, type SoakSession, type TurnResult } from './turn-result';
 
@@ -42,12 +43,7 @@ export class WsSoakSession implements SoakSession {
   }
 
   static async open(gateway: string, sessionId: string, workspace: string, hooks: ClientHooks): Promise<WsSoakSession> {
-    const ws = new WebSocket(`${gateway.replace(/^http/, 'ws')}/v1/rpc`);
-    await new Promise<void>((resolve, reject) => {
-      ws.once('open', () => resolve());
-      ws.once('error', reject);
-      ws.once('unexpected-response', (_req, res) => reject(new Error(`/v1/rpc answered ${res.statusCode}`)));
-    });
+    const ws = await openWsRpc(`${gateway.replace(/^http/, 'ws')}/v1/rpc`);
     return new WsSoakSession(ws, sessionId, workspace, hooks);
   }
 
@@ -72,7 +68,7 @@ export class WsSoakSession implements SoakSession {
       };
       this.waiting = w;
       const request = { message: `Soak turn ${index}: what does the README say?`, history: [], model: SOAK_MODEL, sessionId: this.sessionId, workspace: this.workspace };
-      this.ws.send(JSON.stringify({ id: requestId, type: 'chat.start', payload: { request } }), (err) => err && w.end('refused', `chat.start not sent: ${err.message}`));
+      this.ws.send(chatStartFrame(requestId, request), (err) => err && w.end('refused', `chat.start not sent: ${err.message}`));
     });
   }
 

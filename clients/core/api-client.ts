@@ -70,7 +70,7 @@ function failureOf(err: unknown): string {
 }
 
 /** The ApiError for a status that is not a success and the body that came with it. */
-export function apiErrorOf(status: number, text: string, what: string): ApiError {
+function apiErrorOf(status: number, text: string, what: string): ApiError {
   let body: ErrorBody | undefined;
   try {
     body = text ? (JSON.parse(text) as ErrorBody) : undefined;

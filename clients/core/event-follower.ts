@@ -39,11 +39,11 @@ export interface FollowedEvents {
 }
 
 /** Waits before reconnecting, growing with failures in a row and starting over once a connection is live. */
-export const BACKOFF_MS = [250, 500, 1_000, 2_000, 4_000];
+const BACKOFF_MS = [250, 500, 1_000, 2_000, 4_000];
 /** A gateway that takes the connection but sends no headers (its NATS is down) is left after this. */
-export const HEADERS_TIMEOUT_MS = 15_000;
+const HEADERS_TIMEOUT_MS = 15_000;
 /** The gateway sends a keepalive every 15 s: a stream silent for longer than this is dead (a dropped network). */
-export const SILENCE_MS = 40_000;
+const SILENCE_MS = 40_000;
 
 class Fatal extends Error {
   constructor(

@@ -4,7 +4,7 @@
  */
 
 /** A tool call's result as the gateway reports it (`tool.result` status). */
-export type ToolOutcome = 'success' | 'error' | 'rejected';
+type ToolOutcome = 'success' | 'error' | 'rejected';
 
 export type ChatBlock =
   | {

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { ChatView } from './chat-view';
 import { SessionFeed } from '../core/session-feed';
 import { followEvents, type StreamStatus } from './event-stream';
-import { PromptReader } from './fork-points';
-import { GatewayClient, type SessionStats, type SessionView } from './gateway-client';
+import { attempt, TurnControl, turnCallsOn } from '../core/turn-control';
+import { GatewayClient, type PendingApproval, type SessionStats, type SessionView } from './gateway-client';
 import type { GatewayAddress } from './gateway-address';
 import { PromptHistory } from './input-buffer';
 import { runSlashCommand } from './slash-actions';
@@ -40,7 +40,8 @@ export class ChatController {
   redrawn = 0;
   private feed: SessionFeed | undefined;
   private readonly listeners = new Set<() => void>();
-  private prompts: PromptReader | undefined;
+  /** The open session's turns (clients/core/turn-control.ts): what the page does with them too. */
+  private turns: Turns | undefined;
   /** The view whose stored conversation has been read (reload waits for it). */
   private historyRead: ChatView | undefined;
 
@@ -68,11 +69,10 @@ export class ChatController {
 
   /** Runs an action and shows its failure instead of throwing (a UI callback has nowhere to throw to). */
   attempt(what: string, action: () => Promise<unknown>): Promise<void> {
-    return action().then(
-      () => undefined,
-      (err: Error) => this.say('error', `${what}: ${err.message}`),
-    );
+    return attempt(what, action, this.report).then(() => undefined);
   }
+
+  private readonly report = (problem: string | undefined) => problem && this.say('error', problem);
 
   /**
    * Opens a session in the clients' one order (clients/core/session-feed.ts): its event stream first
@@ -82,11 +82,11 @@ export class ChatController {
    */
   async open(sessionId: string): Promise<void> {
     this.feed?.close();
-    this.prompts?.close();
+    this.turns?.close();
     this.picker = undefined;
     this.sessionId = sessionId;
     const view = (this.view = new ChatView());
-    this.prompts = this.promptReader(sessionId, view);
+    this.turns = this.turnsOf(sessionId);
     // Each open has its own feed: the terminal reads a moved conversation by opening it anew (reload).
     this.feed = new SessionFeed({
       follow: (handlers) => followEvents(this.client, sessionId, { onEvent: handlers.onEvent, onStatus: handlers.onState, onFatal: (message, status) => handlers.onFatal(status, message) }),
@@ -164,27 +164,19 @@ export class ChatController {
     // A revert or redo (here, another chat, the page, curl) moved the conversation: read it again.
     if (data.type === 'conversation.moved') return void this.reload();
     if (data.type === 'turn.finished') void this.refresh();
-    if (data.type === 'agent.state' && data.state === 'waiting_approval') {
-      const id = this.sessionId!;
-      void this.client.approvals(id).then((list) => id === this.sessionId && (this.view.setApprovals(list), this.changed()), () => undefined);
-    }
-    for (const turn of this.view.unknownPrompts) this.prompts?.read(turn);
+    this.turns?.applied(data);
     this.changed();
   }
 
-  /** Reads the prompts of turns another client started in the open session (fork-points.ts). */
-  private promptReader(id: string, view: ChatView): PromptReader {
-    return new PromptReader({
-      forkPoints: () => this.client.forkPoints(id),
-      wanted: (turn) => this.view === view && view.unknownPrompts.has(turn),
-      found: (turn, text) => {
-        view.promptText(turn, text);
-        this.changed();
-      },
-      lost: (turn) => {
-        view.promptUnread(turn);
-        this.changed();
-      },
+  /** The turns of one open: its calls on this session (closed when the chat opens a session again). */
+  private turnsOf(id: string): Turns {
+    return new TurnControl({
+      // Always `queue`: a line typed while a turn runs is its follow-up, never a 409.
+      calls: turnCallsOn(this.client, id, (text, requestId) => this.client.prompt(id, text, requestId, true)),
+      view: () => this.view,
+      changed: () => this.changed(),
+      report: this.report,
+      requestId: () => randomUUID(),
     });
   }
 
@@ -195,46 +187,31 @@ export class ChatController {
     const slash = parseSlashCommand(text, 'chat');
     if (slash && !slash.ok) return this.say('warning', slash.error);
     if (slash) return this.attempt(`/${slash.command.name}`, () => runSlashCommand(this, slash.command));
-    const id = this.sessionId;
-    if (!id) return;
-    const running = this.view.turn !== undefined || this.view.phase !== 'idle';
-    await this.attempt('the prompt was not sent', async () => {
-      const accepted = await this.client.prompt(id, text, randomUUID(), true);
-      this.view.prompted(accepted.turn_id, text, accepted.queued || (running && this.view.turn !== accepted.turn_id));
-      this.changed();
-    });
+    await this.turns?.send(text);
   }
 
   /** Ctrl-S: the typed text steers the running turn (its next model step reads it) instead of waiting. */
   steer(text: string): void {
-    const id = this.sessionId;
-    if (!id || !text.trim()) return;
+    if (!this.turns || !text.trim()) return;
     if (this.view.turn === undefined) return void this.submit(text);
     this.history.add(text);
     this.say('info', `steering: ${text}`);
-    void this.attempt('the steering text was not sent', () => this.client.steer(id, text));
+    void this.turns.steer(text, 'the steering text was not sent');
   }
 
   /** Esc: interrupts the running turn (answered once it has ended). */
   abort(): void {
-    const id = this.sessionId;
-    if (!id || this.view.turn === undefined) return;
+    if (!this.turns || this.view.turn === undefined) return;
     this.say('warning', 'aborting the turn…');
-    void this.attempt('the turn was not aborted', () => this.client.interrupt(id));
+    void this.turns.interrupt('the turn was not aborted');
   }
 
   approve(toolCallId: string, always: boolean): void {
-    const id = this.sessionId!;
-    this.view.dropApproval(toolCallId);
-    this.changed();
-    void this.attempt('the approval was not sent', () => this.client.approve(id, toolCallId, always));
+    void this.turns?.approve(toolCallId, always);
   }
 
   reject(toolCallId: string, reason: string): void {
-    const id = this.sessionId!;
-    this.view.dropApproval(toolCallId);
-    this.changed();
-    void this.attempt('the rejection was not sent', () => this.client.reject(id, toolCallId, reason.trim() || undefined));
+    void this.turns?.reject(toolCallId, reason);
   }
 
   /** Shows a picker; `undefined` closes it. */
@@ -245,6 +222,9 @@ export class ChatController {
 
   close(): void {
     this.feed?.close();
-    this.prompts?.close();
+    this.turns?.close();
   }
 }
+
+/** The terminal's turn controller: the gateway's approvals, no attachments, its view model. */
+type Turns = TurnControl<PendingApproval, never, ChatView>;

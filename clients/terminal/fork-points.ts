@@ -1,18 +1,10 @@
-import { entryIds } from '../../contracts/workflow-ids';
 import type { ChatBlock } from './chat-blocks';
 
 /**
- * Fork points as both chat clients (`strand chat` and the web page) use them: where a fork from a
- * shown message starts, and the prompt of a turn another client started, read from the session's
- * fork points (`GET …/fork-points`, the active branch's prompts; `messages?from_entry_id=` would give
- * the whole path from the root to that entry). No I/O of its own: each client passes its own read.
+ * Where a fork from a shown message starts, as both chat clients (`strand chat` and the web page) say
+ * it. (The prompts of turns another client started are read from the same fork points:
+ * clients/core/prompt-reader.ts.)
  */
-
-/** One entry of `GET …/fork-points`: a prompt of the active branch. */
-export interface ForkPoint {
-  entry_id: string;
-  text: string;
-}
 
 /**
  * The entry a fork from this block starts at, or undefined when it cannot be a fork's end: a prompt
@@ -23,60 +15,4 @@ export function forkEntryOf(block: ChatBlock): string | undefined {
   if (block.kind === 'user') return block.entryId;
   if (block.kind === 'assistant' && block.done && block.stopReason !== 'function_call') return block.entryId;
   return undefined;
-}
-
-export interface PromptReaderOptions {
-  /** The session's fork points, read with the client's own transport. */
-  forkPoints: () => Promise<ForkPoint[]>;
-  /** Called once with the text of a turn's prompt. */
-  found: (turn: string, text: string) => void;
-  /** Whether the prompt is still wanted (the client may have moved on to another session). */
-  wanted: (turn: string) => boolean;
-  /** Called once when a prompt still wanted was not read in `attempts` reads (the client says so). */
-  lost?: (turn: string) => void;
-  /** Reads of one prompt before giving up (it is stored as the turn starts; a read may come first). */
-  attempts?: number;
-  /** Wait before the second read; each later read waits this much longer. */
-  delayMs?: number;
-}
-
-/**
- * Reads the prompts of turns another client started (another tab, Emacs, the terminal, curl): each
- * turn is read once at a time, and asked again a little later while its prompt is not stored yet.
- */
-export class PromptReader {
-  private readonly reading = new Set<string>();
-  private readonly timers = new Set<ReturnType<typeof setTimeout>>();
-  private closed = false;
-
-  constructor(private readonly options: PromptReaderOptions) {}
-
-  read(turn: string, attempt = 1): void {
-    if (this.closed || this.reading.has(turn)) return;
-    this.reading.add(turn);
-    const { forkPoints, found, wanted, lost, attempts = 10, delayMs = 500 } = this.options;
-    const again = () => {
-      if (this.closed) return;
-      if (attempt >= attempts) return void (wanted(turn) && lost?.(turn));
-      const timer = setTimeout(() => {
-        this.timers.delete(timer);
-        this.reading.delete(turn);
-        if (wanted(turn)) this.read(turn, attempt + 1);
-      }, delayMs * attempt);
-      // A timer must not keep a terminal client's process alive.
-      (timer as { unref?: () => void }).unref?.();
-      this.timers.add(timer);
-    };
-    forkPoints().then((points) => {
-      const text = points.find((p) => p.entry_id === entryIds.user(turn))?.text;
-      if (text === undefined) return again();
-      if (!this.closed && wanted(turn)) found(turn, text);
-    }, again);
-  }
-
-  close(): void {
-    this.closed = true;
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
-  }
 }

@@ -24,7 +24,7 @@ export type ListedSession = z.infer<typeof listedSessionSchema>;
 export type SessionStats = z.infer<typeof sessionStatsSchema>;
 export type PromptAccepted = z.infer<typeof promptAcceptedReplySchema>;
 export type PendingApproval = z.infer<typeof pendingApprovalsSchema>['approvals'][number];
-export type MessagesPage = z.infer<typeof messagesPageSchema>;
+type MessagesPage = z.infer<typeof messagesPageSchema>;
 export type StoredMessageItem = MessagesPage['messages'][number];
 export type RevertReply = z.infer<typeof revertReplySchema>;
 

@@ -25,7 +25,7 @@ export interface PipeChatOptions {
 }
 
 /** Exit codes by the turn's outcome (docs/chat.md). */
-export const PIPE_EXIT = { done: 0, error: 1, aborted: 3 } as const;
+const PIPE_EXIT = { done: 0, error: 1, aborted: 3 } as const;
 
 const REFUSED = 'strand chat without a terminal refuses tool calls that need approval (run it with --yes to allow them)';
 const LIVE_TIMEOUT_MS = 60_000;

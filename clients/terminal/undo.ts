@@ -5,7 +5,7 @@ import { ApiError } from '../core/api-client';
 import type { RevertReply, StoredMessageItem } from './gateway-client';
 import { noSuchTurnText, revertText } from './undo-text';
 
-export { noSuchTurnText, revertText } from './undo-text';
+export { revertText } from './undo-text';
 
 /** The last turn of the conversation's active branch (the one whose prompt is latest), if any. */
 export function lastTurnOf(items: StoredMessageItem[]): string | undefined {

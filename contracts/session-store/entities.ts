@@ -6,7 +6,6 @@ export const originSchema = z.record(z.string(), z.unknown());
 
 /** Coarse lifecycle status rendered by consumers. */
 export const sessionStatusSchema = z.enum(['idle', 'working', 'done', 'error']);
-export type SessionStatus = z.infer<typeof sessionStatusSchema>;
 
 /** App-defined metadata: the tenancy hook (e.g. `{owner: "alice"}`). */
 export const metadataSchema = z.record(z.string(), z.unknown());

@@ -10,30 +10,30 @@ import { contentBlockSchema, customPayloadSchema, messageSchema, messageRoleSche
 const id = z.string().min(1, 'must not be empty');
 const limit = z.number().int().nonnegative();
 
-export const createRequestSchema = z.strictObject({
+const createRequestSchema = z.strictObject({
   title: z.string().optional(),
   description: z.string().optional(),
   metadata: metadataSchema.optional(),
 });
-export const createReplySchema = z.object({ session_id: z.string(), meta: sessionMetaSchema });
+const createReplySchema = z.object({ session_id: z.string(), meta: sessionMetaSchema });
 
-export const ensureRequestSchema = createRequestSchema.extend({ session_id: id });
-export const ensureReplySchema = createReplySchema.extend({ created: z.boolean() });
+const ensureRequestSchema = createRequestSchema.extend({ session_id: id });
+const ensureReplySchema = createReplySchema.extend({ created: z.boolean() });
 
-export const getRequestSchema = z.strictObject({ session_id: id });
-export const getReplySchema = z.object({ meta: sessionMetaSchema }).nullable();
+const getRequestSchema = z.strictObject({ session_id: id });
+const getReplySchema = z.object({ meta: sessionMetaSchema }).nullable();
 
-export const listOrderSchema = z.enum(['updated_desc', 'created_asc', 'created_desc']);
-export const listRequestSchema = z.strictObject({
+const listOrderSchema = z.enum(['updated_desc', 'created_asc', 'created_desc']);
+const listRequestSchema = z.strictObject({
   limit: limit.optional(),
   cursor: z.string().optional(),
   status: sessionStatusSchema.optional(),
   metadata: metadataSchema.optional(),
   order: listOrderSchema.optional(),
 });
-export const listReplySchema = z.object({ sessions: z.array(sessionMetaSchema), next_cursor: z.string().optional() });
+const listReplySchema = z.object({ sessions: z.array(sessionMetaSchema), next_cursor: z.string().optional() });
 
-export const setMetaRequestSchema = z.strictObject({
+const setMetaRequestSchema = z.strictObject({
   session_id: id,
   title: z.string().optional(),
   description: z.string().optional(),
@@ -46,12 +46,12 @@ export const setMetaRequestSchema = z.strictObject({
    */
   metadata_patch: z.record(z.string(), z.unknown()).optional(),
 });
-export const setMetaReplySchema = z.object({ meta: sessionMetaSchema });
+const setMetaReplySchema = z.object({ meta: sessionMetaSchema });
 
-export const setStatusRequestSchema = z.strictObject({ session_id: id, status: sessionStatusSchema, reason: z.string().optional() });
-export const setStatusReplySchema = z.object({ status: sessionStatusSchema, previous_status: sessionStatusSchema });
+const setStatusRequestSchema = z.strictObject({ session_id: id, status: sessionStatusSchema, reason: z.string().optional() });
+const setStatusReplySchema = z.object({ status: sessionStatusSchema, previous_status: sessionStatusSchema });
 
-export const appendRequestSchema = z
+const appendRequestSchema = z
   .strictObject({
     session_id: id,
     message: messageSchema.optional(),
@@ -61,17 +61,17 @@ export const appendRequestSchema = z
     origin: originSchema.optional(),
   })
   .refine((r) => (r.message === undefined) !== (r.custom === undefined), { message: 'exactly one of message or custom is required' });
-export const appendReplySchema = z.object({ entry_id: z.string(), parent_id: z.string().nullable(), timestamp: z.number().int() });
+const appendReplySchema = z.object({ entry_id: z.string(), parent_id: z.string().nullable(), timestamp: z.number().int() });
 
-export const appendManyRequestSchema = z.strictObject({
+const appendManyRequestSchema = z.strictObject({
   session_id: id,
   messages: z.array(messageSchema),
   parent_id: id.optional(),
   origin: originSchema.optional(),
 });
-export const appendManyReplySchema = z.object({ entry_ids: z.array(z.string()), last_entry_id: z.string() });
+const appendManyReplySchema = z.object({ entry_ids: z.array(z.string()), last_entry_id: z.string() });
 
-export const updateMessageRequestSchema = z.strictObject({
+const updateMessageRequestSchema = z.strictObject({
   session_id: id,
   entry_id: id,
   content: z.array(contentBlockSchema),
@@ -79,22 +79,22 @@ export const updateMessageRequestSchema = z.strictObject({
   expected_revision: z.number().int().nonnegative().optional(),
   origin: originSchema.optional(),
 });
-export const updateMessageReplySchema = z.object({ updated: z.boolean(), revision: z.number().int().nonnegative() });
+const updateMessageReplySchema = z.object({ updated: z.boolean(), revision: z.number().int().nonnegative() });
 
-export const forkRequestSchema = z.strictObject({ session_id: id, entry_id: id, title: z.string().optional() });
-export const forkReplySchema = z.object({ session_id: z.string(), meta: sessionMetaSchema });
+const forkRequestSchema = z.strictObject({ session_id: id, entry_id: id, title: z.string().optional() });
+const forkReplySchema = z.object({ session_id: z.string(), meta: sessionMetaSchema });
 
 /** `entry_id: null` points the leaf at the session's root: the active branch is empty (undo of a first turn). */
-export const setActiveLeafRequestSchema = z.strictObject({ session_id: id, entry_id: id.nullable() });
-export const setActiveLeafReplySchema = z.object({ active_leaf: z.string().nullable() });
+const setActiveLeafRequestSchema = z.strictObject({ session_id: id, entry_id: id.nullable() });
+const setActiveLeafReplySchema = z.object({ active_leaf: z.string().nullable() });
 
-export const deleteRequestSchema = z.strictObject({ session_id: id });
-export const deleteReplySchema = z.object({ deleted: z.boolean() });
+const deleteRequestSchema = z.strictObject({ session_id: id });
+const deleteReplySchema = z.object({ deleted: z.boolean() });
 
-export const getMessageRequestSchema = z.strictObject({ session_id: id, entry_id: id });
-export const getMessageReplySchema = z.object({ entry: sessionEntrySchema }).nullable();
+const getMessageRequestSchema = z.strictObject({ session_id: id, entry_id: id });
+const getMessageReplySchema = z.object({ entry: sessionEntrySchema }).nullable();
 
-export const messagesRequestSchema = z.strictObject({
+const messagesRequestSchema = z.strictObject({
   session_id: id,
   limit: limit.optional(),
   cursor: z.string().optional(),
@@ -102,7 +102,7 @@ export const messagesRequestSchema = z.strictObject({
   from_entry_id: id.optional(),
   include_custom: z.boolean().optional(),
 });
-export const messageItemSchema = z.object({
+const messageItemSchema = z.object({
   entry_id: z.string(),
   message: messageSchema.optional(),
   custom: customPayloadSchema.optional(),
@@ -110,8 +110,8 @@ export const messageItemSchema = z.object({
 });
 export const messagesReplySchema = z.object({ messages: z.array(messageItemSchema), next_cursor: z.string().optional() }).nullable();
 
-export const configStatusRequestSchema = z.strictObject({});
-export const configStatusReplySchema = z.object({
+const configStatusRequestSchema = z.strictObject({});
+const configStatusReplySchema = z.object({
   last_outcome: z.enum(['ok', 'error']),
   last_error: z.string().optional(),
   rejected_reloads: z.number().int().nonnegative(),
@@ -142,11 +142,5 @@ export type StoreRequest<F extends StoreFunction> = z.input<(typeof storeFunctio
 export type ParsedRequest<F extends StoreFunction> = z.infer<(typeof storeFunctions)[F]['request']>;
 export type StoreReply<F extends StoreFunction> = z.infer<(typeof storeFunctions)[F]['reply']>;
 
-export type CreateRequest = StoreRequest<'create'>;
-export type AppendRequest = StoreRequest<'append'>;
-export type MessagesRequest = StoreRequest<'messages'>;
-export type MessagesReply = StoreReply<'messages'>;
 export type MessageItem = z.infer<typeof messageItemSchema>;
 
-/** Unused by the wire but handy for callers that build content. */
-export const contentSchema = z.array(contentBlockSchema);

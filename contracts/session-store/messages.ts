@@ -44,11 +44,11 @@ export const contentBlockSchema: z.ZodType<ContentBlock, ContentBlock> = z.lazy(
 );
 
 /** Why an assistant message stopped. */
-export const stopReasonSchema = z.enum(['end', 'length', 'function_call', 'aborted', 'error']);
+const stopReasonSchema = z.enum(['end', 'length', 'function_call', 'aborted', 'error']);
 export type StopReason = z.infer<typeof stopReasonSchema>;
 
 /** Coarse classification of a failed assistant message. */
-export const errorKindSchema = z.enum(['auth_expired', 'rate_limited', 'context_overflow', 'transient', 'permanent']);
+const errorKindSchema = z.enum(['auth_expired', 'rate_limited', 'context_overflow', 'transient', 'permanent']);
 
 /** Token and cost accounting. */
 export const usageSchema = z.object({
@@ -61,9 +61,9 @@ export const usageSchema = z.object({
 });
 export type Usage = z.infer<typeof usageSchema>;
 
-export const userMessageSchema = z.object({ role: z.literal('user'), content: z.array(contentBlockSchema), timestamp });
+const userMessageSchema = z.object({ role: z.literal('user'), content: z.array(contentBlockSchema), timestamp });
 
-export const assistantMessageSchema = z.object({
+const assistantMessageSchema = z.object({
   role: z.literal('assistant'),
   content: z.array(contentBlockSchema),
   model: z.string(),
@@ -77,7 +77,7 @@ export const assistantMessageSchema = z.object({
   timestamp,
 });
 
-export const functionResultMessageSchema = z.object({
+const functionResultMessageSchema = z.object({
   role: z.literal('function_result'),
   function_call_id: z.string(),
   function_id: z.string(),
@@ -87,7 +87,7 @@ export const functionResultMessageSchema = z.object({
   timestamp,
 });
 
-export const customMessageSchema = z.object({
+const customMessageSchema = z.object({
   role: z.literal('custom'),
   custom_type: z.string(),
   content: z.array(contentBlockSchema),
@@ -104,9 +104,7 @@ export const messageSchema = z.discriminatedUnion('role', [
   customMessageSchema,
 ]);
 export type Message = z.infer<typeof messageSchema>;
-export type MessageRole = Message['role'];
 export const messageRoleSchema = z.enum(['user', 'assistant', 'function_result', 'custom']);
 
 /** A custom entry's payload as it travels in requests, pages and events. */
 export const customPayloadSchema = z.object({ custom_type: z.string(), data: z.unknown().optional() });
-export type CustomPayload = z.infer<typeof customPayloadSchema>;

@@ -20,6 +20,7 @@ export function storeFunctionSubject(wireName: string): string {
 }
 
 /** The six event types. */
+/** @public the shape its type is derived from: contracts own the shape (a schema, types derived). */
 export const STORE_EVENT_TYPES = ['created', 'message-added', 'message-updated', 'status-changed', 'meta-updated', 'deleted'] as const;
 export type StoreEventType = (typeof STORE_EVENT_TYPES)[number];
 

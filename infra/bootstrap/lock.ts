@@ -1,15 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { pidExists } from '../stack/proc-table';
 import { say } from './run-command';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * Holds an exclusive lock on the cache while `fn` runs, so two bootstraps at once (`npm start` in one
@@ -28,7 +20,7 @@ export async function withCacheLock<T>(cacheDir: string, fn: () => Promise<T>, t
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const holder = Number(fs.readFileSync(lock, 'utf8').trim());
-      if (!Number.isInteger(holder) || holder <= 0 || !alive(holder)) {
+      if (!Number.isInteger(holder) || holder <= 0 || !pidExists(holder)) {
         fs.rmSync(lock, { force: true });
         continue;
       }

@@ -35,6 +35,16 @@ export function readProc(pid: number): ProcInfo | undefined {
   }
 }
 
+/** Whether a process `pid` exists (a zombie too), without /proc: signal 0 reaches it, or it is another user's (EPERM). */
+export function pidExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** Whether `pid` is a live (not zombie) process, and the same one as when `startTime` was read. */
 export function isRunning(pid: number, startTime?: number): boolean {
   const info = readProc(pid);

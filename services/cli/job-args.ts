@@ -9,7 +9,7 @@ import { UsageError } from './cli-args';
 
 /** The statuses `strand jobs --status` takes: `running`, or a report's status. */
 const STATUSES = ['running', 'succeeded', 'partial', 'failed', 'cancelled', 'needs_human', 'terminated', 'timed_out'] as const;
-export type JobListStatus = (typeof STATUSES)[number];
+type JobListStatus = (typeof STATUSES)[number];
 
 export type JobsCommand =
   | { command: 'jobs'; status?: JobListStatus }

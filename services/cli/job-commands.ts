@@ -111,7 +111,7 @@ async function waitForEnd(client: ApiClient, jobId: string): Promise<JobView> {
 }
 
 /** `strand job show`: the job in a few lines. */
-export function describe(view: JobView): string {
+function describe(view: JobView): string {
   const lines = [`job ${view.job_id}: ${view.status}`, `  task:     ${view.title}`, `  project:  ${view.project_path}`, `  model:    ${view.model}`, `  session:  ${view.session_id}`, `  started:  ${new Date(view.started_at).toISOString()}`];
   if (view.closed_at !== null) lines.push(`  ended:    ${new Date(view.closed_at).toISOString()}`);
   const p = view.progress;

@@ -1,19 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { readProc } from '../../infra/stack/proc-table';
+import { pidExists, readProc } from '../../infra/stack/proc-table';
 
 /** Where a running stack records its runner's pid, so `strand down` finds it from anywhere. */
-export function pidFilePath(dataDir: string): string {
+function pidFilePath(dataDir: string): string {
   return path.join(dataDir, 'stack.pid');
-}
-
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 const HAS_PROC = fs.existsSync('/proc/self/stat');
@@ -23,7 +14,7 @@ const HAS_PROC = fs.existsSync('/proc/self/stat');
  * reused by anything; where /proc exists its command line must be ours.
  */
 export function isStackRunner(pid: number): boolean {
-  if (!HAS_PROC) return isAlive(pid);
+  if (!HAS_PROC) return pidExists(pid);
   const info = readProc(pid);
   return info !== undefined && !info.zombie && info.command.includes('services/cli/main.ts');
 }

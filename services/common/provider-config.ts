@@ -8,13 +8,13 @@ import { FALLBACK_MODEL, modelIdSchema, parseModelId } from '../../contracts/mod
  * gateway needs only the default model, so this file stays free of the SDKs.
  */
 
-export interface ProviderEndpoint {
+interface ProviderEndpoint {
   apiKey: string;
   baseURL?: string;
 }
 
 /** Sent as the OpenAI key when only OPENAI_BASE_URL is set: local servers (Ollama, vLLM) ignore it. */
-export const PLACEHOLDER_API_KEY = 'strand-placeholder-key';
+const PLACEHOLDER_API_KEY = 'strand-placeholder-key';
 
 export interface ProviderConfig {
   anthropic?: ProviderEndpoint;

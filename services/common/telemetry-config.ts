@@ -1,7 +1,7 @@
 import { positiveIntFromEnv } from './env';
 
 /** How often every gateway and worker publishes its telemetry snapshot (docs/observability.md, "The operator view's data"). */
-export const DEFAULT_TELEMETRY_INTERVAL_MS = 5_000;
+const DEFAULT_TELEMETRY_INTERVAL_MS = 5_000;
 
 /** STRAND_TELEMETRY_INTERVAL_MS: the snapshot interval; the same for every process of a stack (the gateways' history is made of it). */
 export function telemetryIntervalMs(env: NodeJS.ProcessEnv = process.env): number {

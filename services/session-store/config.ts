@@ -4,7 +4,7 @@ import YAML from 'yaml';
 import { z } from 'zod';
 
 /** The store's configuration: adapter and list limits (docs/store.md, "Configuration"). */
-export const storeConfigSchema = z
+const storeConfigSchema = z
   .strictObject({
     adapter: z.discriminatedUnion('name', [
       z.strictObject({ name: z.literal('fs'), config: z.strictObject({ data_dir: z.string().min(1) }) }),

@@ -15,7 +15,7 @@ export interface ConfigStatus {
 }
 
 /** Builds the storage adapter a config names. The jetstream adapter uses the service's connection. */
-export function buildStorage(config: StoreConfig, nc?: NatsConnection): StoragePort {
+function buildStorage(config: StoreConfig, nc?: NatsConnection): StoragePort {
   if (config.adapter.name === 'fs') return new FsStorage(config.adapter.config.data_dir);
   if (!nc) throw new Error('the jetstream adapter needs a NATS connection');
   const c = config.adapter.config;

@@ -10,7 +10,7 @@ import type { StoragePort } from './storage/port';
 import { StoreRuntime } from './runtime';
 
 /** Largest request body accepted; bigger ones are rejected as invalid before parsing. */
-export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 export interface StoreServiceOptions {
   nc: NatsConnection;

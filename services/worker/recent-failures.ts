@@ -2,7 +2,7 @@ import type { OutgoingEvent } from '../../activities/events/publisher';
 import type { TelemetryFailure } from '../../contracts/telemetry-snapshot';
 
 /** How many failures a worker keeps for its telemetry snapshots. */
-export const RECENT_FAILURES = 50;
+const RECENT_FAILURES = 50;
 /**
  * A failure's message is cut to this many characters: a provider's error body can be long, and 50 of
  * them must fit a NATS message (1 MB by default) or no snapshot would be sent at all.

@@ -3,7 +3,7 @@ import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporali
 import { cachedBundle } from './bundle-cache';
 
 /** The workflows' entry file, bundled for the worker's isolated V8 contexts. */
-export const WORKFLOWS_ENTRY = path.resolve(__dirname, '../../workflows/index.ts');
+const WORKFLOWS_ENTRY = path.resolve(__dirname, '../../workflows/index.ts');
 
 /**
  * Modules evaluated once per worker in the shared V8 context and shared by every workflow run, instead
@@ -19,8 +19,8 @@ export const PRELOADED_WORKFLOW_MODULES = [path.resolve(__dirname, '../../workfl
  * the OpenTelemetry ones while tracing is on (they need its `exporter` sink). Tests that build a bundle
  * for workers of their own leave them out.
  */
-export const TURN_METRICS_INTERCEPTORS = path.resolve(__dirname, 'workflow-interceptors/turn-metrics.ts');
-export const TRACING_INTERCEPTORS = path.resolve(__dirname, 'workflow-interceptors/tracing.ts');
+const TURN_METRICS_INTERCEPTORS = path.resolve(__dirname, 'workflow-interceptors/turn-metrics.ts');
+const TRACING_INTERCEPTORS = path.resolve(__dirname, 'workflow-interceptors/tracing.ts');
 
 /** The interceptor modules of a worker process's bundle. */
 export function workerInterceptorModules(tracing: boolean): string[] {

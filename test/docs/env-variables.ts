@@ -25,7 +25,7 @@ function walk(dir: string, out: string[]): void {
 }
 
 /** The code files (tests themselves excluded: a variable only a test sets configures nothing). */
-export function codeFiles(root: string): string[] {
+function codeFiles(root: string): string[] {
   const files: string[] = [];
   for (const dir of CODE_DIRS) walk(path.join(root, dir), files);
   for (const file of CODE_FILES) if (fs.existsSync(path.join(root, file))) files.push(path.join(root, file));

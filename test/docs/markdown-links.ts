@@ -59,7 +59,7 @@ export function codeSpansOf(text: string): DocLink[] {
 }
 
 /** GitHub's anchor for a heading: lower-cased, punctuation dropped, spaces to hyphens, repeats numbered. */
-export function anchorsOf(text: string): Set<string> {
+function anchorsOf(text: string): Set<string> {
   const seen = new Map<string, number>();
   const anchors = new Set<string>();
   for (const line of proseLines(text)) {

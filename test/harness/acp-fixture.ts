@@ -10,7 +10,7 @@ import { http, startTestStack, type TestStack } from './stack-fixture';
  * scripts (chosen per session through the `model` config option), a project folder, and `strand acp`
  * processes that are checked after each test for schema violations and killed at the end.
  */
-export const SLOW_WORDS = Array.from({ length: 60 }, (_, i) => `w${i} `);
+const SLOW_WORDS = Array.from({ length: 60 }, (_, i) => `w${i} `);
 export const SLOW_TEXT = `${SLOW_WORDS.join('')}the end.`;
 
 const SCRIPTS: Record<string, unknown[]> = {

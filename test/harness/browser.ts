@@ -11,7 +11,7 @@ import { buildWeb } from '../../clients/web/build';
  * errors it logged, so a test can show that nothing left the origin and that the page's CSP blocked
  * nothing; screenshots go to one folder per run, printed at the end.
  */
-export const CHROMIUM = process.env.STRAND_CHROMIUM || '/usr/bin/chromium';
+const CHROMIUM = process.env.STRAND_CHROMIUM || '/usr/bin/chromium';
 
 /** Flags that work without a network, a GPU, a sandbox (root in CI) or a desktop session. */
 const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
@@ -41,7 +41,7 @@ export interface TestBrowser {
   close(): Promise<void>;
 }
 
-export function chromiumMissing(): string | undefined {
+function chromiumMissing(): string | undefined {
   if (fs.existsSync(CHROMIUM)) return undefined;
   return `Chromium is not installed (${CHROMIUM} is missing): the web page's tests drive a real browser. Install it with \`apt-get install -y chromium\` (or run \`bash infra/ensure-test-deps.sh\`, which npm test runs), or point STRAND_CHROMIUM at a Chromium binary.`;
 }

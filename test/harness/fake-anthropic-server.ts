@@ -149,7 +149,7 @@ async function play(plan: SsePlan, req: http.IncomingMessage, res: http.ServerRe
 
 // ---- Anthropic ----
 
-export type FakeAnthropicBlock =
+type FakeAnthropicBlock =
   | { type: 'text'; text: string | string[] }
   | { type: 'thinking'; thinking: string | string[]; signature?: string }
   /** `input` is streamed split in three; `input_json` gives the exact fragments. */
@@ -179,7 +179,7 @@ function thirds(s: string): string[] {
 }
 
 /** The SSE frames the real API sends for a reply. */
-export function anthropicFrames(reply: FakeAnthropicReply, model: string): string[] {
+function anthropicFrames(reply: FakeAnthropicReply, model: string): string[] {
   const u = reply.usage ?? {};
   const blocks = reply.blocks ?? [{ type: 'text', text: 'ok' }];
   const frames = [

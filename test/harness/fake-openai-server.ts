@@ -8,7 +8,7 @@ import { startFakeSseServer, type FakeProviderServer, type FakeServerOptions, ty
  * Shares the SSE engine of fake-anthropic-server.ts.
  */
 
-export interface FakeOpenAIToolCall {
+interface FakeOpenAIToolCall {
   id?: string;
   name: string;
   /** Streamed split in three; `argument_chunks` gives the exact fragments. */
@@ -48,7 +48,7 @@ function thirds(s: string): string[] {
 }
 
 /** The SSE lines the real API sends for a reply. */
-export function openaiFrames(reply: FakeOpenAIReply, model: string, includeUsage: boolean): string[] {
+function openaiFrames(reply: FakeOpenAIReply, model: string, includeUsage: boolean): string[] {
   const base = { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 1_700_000_000, model, system_fingerprint: 'fp_fake' };
   const chunk = (delta: unknown, finish: string | null = null) => line({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], usage: null });
   const frames = [chunk({ role: 'assistant', content: '', refusal: null })];

@@ -47,7 +47,7 @@ const valueOf = (v: OtlpValue): unknown => v.stringValue ?? (v.intValue !== unde
 const attributesOf = (list: OtlpAttribute[] = []) => Object.fromEntries(list.map((a) => [a.key, valueOf(a.value)]));
 
 /** Flattens an OTLP/JSON ExportTraceServiceRequest into its spans. */
-export function spansOfRequest(body: OtlpJsonRequest): CollectedSpan[] {
+function spansOfRequest(body: OtlpJsonRequest): CollectedSpan[] {
   return (body.resourceSpans ?? []).flatMap((rs) => {
     const service = String(attributesOf(rs.resource?.attributes)['service.name'] ?? '');
     return (rs.scopeSpans ?? []).flatMap((ss) =>

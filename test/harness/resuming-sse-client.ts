@@ -1,7 +1,7 @@
 import { openSse, type SseConnection, type SseEvent } from './sse-client';
 
 /** Why a connection of a {@link followSse} client ended, and when (performance.now()). */
-export interface SseDrop {
+interface SseDrop {
   at: number;
   reason: string;
 }

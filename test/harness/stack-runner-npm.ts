@@ -10,7 +10,7 @@ import { REPO_ROOT } from '../../infra/stack/stack-config';
  * own (what a shell does for a foreground job), so a test can signal the whole group as Ctrl-C does.
  * Each run gets a temporary data dir and free ports, so it never meets a developer's stack.
  */
-export interface StackPorts {
+interface StackPorts {
   gateway: number;
   temporal: number;
   temporalUi: number;

@@ -31,7 +31,7 @@ export function runProcesses(rootPid: number, dataDir: string): ProcInfo[] {
 }
 
 /** Of `procs`, those still running (same pid and start time, not a zombie). */
-export function stillRunning(procs: ProcInfo[]): ProcInfo[] {
+function stillRunning(procs: ProcInfo[]): ProcInfo[] {
   return procs.filter((p) => isRunning(p.pid, p.startTime));
 }
 

@@ -2,7 +2,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { InstanceName, Stack } from '../../infra/stack/stack';
 
 /** The worker instance whose pid is in a Temporal worker identity (`<pid>@<host>`). */
-export function workerByIdentity(stack: Stack, identity: string | null | undefined): InstanceName | undefined {
+function workerByIdentity(stack: Stack, identity: string | null | undefined): InstanceName | undefined {
   const pid = Number(identity?.split('@')[0]);
   return stack.instances('worker').find((name) => stack.process(name).pid === pid);
 }

@@ -9,7 +9,7 @@ import { summaryOf } from './summary';
 import { applyIntents } from './turn-commands';
 
 /** Patch id of turns that publish their own `session.state` (2026-11); deprecate once no older turn runs. */
-export const TURN_PUBLISHES_STATE = 'turn-publishes-state';
+const TURN_PUBLISHES_STATE = 'turn-publishes-state';
 
 /**
  * Runs the head of the queue as a child `turnWorkflow` and announces its end. A turn that cannot even

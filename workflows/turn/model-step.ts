@@ -25,7 +25,7 @@ const MODEL_STEP_OPTIONS: wf.ActivityOptions = {
 const model = wf.proxyActivities<Activities>(MODEL_STEP_OPTIONS);
 
 /** Temporal's `WorkerShutdown` failure of a step is retried as infrastructure (before: it ended the turn). */
-export const WORKER_SHUTDOWN_IS_INFRA_PATCH = 'worker-shutdown-is-infrastructure';
+const WORKER_SHUTDOWN_IS_INFRA_PATCH = 'worker-shutdown-is-infrastructure';
 
 /** A step failure the turn gave up on; carried to the catch that announces it. */
 export class TurnFailure extends Error {

@@ -27,7 +27,7 @@ export interface RetryOptions {
 }
 
 /** Infrastructure retries: the first at once (a worker died: another takes the step now), then backing off. */
-export const INFRA_RETRY = { maxRetries: 60, baseDelayMs: 500, maxDelayMs: 10_000 } as const;
+const INFRA_RETRY = { maxRetries: 60, baseDelayMs: 500, maxDelayMs: 10_000 } as const;
 
 /** Shared-backoff waits a turn takes per step before giving up (at up to 60 s each: about an hour). */
 export const SHARED_BACKOFF_MAX_WAITS = 60;

@@ -25,7 +25,7 @@ import { local } from '../local-activities';
 export { local };
 
 /** Patch id of the move of the `thinking` report (2026-11); deprecate once no turn started before it runs. */
-export const THINKING_BEFORE_NEXT_STEP = 'thinking-reported-before-next-step';
+const THINKING_BEFORE_NEXT_STEP = 'thinking-reported-before-next-step';
 
 type TurnInput = ReturnType<(typeof turnWorkflowInputSchema)['parse']>;
 

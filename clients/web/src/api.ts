@@ -1,5 +1,5 @@
 import type { SessionSettings } from '../../../contracts/session-settings';
-import type { ForkPoint } from '../../terminal/fork-points';
+import type { ForkPoint } from '../../core/prompt-reader';
 import type { RevertRequest } from '../../../contracts/checkpoints';
 import type { ListedSession, RevertReply, SessionStats, SessionView, PendingApproval, StoredMessageItem } from '../../terminal/gateway-client';
 import type { ModelsReply } from '../../../contracts/http-replies';

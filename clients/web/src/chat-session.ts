@@ -2,8 +2,8 @@ import type { HttpEventData } from '../../../contracts/http-events';
 import { compactResultText } from '../../../contracts/user-texts';
 import { ChatView } from '../../terminal/chat-view';
 import { blocksOfHistory } from '../../terminal/stored-history';
-import { PromptReader } from '../../terminal/fork-points';
-import { api, type PromptImage, type SessionSettings, type SessionStats, type SessionView, type SettingsPatch } from './api';
+import { TurnControl, turnCallsOn } from '../../core/turn-control';
+import { api, type PendingApproval, type PromptImage, type SessionSettings, type SessionStats, type SessionView, type SettingsPatch } from './api';
 import { followEvents, type ConnectionState } from './event-follower';
 import { SettingsState } from './settings-state';
 import { Reverts } from './revert';
@@ -54,25 +54,24 @@ export class ChatSession {
   /** Last problem of an action (a refused prompt, an approval that did not go through). */
   problem: string | undefined;
   private readonly listeners = new Set<() => void>();
-  /** The prompts of turns started elsewhere (another tab, Emacs, the terminal), read once they are stored. */
-  private readonly prompts = new PromptReader({
-    forkPoints: () => api.forkPoints(this.id),
-    wanted: (turn) => this.view.unknownPrompts.has(turn),
-    found: (turn, text) => {
-      this.view.promptText(turn, text);
-      this.changed();
-    },
-    lost: (turn) => {
-      this.view.promptUnread(turn);
-      this.changed();
-    },
-  });
+  /** The session's turns (clients/core/turn-control.ts): what `strand chat` does with them too. */
+  private readonly turns: TurnControl<PendingApproval, PromptImage, ChatView>;
   /** The stream and the stored conversation, in the clients' one order (clients/core/session-feed.ts). */
   private readonly feed: SessionFeed;
   private notifyTimer: ReturnType<typeof setTimeout> | undefined;
   private eventTurn: string | undefined;
 
   constructor(readonly id: string) {
+    this.turns = new TurnControl({
+      calls: turnCallsOn(api, this.id, (text, requestId, images) => api.prompt(this.id, text, requestId, images)),
+      view: () => this.view,
+      changed: () => this.changed(),
+      report: (problem) => {
+        this.problem = problem;
+        if (problem) this.changed();
+      },
+      requestId: () => crypto.randomUUID(),
+    });
     this.feed = new SessionFeed({
       follow: (handlers) => followEvents(id, handlers),
       readStored: (first) => this.loadHistory(first),
@@ -110,14 +109,14 @@ export class ChatSession {
 
   close(): void {
     this.feed.close();
-    this.prompts.close();
+    this.turns.close();
     clearTimeout(this.notifyTimer);
     this.listeners.clear();
   }
 
   /** A turn is running (or about to: the phase says so before its first event). */
   get running(): boolean {
-    return this.view.turn !== undefined || this.view.phase !== 'idle';
+    return this.turns.running;
   }
 
   private apply(data: HttpEventData): void {
@@ -137,11 +136,10 @@ export class ChatSession {
     }
     this.view.apply(data);
     if (data.type === 'turn.finished') void this.refresh();
-    if (data.type === 'agent.state' && data.state === 'waiting_approval') void this.readApprovals();
     // Between turns `agent.state` also announces a settings change (another tab, curl); during a turn the refresh at its end reads them.
     if (data.type === 'agent.state' && data.state === 'idle' && !this.view.turn) void this.readSettings();
-    if (data.type === 'tool.call' && data.requires_approval) void this.readApprovals();
-    for (const turn of this.view.unknownPrompts) this.prompts.read(turn);
+    if (data.type === 'tool.call' && data.requires_approval) void this.turns.readApprovals();
+    this.turns.applied(data);
     this.changed();
   }
 
@@ -180,15 +178,6 @@ export class ChatSession {
     this.changed();
   }
 
-  private async readApprovals(): Promise<void> {
-    try {
-      this.view.setApprovals(await api.approvals(this.id));
-      this.changed();
-    } catch {
-      // The next state change reads them again.
-    }
-  }
-
   /** Re-reads the settings: a change made elsewhere (another tab, curl) is announced as `agent.state`. */
   private async readSettings(): Promise<void> {
     try {
@@ -198,53 +187,39 @@ export class ChatSession {
     }
   }
 
-  /** Runs an action; a failure is shown, not thrown (a click handler has nowhere to throw to). */
-  private async attempt(what: string, action: () => Promise<unknown>): Promise<boolean> {
-    this.problem = undefined;
-    try {
-      await action();
-      return true;
-    } catch (err) {
-      this.problem = `${what}: ${(err as Error).message}`;
-      this.changed();
-      return false;
-    }
+  /** Runs an action; a failure is shown (`problem`), not thrown (a click handler has nowhere to throw to). */
+  private attempt(what: string, action: () => Promise<unknown>): Promise<boolean> {
+    return this.turns.attempt(what, action);
   }
 
   /** A prompt, with the images attached to it; while a turn runs it waits as a follow-up. */
   send(text: string, images: Array<PromptImage & { name: string }> = []): Promise<boolean> {
-    const running = this.running;
-    return this.attempt('the prompt was not sent', async () => {
-      const accepted = await api.prompt(this.id, text, crypto.randomUUID(), images.map(({ media_type, data }) => ({ media_type, data })));
-      this.view.prompted(accepted.turn_id, text, accepted.queued || (running && this.view.turn !== accepted.turn_id));
+    const attached = images.map(({ media_type, data }) => ({ media_type, data }));
+    return this.turns.send(text, attached, () => {
       if (images.length) this.view.notice('info', `attached to the prompt: ${images.map((i) => i.name).join(', ')}`);
-      this.changed();
     });
   }
 
   /** Text the running turn's next model step reads (calls still waiting for approval are skipped). */
-  steer(text: string): Promise<boolean> {
-    return this.attempt('the steering message was not sent', async () => {
-      await api.steer(this.id, text);
+  async steer(text: string): Promise<boolean> {
+    const sent = await this.turns.steer(text);
+    if (sent) {
       this.view.notice('info', `steering: ${text}`);
       this.changed();
-    });
+    }
+    return sent;
   }
 
   stop(): Promise<boolean> {
-    return this.attempt('the turn was not stopped', () => api.interrupt(this.id));
+    return this.turns.interrupt();
   }
 
   approve(toolCallId: string, always: boolean): Promise<boolean> {
-    this.view.dropApproval(toolCallId);
-    this.changed();
-    return this.attempt('the approval was not sent', () => api.approve(this.id, toolCallId, always));
+    return this.turns.approve(toolCallId, always);
   }
 
   reject(toolCallId: string, reason: string): Promise<boolean> {
-    this.view.dropApproval(toolCallId);
-    this.changed();
-    return this.attempt('the rejection was not sent', () => api.reject(this.id, toolCallId, reason.trim()));
+    return this.turns.reject(toolCallId, reason);
   }
 
   setModel(model: string): Promise<boolean> {

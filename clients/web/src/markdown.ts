@@ -52,7 +52,7 @@ function safeHref(href: string): string | undefined {
 }
 
 /** Code highlighted by its fence's language, or plain (escaped) when it names none we know. */
-export function highlight(code: string, lang: string | undefined): string {
+function highlight(code: string, lang: string | undefined): string {
   const language = lang?.trim().split(/\s+/)[0]?.toLowerCase();
   if (language && hljs.getLanguage(language)) return hljs.highlight(code, { language, ignoreIllegals: true }).value;
   return escapeHtml(code);

@@ -4,14 +4,14 @@ import { noSuchTurnText, revertText } from '../../terminal/undo-text';
 import { api, ApiError } from './api';
 
 /** What a revert or redo came to: done (said as `strand chat` says it), refused with a reason, or a conflict to confirm. */
-export type RevertOutcome = { kind: 'done'; text: string } | { kind: 'refused'; text: string } | { kind: 'conflict'; paths: string[] };
+type RevertOutcome = { kind: 'done'; text: string } | { kind: 'refused'; text: string } | { kind: 'conflict'; paths: string[] };
 
 /**
  * `POST …/revert` (docs/undo.md), with the refusals a person can act on turned into words: a turn
  * running (409 SESSION_BUSY), nothing to redo, files changed since by someone else (REVERT_CONFLICT,
  * with their paths). Anything else is thrown.
  */
-export async function sendRevert(sessionId: string, request: RevertRequest, turn?: string): Promise<RevertOutcome> {
+async function sendRevert(sessionId: string, request: RevertRequest, turn?: string): Promise<RevertOutcome> {
   try {
     const reply = await api.revert(sessionId, request);
     return { kind: 'done', text: revertText(request.redo ? 'redone' : 'undone', turn, reply) };

@@ -12,7 +12,7 @@ import { isModeId, MODEL_OPTION, MODES, policyOf, THINKING_OPTION } from './sett
 import { thinkingLevelSchema } from '../../../contracts/session-settings';
 
 /** The one authentication method: the token in the agent's environment (tokens configured only). */
-export const TOKEN_AUTH_METHOD = 'strand-token';
+const TOKEN_AUTH_METHOD = 'strand-token';
 
 export interface AcpAgentDeps {
   /** The session service once the stack answers; rejects with a message naming what is down. */

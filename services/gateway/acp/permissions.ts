@@ -5,7 +5,7 @@ import type { SessionService } from '../sessions/session-service';
 import { toolCallStart } from './tool-calls';
 
 /** The four answers ACP clients show, and the decision each one is for strand. */
-export const PERMISSION_OPTIONS: PermissionOption[] = [
+const PERMISSION_OPTIONS: PermissionOption[] = [
   { optionId: 'allow-once', name: 'Allow', kind: 'allow_once' },
   { optionId: 'allow-always', name: 'Always allow this tool', kind: 'allow_always' },
   { optionId: 'reject-once', name: 'Reject', kind: 'reject_once' },

@@ -8,7 +8,7 @@ import type { ToolCall, ToolCallContent, ToolCallLocation, ToolCallStatus, ToolK
  */
 
 /** Longest text a tool row carries; the model reads the whole result, the row shows its start. */
-export const TOOL_TEXT_MAX_CHARS = 32_768;
+const TOOL_TEXT_MAX_CHARS = 32_768;
 
 const KINDS: Readonly<Record<string, ToolKind>> = {
   read_file: 'read',
@@ -31,12 +31,12 @@ const oneLine = (s: string, max = 100) => {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 };
 
-export function toolKind(tool: string): ToolKind {
+function toolKind(tool: string): ToolKind {
   return KINDS[tool] ?? 'other';
 }
 
 /** What a tool row's header says: the action and what it works on. */
-export function toolTitle(tool: string, params: unknown): string {
+function toolTitle(tool: string, params: unknown): string {
   const p = paramsOf(params);
   const file = str(p.path);
   switch (tool) {
@@ -64,7 +64,7 @@ export function toolTitle(tool: string, params: unknown): string {
 }
 
 /** The files a call touches, as absolute paths in the session's project. */
-export function toolLocations(tool: string, params: unknown, project: string): ToolCallLocation[] {
+function toolLocations(tool: string, params: unknown, project: string): ToolCallLocation[] {
   const p = paramsOf(params);
   const file = str(p.path);
   if (!file) return [];

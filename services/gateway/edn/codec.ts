@@ -3,5 +3,5 @@
  * subset for outbound ones (docs/edn.md "Transport"). `edn-data` is not used: it reads tagged
  * literals, comments and discard forms, which this protocol must refuse.
  */
-export { DEFAULT_MAX_DEPTH, EdnSyntaxError, isKeywordName, parseEdn, type ParseOptions } from './edn-parse';
-export { EdnEncodeError, encodeEdn, encodeString } from './edn-encode';
+export { EdnSyntaxError, parseEdn } from './edn-parse';
+export { EdnEncodeError, encodeEdn } from './edn-encode';

@@ -16,7 +16,7 @@ export interface EdnConfig {
   handshakeTimeoutMs: number;
 }
 
-export const EDN_DEFAULT_PORT = 9421;
+const EDN_DEFAULT_PORT = 9421;
 
 export const DEFAULT_EDN_CONFIG: EdnConfig = {
   port: EDN_DEFAULT_PORT,

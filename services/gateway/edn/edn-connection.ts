@@ -9,7 +9,7 @@ import { LineFramer } from './line-framer';
 import { EdnErrorCode, EdnOpError, type EdnPeer, type EdnRequest, type EdnSessionHandler, type EdnSessionHandlerFactory } from './protocol';
 
 /** Where a connection's frames go: one stdio pipe or one TCP socket. */
-export interface EdnTransport {
+interface EdnTransport {
   /** Writes one encoded frame (a line ending in `\n`). */
   write(line: string): void;
   /** Ends the connection once what was written has been sent (after transport/unauthorized). */

@@ -28,7 +28,7 @@ function escapeChar(c: string): string {
  * Control characters, DEL and the Unicode line separators are escaped (readers that split on them
  * would cut a frame); a lone surrogate cannot be written as UTF-8 and becomes U+FFFD.
  */
-export function encodeString(s: string): string {
+function encodeString(s: string): string {
   const body = s
     // eslint-disable-next-line no-control-regex -- control characters are exactly what must be escaped
     .replace(/["\\\u0000-\u001f\u007f\u2028\u2029]/g, escapeChar)

@@ -23,7 +23,7 @@ export interface ParseOptions {
   maxDepth?: number;
 }
 
-export const DEFAULT_MAX_DEPTH = 64;
+const DEFAULT_MAX_DEPTH = 64;
 
 const DELIMITERS = new Set(['{', '}', '[', ']', '(', ')', '"', ';', '\\']);
 const isWhitespace = (c: string) => c === ' ' || c === '\t' || c === '\r' || c === '\n' || c === ',' || c === '\f';

@@ -2,7 +2,7 @@ import { isEdnMap, type EdnMap } from './edn-value';
 import { EdnErrorCode, EdnOpError } from './protocol';
 
 /** The protocol version this server speaks; changes inside major version 1 are additive. */
-export const PROTOCOL_VERSION = '1.0';
+const PROTOCOL_VERSION = '1.0';
 const MAJOR = 1;
 
 export interface HandshakeRequest {

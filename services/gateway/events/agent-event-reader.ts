@@ -1,7 +1,4 @@
-import { DeliverPolicy, type NatsConnection } from 'nats';
-import { AGENT_EVENTS_STREAM, agentEventSubject } from '../../../contracts/agent-event-stream';
 import type { AgentEventEnvelope } from '../../../contracts/agent-events';
-import { eventFromMessage, type InvalidEventReport } from './event-message';
 
 /** One event as read back from JetStream, with the sequence clients resume from. */
 export interface SequencedEvent {
@@ -47,43 +44,11 @@ export async function deliverEvents(subscription: EventSubscription, take: Event
 }
 
 /**
- * Reads a session's agent events from JetStream with an ordered consumer, which recreates itself at
- * the right sequence after a gap or reconnect. The consumer exists once `open` resolves, so a caller
- * that answers its client only afterwards never misses an event published in between.
+ * Opens reads of one session's agent events: after `afterSeq` (every later event, then live ones),
+ * or, without it, of live events only. The read exists once `open` resolves, so a caller that answers
+ * its client only afterwards never misses an event published in between. The gateway's is
+ * PacedEventReader (paced-event-reader.ts).
  */
-export class AgentEventReader {
-  constructor(
-    private readonly nc: NatsConnection,
-    private readonly onInvalid: InvalidEventReport = () => undefined,
-  ) {}
-
-  /**
-   * Opens a read after `afterSeq` (every later event, then live ones), or, without it, of live
-   * events only.
-   */
-  async open(sessionId: string, afterSeq?: number): Promise<EventSubscription> {
-    let start: number;
-    if (afterSeq !== undefined) {
-      start = afterSeq + 1;
-    } else {
-      const jsm = await this.nc.jetstreamManager();
-      start = (await jsm.streams.info(AGENT_EVENTS_STREAM)).state.last_seq + 1;
-    }
-    const consumer = await this.nc.jetstream().consumers.get(AGENT_EVENTS_STREAM, {
-      filterSubjects: agentEventSubject(sessionId),
-      deliver_policy: DeliverPolicy.StartSequence,
-      opt_start_seq: start,
-    });
-    const messages = await consumer.consume();
-    const onInvalid = this.onInvalid;
-    return {
-      stop: () => messages.stop(),
-      async *[Symbol.asyncIterator]() {
-        for await (const m of messages) {
-          const event = eventFromMessage(m, onInvalid);
-          if (event) yield event;
-        }
-      },
-    };
-  }
+export interface AgentEventReader {
+  open(sessionId: string, afterSeq?: number): Promise<EventSubscription>;
 }

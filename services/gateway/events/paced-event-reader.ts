@@ -1,11 +1,11 @@
 import { DeliverPolicy, type Consumer, type ConsumerMessages, type JetStreamManager, type JsMsg, type NatsConnection } from 'nats';
 import { AGENT_EVENTS_STREAM, AGENT_EVENTS_SUBJECTS, agentEventSubject } from '../../../contracts/agent-event-stream';
-import { AgentEventReader, type EventSubscription, type SequencedEvent } from './agent-event-reader';
+import type { AgentEventReader, EventSubscription, SequencedEvent } from './agent-event-reader';
 import { eventFromMessage, type InvalidEventReport } from './event-message';
 import { feedSubscription, SessionFeed } from './session-feed';
 
 /** Events pulled from JetStream at a time: the most one reader holds that its client has not taken. */
-export const READ_BATCH = 64;
+const READ_BATCH = 64;
 /** How long one pull waits for events before it is renewed. */
 const PULL_EXPIRES_MS = 30_000;
 /** A consumer whose reader vanished without deleting it (a crash) is removed by the server after this. */
@@ -15,7 +15,7 @@ const RETRY_MS = [250, 500, 1_000, 2_000, 5_000];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * AgentEventReader with flow control. `consume()` of the NATS client asks the server for more as
+ * The gateway's AgentEventReader, with flow control. `consume()` of the NATS client asks the server for more as
  * soon as messages *arrive*, not when they are read, so a reader whose client has stopped taking
  * events would queue the whole stream in the gateway. This reader pulls one batch of READ_BATCH
  * events and asks for the next only when its caller has iterated through it: what a stalled client
@@ -34,7 +34,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * once, however many clients watch the session, and no JetStream consumer per session or per idle
  * client. A reader further back (a replay) reads on its own until it reaches the feed.
  */
-export class PacedEventReader extends AgentEventReader {
+export class PacedEventReader implements AgentEventReader {
   /** Live feeds by their session's subject. */
   private readonly feeds = new Map<string, SessionFeed>();
   private dispatch: Promise<Dispatch> | undefined;
@@ -44,11 +44,9 @@ export class PacedEventReader extends AgentEventReader {
   constructor(
     private readonly conn: NatsConnection,
     private readonly reportInvalid: InvalidEventReport = () => undefined,
-  ) {
-    super(conn, reportInvalid);
-  }
+  ) {}
 
-  override async open(sessionId: string, afterSeq?: number): Promise<EventSubscription> {
+  async open(sessionId: string, afterSeq?: number): Promise<EventSubscription> {
     const cursor = afterSeq ?? (await this.lastSeq());
     const feed = await this.feedOf(sessionId);
     let start = cursor;

@@ -15,11 +15,27 @@ async function take(sub: EventSubscription, count: number): Promise<number[]> {
 
 const tick = () => new Promise((r) => setTimeout(r, 5));
 
+/**
+ * A feed handed every event of `read` after `startAfter` the way the gateway's one live read hands them
+ * (paced-event-reader.ts: `push` per event, `close` when the read ends), which stops `read` when it closes.
+ */
+function fedBy(read: EventSubscription, startAfter: number, onClose: () => void): SessionFeed {
+  const feed = new SessionFeed(startAfter, () => {
+    read.stop();
+    onClose();
+  });
+  void (async () => {
+    for await (const event of read) feed.push(event);
+    feed.close();
+  })();
+  return feed;
+}
+
 test('readers at the live edge share the feed: every event once, in order, with no read of their own', async () => {
   const log = fakeLog();
   log.publish(5);
   const start = log.events.at(-1)!.seq;
-  const feed = SessionFeed.reading(await log.read(start), start, () => undefined);
+  const feed = fedBy(await log.read(start), start, () => undefined);
   const readers = Array.from({ length: 10 }, () => feedSubscription(feed, start, true, log.read));
   const got = readers.map((r) => take(r, 20));
   await tick();
@@ -34,7 +50,7 @@ test('a reader further back replays on its own, then joins the feed without gap 
   const log = fakeLog();
   log.publish(30);
   const feedStart = log.events[20]!.seq;
-  const feed = SessionFeed.reading(await log.read(feedStart), feedStart, () => undefined);
+  const feed = fedBy(await log.read(feedStart), feedStart, () => undefined);
   const reader = feedSubscription(feed, log.events[3]!.seq, false, log.read);
   const got = take(reader, 26 + 10);
   await tick();
@@ -45,7 +61,7 @@ test('a reader further back replays on its own, then joins the feed without gap 
 
 test('a reader that falls too far behind is dropped by the feed and goes on by itself from where it was', async () => {
   const log = fakeLog();
-  const feed = SessionFeed.reading(await log.read(0), 0, () => undefined);
+  const feed = fedBy(await log.read(0), 0, () => undefined);
   const slow = feedSubscription(feed, 0, true, log.read);
   const fast = feedSubscription(feed, 0, true, log.read);
   const iterator = slow[Symbol.asyncIterator]();
@@ -73,7 +89,7 @@ test('when the last reader stops, the feed closes after a while; a closed feed s
   try {
     const log = fakeLog();
     let idle = 0;
-    const feed = SessionFeed.reading(await log.read(0), 0, () => idle++);
+    const feed = fedBy(await log.read(0), 0, () => idle++);
     const a = feedSubscription(feed, 0, true, log.read);
     a.stop();
     expect(feed.live).toBe(true);
@@ -108,7 +124,7 @@ describe('pushed delivery (deliver)', () => {
         }
       },
     };
-    const feed = SessionFeed.reading(observed, 0, () => undefined);
+    const feed = fedBy(observed, 0, () => undefined);
     for (let i = 0; i < 50; i++) {
       const reader = feedSubscription(feed, 0, true, log.read);
       const mine: number[] = [];
@@ -128,7 +144,7 @@ describe('pushed delivery (deliver)', () => {
 
   test('a taker that waits holds back only its own reader, which then gets the rest in order', async () => {
     const log = fakeLog();
-    const feed = SessionFeed.reading(await log.read(0), 0, () => undefined);
+    const feed = fedBy(await log.read(0), 0, () => undefined);
     const slow = feedSubscription(feed, 0, true, log.read);
     const fast = feedSubscription(feed, 0, true, log.read);
     let release!: () => void;
@@ -159,7 +175,7 @@ describe('pushed delivery (deliver)', () => {
 
   test('a pushed reader that falls too far behind goes on by itself from where it was, without gap or repeat', async () => {
     const log = fakeLog();
-    const feed = SessionFeed.reading(await log.read(0), 0, () => undefined);
+    const feed = fedBy(await log.read(0), 0, () => undefined);
     const slow = feedSubscription(feed, 0, true, log.read);
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
@@ -181,7 +197,7 @@ describe('pushed delivery (deliver)', () => {
 
   test('a taker that answers false, at once or through its promise, ends the delivery and stops the subscription', async () => {
     const log = fakeLog();
-    const feed = SessionFeed.reading(await log.read(0), 0, () => undefined);
+    const feed = fedBy(await log.read(0), 0, () => undefined);
     const a = feedSubscription(feed, 0, true, log.read);
     const b = feedSubscription(feed, 0, true, log.read);
     const aGot: number[] = [];
@@ -205,7 +221,7 @@ describe('pushed delivery (deliver)', () => {
 
   test('a taker that throws fails its own delivery only', async () => {
     const log = fakeLog();
-    const feed = SessionFeed.reading(await log.read(0), 0, () => undefined);
+    const feed = fedBy(await log.read(0), 0, () => undefined);
     const bad = feedSubscription(feed, 0, true, log.read);
     const good = feedSubscription(feed, 0, true, log.read);
     const goodGot: number[] = [];
@@ -224,7 +240,7 @@ describe('pushed delivery (deliver)', () => {
 
   test('iterating pulls through the same delivery: break stops the subscription', async () => {
     const log = fakeLog();
-    const feed = SessionFeed.reading(await log.read(0), 0, () => undefined);
+    const feed = fedBy(await log.read(0), 0, () => undefined);
     const reader = feedSubscription(feed, 0, true, log.read);
     const got = take(reader, 4);
     await tick();

@@ -55,23 +55,6 @@ export class SessionFeed {
     this.last = startAfter;
   }
 
-  /** A feed that pumps `read` (every event of the session after `startAfter`), and stops it when it closes; it closes when the read ends. */
-  static reading(read: EventSubscription, startAfter: number, onClose: () => void): SessionFeed {
-    const feed = new SessionFeed(startAfter, () => {
-      read.stop();
-      onClose();
-    });
-    void (async () => {
-      try {
-        for await (const event of read) feed.push(event);
-      } catch {
-        // The read failed: readers go on with reads of their own, which retry.
-      }
-      feed.close();
-    })();
-    return feed;
-  }
-
   get live(): boolean {
     return !this.ended;
   }

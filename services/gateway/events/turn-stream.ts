@@ -3,7 +3,7 @@ import { StepTexts, type StepTextOut } from '../../../contracts/step-text';
 import { subagentProgressLine } from './subagent-progress';
 import { ToolCalls, type ToolCallView } from './tool-calls';
 
-export type { ToolCallView } from './tool-calls';
+;
 
 /**
  * One canonical event as a client's stream sees it: which turn it belongs to, whether the client is

@@ -45,7 +45,7 @@ export interface DeliveryAnswer {
 }
 
 /** The job a delivery starts: derived from the hook and the delivery id, so every gateway derives the same one. */
-export function hookJobId(hook: string, deliveryId: string): string {
+function hookJobId(hook: string, deliveryId: string): string {
   return `hook-${hook}-${createHash('sha256').update(`${hook}\n${deliveryId}`).digest('hex').slice(0, 12)}`;
 }
 

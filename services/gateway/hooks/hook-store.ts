@@ -7,9 +7,9 @@ import { hookDefinitionSchema, hookDeliveryRecordSchema, type HookDefinition, ty
  * are shared). A definition names the environment variable holding its secret, never the secret.
  * Keys: `def.<name>` (the definition) and `log.<name>` (the last deliveries, newest first).
  */
-export const HOOKS_BUCKET = 'strand_hooks';
+const HOOKS_BUCKET = 'strand_hooks';
 /** Deliveries kept per hook for `GET /api/hooks/{name}`. */
-export const RECENT_DELIVERIES = 20;
+const RECENT_DELIVERIES = 20;
 /** Compare-and-set rounds for the delivery log before it gives up (it is a log for people, not a record anything depends on). */
 const LOG_CAS_ROUNDS = 8;
 

@@ -4,7 +4,7 @@ import { promptBodySchema, promptQuerySchema, steerBodySchema } from '../../../c
 import * as R from '../../../contracts/http-replies';
 import type { SessionService } from '../sessions/session-service';
 import { principalOf } from './auth-middleware';
-import { errors, jsonBody, jsonReply, openApiApp, readJsonBody, SESSION_READ, sessionIdParams } from './openapi/route-kit';
+import { errors, jsonBody, jsonReply, openApiApp, readJsonBody, SESSION_READ, sessionIdParams, sessionReply } from './openapi/route-kit';
 
 const params = sessionIdParams;
 const tags = ['agent'];
@@ -43,9 +43,7 @@ const interrupt = createRoute({
   summary: 'Abort the running turn',
   description: 'Answers once the turn has ended; its partial answer is kept with stop reason `aborted`.',
   tags,
-  request: { params },
-  responses: { 200: jsonReply(R.interruptReplySchema, 'The turn ended (or none was running).') },
-  ...errors(...SESSION_READ),
+  ...sessionReply(R.interruptReplySchema, 'The turn ended (or none was running).'),
 });
 
 const abortRetry = createRoute({
@@ -55,9 +53,7 @@ const abortRetry = createRoute({
   summary: 'Give up a scheduled provider retry',
   description: 'strand extension: the turn ends with the error it was retrying.',
   tags,
-  request: { params },
-  responses: { 200: jsonReply(R.abortRetryReplySchema, 'Whether a retry was waiting.') },
-  ...errors(...SESSION_READ),
+  ...sessionReply(R.abortRetryReplySchema, 'Whether a retry was waiting.'),
 });
 
 /** `/api/sessions/{id}/prompt|steer|interrupt|abort-retry`: a session's turns. */

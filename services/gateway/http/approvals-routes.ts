@@ -4,7 +4,7 @@ import { approveBodySchema, rejectBodySchema } from '../../../contracts/http-api
 import { approvedSchema, pendingApprovalsSchema, rejectedSchema } from '../../../contracts/http-replies';
 import type { SessionService } from '../sessions/session-service';
 import { principalOf } from './auth-middleware';
-import { errors, jsonBody, jsonReply, openApiApp, readJsonBody, SESSION_READ, sessionIdParams as params } from './openapi/route-kit';
+import { openApiApp, sessionChange, sessionReply } from './openapi/route-kit';
 
 const tags = ['approvals'];
 
@@ -15,10 +15,7 @@ const approve = createRoute({
   summary: 'Approve a waiting tool call',
   description: '`always: true` also approves every later call of the same tool in this session.',
   tags,
-  middleware: readJsonBody,
-  request: { params, body: jsonBody(approveBodySchema) },
-  responses: { 200: jsonReply(approvedSchema, 'Approved.') },
-  ...errors(...SESSION_READ, E.INVALID_TOOL_CALL),
+  ...sessionChange(approveBodySchema, approvedSchema, 'Approved.', E.INVALID_TOOL_CALL),
 });
 
 const reject = createRoute({
@@ -28,10 +25,7 @@ const reject = createRoute({
   summary: 'Reject a waiting tool call',
   description: 'The reason is what the model reads.',
   tags,
-  middleware: readJsonBody,
-  request: { params, body: jsonBody(rejectBodySchema) },
-  responses: { 200: jsonReply(rejectedSchema, 'Rejected.') },
-  ...errors(...SESSION_READ, E.INVALID_TOOL_CALL),
+  ...sessionChange(rejectBodySchema, rejectedSchema, 'Rejected.', E.INVALID_TOOL_CALL),
 });
 
 const pending = createRoute({
@@ -40,9 +34,7 @@ const pending = createRoute({
   operationId: 'pendingApprovals',
   summary: 'Tool calls waiting for a person',
   tags,
-  request: { params },
-  responses: { 200: jsonReply(pendingApprovalsSchema, 'Pending approvals, with their arguments.') },
-  ...errors(...SESSION_READ),
+  ...sessionReply(pendingApprovalsSchema, 'Pending approvals, with their arguments.'),
 });
 
 /** `/api/sessions/{id}/approve|reject|approvals`: answers to tool calls that wait for a person. */

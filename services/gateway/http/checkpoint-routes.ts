@@ -3,7 +3,7 @@ import { checkpointListReplySchema, revertRefusal, revertReplySchema, revertRequ
 import { ErrorCode as E, StrandError } from '../../../contracts/errors';
 import type { SessionService } from '../sessions/session-service';
 import { principalOf } from './auth-middleware';
-import { errors, jsonBody, jsonReply, openApiApp, readJsonBody, SESSION_READ, sessionIdParams as params } from './openapi/route-kit';
+import { openApiApp, sessionChange, sessionReply } from './openapi/route-kit';
 
 const tags = ['sessions'];
 
@@ -15,9 +15,7 @@ const list = createRoute({
   description:
     'strand extension (docs/undo.md): one row per tool call that changed files (`write_file`, `edit_file`, `delete_file`, `shell_exec`): its entry id, turn, tool, the paths it changed, when, and whether a revert undid it. `notes` say what a shell snapshot could not cover.',
   tags,
-  request: { params },
-  responses: { 200: jsonReply(checkpointListReplySchema, 'The checkpoints.') },
-  ...errors(...SESSION_READ),
+  ...sessionReply(checkpointListReplySchema, 'The checkpoints.'),
 });
 
 const revert = createRoute({
@@ -28,10 +26,7 @@ const revert = createRoute({
   description:
     'strand extension (docs/undo.md). `{"turn_id"}` or `{"entry_id"}`: every file the agent changed from that point on is put back (created files removed, deleted ones restored), `file.changed` is announced for each, and the active leaf moves to just before that turn\'s user message (the undone entries stay in the tree as a branch). `{"redo": true}` re-applies the last revert, files and leaf; a new prompt since drops it. Only while idle (409 SESSION_BUSY). A file changed since by someone other than the agent answers 409 REVERT_CONFLICT with `details.paths` and changes nothing, unless `"force": true`.',
   tags,
-  middleware: readJsonBody,
-  request: { params, body: jsonBody(revertRequestSchema) },
-  responses: { 200: jsonReply(revertReplySchema, 'What was put back (or re-applied).') },
-  ...errors(...SESSION_READ, E.SESSION_BUSY, E.REVERT_CONFLICT, E.NOTHING_TO_REDO, E.CHECKPOINT_NOT_FOUND),
+  ...sessionChange(revertRequestSchema, revertReplySchema, 'What was put back (or re-applied).', E.SESSION_BUSY, E.REVERT_CONFLICT, E.NOTHING_TO_REDO, E.CHECKPOINT_NOT_FOUND),
 });
 
 /**

@@ -13,7 +13,7 @@ const CLIENT_GONE_MESSAGES = new Set(['aborted', 'Client connection prematurely 
  * @hono/node-server's premature close), on a request whose signal says its client is gone. Both must
  * hold: a backend connection reset while the client is still there stays a real error.
  */
-export function isClientGone(err: unknown, signal: AbortSignal | undefined): boolean {
+function isClientGone(err: unknown, signal: AbortSignal | undefined): boolean {
   // Not `instanceof Error`: errors from Node's own streams may come from another realm (a test's VM context).
   if (!signal?.aborted || typeof err !== 'object' || err === null) return false;
   const { code, message, name } = err as { code?: unknown; message?: unknown; name?: unknown };

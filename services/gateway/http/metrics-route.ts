@@ -54,7 +54,7 @@ const headerGetter: TextMapGetter<Headers> = {
  * the series without bound); and, with tracing on, runs in a server span that continues a client's
  * `traceparent`, so the Temporal calls it makes (and the workflow behind them) join its trace.
  */
-export function requestTelemetry(telemetry: HttpTelemetry): MiddlewareHandler {
+function requestTelemetry(telemetry: HttpTelemetry): MiddlewareHandler {
   return async (c, next) => {
     if (c.req.path === '/metrics') return next();
     const sent = c.req.header('X-Request-Id');

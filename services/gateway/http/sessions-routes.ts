@@ -5,7 +5,7 @@ import * as R from '../../../contracts/http-replies';
 import type { SessionService } from '../sessions/session-service';
 import type { Transcripts } from '../transcripts/transcripts';
 import { principalOf } from './auth-middleware';
-import { errors, firstQueryValues, jsonBody, jsonReply, openApiApp, readJsonBody, SESSION_READ, sessionIdParams } from './openapi/route-kit';
+import { errors, firstQueryValues, jsonBody, jsonReply, openApiApp, readJsonBody, SESSION_READ, sessionIdParams, sessionReply } from './openapi/route-kit';
 
 export interface SessionsDeps {
   sessions: SessionService;
@@ -47,9 +47,7 @@ const describe = createRoute({
   operationId: 'getSession',
   summary: 'Describe a session',
   tags,
-  request: { params },
-  responses: { 200: jsonReply(R.sessionViewSchema, 'The session.') },
-  ...errors(...SESSION_READ),
+  ...sessionReply(R.sessionViewSchema, 'The session.'),
 });
 
 const remove = createRoute({
@@ -60,9 +58,7 @@ const remove = createRoute({
   description:
     'A running turn is aborted first; with `config.save_transcript` the markdown transcript is written before the session goes. A transcript that cannot be saved (STRAND_TRANSCRIPTS_DIR not a writable directory, a render or write failure) is 500 TRANSCRIPT_ERROR and the session is kept (`details.deleted: false`): found before anything is touched when the directory is unusable, else after the running turn was stopped.',
   tags,
-  request: { params },
-  responses: { 200: jsonReply(R.sessionClosedSchema, 'Closed.') },
-  ...errors(...SESSION_READ, E.TRANSCRIPT_ERROR),
+  ...sessionReply(R.sessionClosedSchema, 'Closed.', E.TRANSCRIPT_ERROR),
 });
 
 const resume = createRoute({
@@ -71,9 +67,7 @@ const resume = createRoute({
   operationId: 'resumeSession',
   summary: 'Wake a dormant session',
   tags,
-  request: { params },
-  responses: { 200: jsonReply(R.sessionResumedSchema, "The session's workflow runs.") },
-  ...errors(...SESSION_READ),
+  ...sessionReply(R.sessionResumedSchema, "The session's workflow runs."),
 });
 
 const fork = createRoute({
@@ -96,9 +90,7 @@ const forkPoints = createRoute({
   summary: 'Where a fork can start',
   description: 'strand extension: the user messages of the active branch, oldest first.',
   tags,
-  request: { params },
-  responses: { 200: jsonReply(R.forkPointsSchema, 'Fork points.') },
-  ...errors(...SESSION_READ),
+  ...sessionReply(R.forkPointsSchema, 'Fork points.'),
 });
 
 const lastAssistantText = createRoute({
@@ -107,9 +99,7 @@ const lastAssistantText = createRoute({
   operationId: 'lastAssistantText',
   summary: "The last answer's text",
   tags,
-  request: { params },
-  responses: { 200: jsonReply(R.lastAssistantTextSchema, 'The newest assistant message of the active branch.') },
-  ...errors(...SESSION_READ),
+  ...sessionReply(R.lastAssistantTextSchema, 'The newest assistant message of the active branch.'),
 });
 
 const stats = createRoute({
@@ -118,9 +108,7 @@ const stats = createRoute({
   operationId: 'sessionStats',
   summary: 'Tokens, cost, messages, steps, turns, context use',
   tags,
-  request: { params },
-  responses: { 200: jsonReply(R.sessionStatsSchema, 'Sums over the active branch.') },
-  ...errors(...SESSION_READ),
+  ...sessionReply(R.sessionStatsSchema, 'Sums over the active branch.'),
 });
 
 const messages = createRoute({

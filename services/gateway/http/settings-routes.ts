@@ -5,7 +5,7 @@ import { compactedSchema, modelChangedSchema, settingsReplySchema, thinkingChang
 import { modelIdOf } from '../../../contracts/models';
 import type { SessionService } from '../sessions/session-service';
 import { principalOf } from './auth-middleware';
-import { errors, jsonBody, jsonReply, openApiApp, readJsonBody, SESSION_READ, sessionIdParams as params } from './openapi/route-kit';
+import { openApiApp, sessionChange, sessionReply } from './openapi/route-kit';
 
 const tags = ['settings'];
 
@@ -16,10 +16,7 @@ const model = createRoute({
   summary: 'Change the model',
   description: 'Checked against the catalog and the configured providers; the thinking level is clamped to the new model. Applies from the next turn; announced as `agent.state`.',
   tags,
-  middleware: readJsonBody,
-  request: { params, body: jsonBody(modelBodySchema) },
-  responses: { 200: jsonReply(modelChangedSchema, 'The new setting.') },
-  ...errors(...SESSION_READ, E.UNKNOWN_MODEL),
+  ...sessionChange(modelBodySchema, modelChangedSchema, 'The new setting.', E.UNKNOWN_MODEL),
 });
 
 const thinking = createRoute({
@@ -28,10 +25,7 @@ const thinking = createRoute({
   operationId: 'setThinkingLevel',
   summary: 'Change the thinking level',
   tags,
-  middleware: readJsonBody,
-  request: { params, body: jsonBody(thinkingBodySchema) },
-  responses: { 200: jsonReply(thinkingChangedSchema, 'The level after clamping to the model.') },
-  ...errors(...SESSION_READ),
+  ...sessionChange(thinkingBodySchema, thinkingChangedSchema, 'The level after clamping to the model.'),
 });
 
 const compact = createRoute({
@@ -41,10 +35,7 @@ const compact = createRoute({
   summary: 'Summarise the older conversation now',
   description: 'Answers once the summary is recorded (a model call). Only while idle.',
   tags,
-  middleware: readJsonBody,
-  request: { params, body: jsonBody(compactBodySchema) },
-  responses: { 200: jsonReply(compactedSchema, 'The summary.') },
-  ...errors(...SESSION_READ, E.SESSION_BUSY, E.LLM_API_ERROR),
+  ...sessionChange(compactBodySchema, compactedSchema, 'The summary.', E.SESSION_BUSY, E.LLM_API_ERROR),
 });
 
 const readSettings = createRoute({
@@ -54,9 +45,7 @@ const readSettings = createRoute({
   summary: 'Every setting of the session',
   description: 'strand extension: model, thinking level, auto-retry, auto-compaction, approval policy, name — the shape `PATCH` answers. The running workflow\'s settings, else the stored ones it loads when it comes back.',
   tags,
-  request: { params },
-  responses: { 200: jsonReply(settingsReplySchema, 'Every setting.') },
-  ...errors(...SESSION_READ),
+  ...sessionReply(settingsReplySchema, 'Every setting.'),
 });
 
 const settings = createRoute({
@@ -66,10 +55,7 @@ const settings = createRoute({
   summary: 'Change the other settings',
   description: 'strand extension: auto-retry, auto-compaction, approval policy, name. Given fields replace, the rest stay.',
   tags,
-  middleware: readJsonBody,
-  request: { params, body: jsonBody(settingsBodySchema) },
-  responses: { 200: jsonReply(settingsReplySchema, 'Every setting after the change.') },
-  ...errors(...SESSION_READ),
+  ...sessionChange(settingsBodySchema, settingsReplySchema, 'Every setting after the change.'),
 });
 
 /**

@@ -6,6 +6,7 @@ import type { Context } from 'hono';
 import { z } from 'zod';
 import { ErrorCode, StrandError } from '../../../contracts/errors';
 import { errors, openApiApp, PUBLIC } from './openapi/route-kit';
+import { CACHE_HEADERS, fresh, header, NOT_MODIFIED, ownOriginCsp, TEXT_BODY } from './static-pages';
 
 /**
  * strand's web pages: the chat page at `/` (docs/web.md) and the operator view at `/operator`
@@ -16,22 +17,13 @@ import { errors, openApiApp, PUBLIC } from './openapi/route-kit';
  * request anywhere else.
  */
 
-export const WEB_PAGE_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+export const WEB_PAGE_CSP = ownOriginCsp();
 
 /** Where clients/web/build.ts writes the bundle. */
-export const DEFAULT_WEB_DIR = path.resolve(__dirname, '..', '..', '..', 'dist', 'web');
+const DEFAULT_WEB_DIR = path.resolve(__dirname, '..', '..', '..', 'dist', 'web');
 
 /** The pages, by the name of their build entry (clients/web/build.ts WEB_ENTRIES). */
-export const WEB_PAGES = {
+const WEB_PAGES = {
   app: { title: 'strand', what: 'chat page' },
   operator: { title: 'strand — operator', what: 'operator view' },
 } as const;
@@ -136,10 +128,6 @@ export class WebSite {
   }
 }
 
-const header = (description: string) => ({ description, schema: { type: 'string' as const } });
-const CACHE_HEADERS = { ETag: header('Content hash; send it back in If-None-Match to get 304.'), 'Cache-Control': header('How long the body may be cached.') };
-const NOT_MODIFIED = { description: 'Not modified (If-None-Match matched).' };
-const text = { schema: { type: 'string' as const } };
 const common = { tags: ['web'], ...PUBLIC };
 
 const pageRoute = createRoute({
@@ -150,9 +138,9 @@ const pageRoute = createRoute({
   description: 'The web client (docs/web.md). Its Content-Security-Policy lets it reach this origin only.',
   ...common,
   responses: {
-    200: { description: 'The page.', headers: { ...CACHE_HEADERS, 'Content-Security-Policy': header('The page may load from and talk to this origin only.') }, content: { 'text/html': text } },
+    200: { description: 'The page.', headers: { ...CACHE_HEADERS, 'Content-Security-Policy': header('The page may load from and talk to this origin only.') }, content: { 'text/html': TEXT_BODY } },
     304: NOT_MODIFIED,
-    503: { description: 'The page was not built (`npm run build:web`).', content: { 'text/html': text } },
+    503: { description: 'The page was not built (`npm run build:web`).', content: { 'text/html': TEXT_BODY } },
   },
 });
 
@@ -174,16 +162,11 @@ const assetRoute = createRoute({
   ...common,
   request: { params: z.object({ asset: z.string().describe('A file the page loads (its name carries its content hash).') }) },
   responses: {
-    200: { description: 'The file; its name changes with its content, so it is cached for good.', headers: CACHE_HEADERS, content: { 'text/javascript': text, 'text/css': text } },
+    200: { description: 'The file; its name changes with its content, so it is cached for good.', headers: CACHE_HEADERS, content: { 'text/javascript': TEXT_BODY, 'text/css': TEXT_BODY } },
     304: NOT_MODIFIED,
   },
   ...errors(ErrorCode.NOT_FOUND),
 });
-
-function fresh(c: Context, etag: string): boolean {
-  const held = c.req.header('If-None-Match');
-  return held !== undefined && held.split(',').some((t) => t.trim() === etag || t.trim() === '*');
-}
 
 /** A page's answer: the HTML naming the build's files, under the CSP. */
 function servePage(c: Context, site: WebSite, name: WebPageName) {

@@ -38,7 +38,7 @@ export function specDigest(spec: JobSpec): string {
   return createHash('sha256').update(JSON.stringify(canonical(spec))).digest('hex');
 }
 
-export const jobUrls = (jobId: string) => ({ status_url: `/api/jobs/${jobId}`, report_url: `/api/jobs/${jobId}/report` });
+const jobUrls = (jobId: string) => ({ status_url: `/api/jobs/${jobId}`, report_url: `/api/jobs/${jobId}/report` });
 
 /**
  * Starts one unattended job (`jobWorkflow`, id `job:<id>`) owned by `owner`, and answers only once

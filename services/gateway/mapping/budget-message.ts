@@ -3,7 +3,7 @@ import type { AgentEvent } from '../../../contracts/agent-events';
 type BudgetExceeded = Extract<AgentEvent, { type: 'budget.exceeded' }>;
 
 /** The caps in force, as a person reads them: `$5, 200000 tokens`. */
-export function budgetCaps(limit: BudgetExceeded['limit']): string {
+function budgetCaps(limit: BudgetExceeded['limit']): string {
   const caps = [limit.max_cost_usd !== null ? `$${limit.max_cost_usd}` : '', limit.max_tokens !== null ? `${limit.max_tokens} tokens` : ''].filter(Boolean);
   return caps.join(', ') || 'no cap';
 }

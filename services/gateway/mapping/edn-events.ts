@@ -129,7 +129,7 @@ export function toEdnEvents(sessionId: string, s: StreamedEvent): EdnMapped {
 }
 
 /** An approval as psi's confirm dialog (its id is the tool call id, the answer goes to resolve_dialog). */
-export function approvalDialog(e: { tool_call_id: string; tool: string; params: unknown; timeout_s: number }): EdnMap {
+function approvalDialog(e: { tool_call_id: string; tool: string; params: unknown; timeout_s: number }): EdnMap {
   return { 'dialog-id': e.tool_call_id, kind: 'confirm', title: `Allow ${e.tool}?`, message: `Allow ${callSummary(e.tool, e.params)}? (answer within ${e.timeout_s} s)`, 'tool-name': e.tool, arguments: jsonText(e.params ?? {}) };
 }
 

@@ -4,9 +4,9 @@ import { turnNumberOf, turnWorkflowId } from '../../../contracts/workflow-ids';
 import { bucketsOf, cumulativeDeltas, flatten, histogramQuantile, sumBy, sumOf, type SampleMap } from './series-arithmetic';
 
 /** How long the history reaches back. */
-export const OPERATOR_WINDOW_MS = 3_600_000;
+const OPERATOR_WINDOW_MS = 3_600_000;
 /** An instance silent for this many intervals has stopped (or cannot reach NATS): it leaves `instances`. */
-export const SILENT_INTERVALS = 3;
+const SILENT_INTERVALS = 3;
 /** Failures answered at most (contracts/operator.ts). */
 export const FAILURES_ANSWERED = 50;
 /** Failures kept: more than answered, so that with tokens each principal still sees its newest ones. */

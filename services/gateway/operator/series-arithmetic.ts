@@ -7,7 +7,7 @@ import type { MetricFamily } from '../../../contracts/telemetry-snapshot';
  * process restarted (the reset rule: the new total is the interval's figure).
  */
 
-export interface Sample {
+interface Sample {
   /** The sample's own name (`…_bucket`, `…_sum`, `…_count` for a histogram). */
   name: string;
   /** The family it belongs to. */

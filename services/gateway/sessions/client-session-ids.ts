@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
  * without escaping, and within the WebSocket protocol's own session id rule (1-128 of `A-Za-z0-9_-`),
  * so a client may name a derived id back.
  */
-export const SCOPED_SESSION_ID_PREFIX = 'named-';
+const SCOPED_SESSION_ID_PREFIX = 'named-';
 
 export function scopedSessionId(principal: string, name: string): string {
   const digest = createHash('sha256').update(`strand/client-session-id/v1\n${JSON.stringify([principal, name])}`, 'utf8').digest('hex');

@@ -23,7 +23,7 @@ import type { SessionView } from './session-view';
 import { ownerOf, startInfo } from './start-info';
 
 export type { SessionView } from './session-view';
-export type { SessionRef, RequestTurn } from './session-ref';
+export type { SessionRef } from './session-ref';
 
 export interface CreateSessionInput {
   project_path: string;

@@ -3,7 +3,7 @@ import type { StoreClient } from '../../../contracts/session-store/client';
 import { offBranchSpending, spendingOfEntry } from '../../../contracts/spending';
 import { addUsage, contextShare, contextTokens, zeroUsage, type UsageTotals } from '../events/usage-totals';
 
-export type { UsageTotals } from '../events/usage-totals';
+;
 
 export interface SessionStats {
   usage: UsageTotals;

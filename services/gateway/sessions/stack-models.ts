@@ -108,6 +108,6 @@ export class StackModels implements RunnableModels {
   }
 }
 
-export function wire(m: ModelInfo): ModelsReply['models'][number] {
+function wire(m: ModelInfo): ModelsReply['models'][number] {
   return { ref: m.ref, provider: m.provider, id: m.id, name: m.name, context_window: m.contextWindow, thinking: m.reasoning };
 }

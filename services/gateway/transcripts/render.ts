@@ -53,13 +53,13 @@ export function filesChanged(messages: TranscriptSource['messages']): string[] {
   return [...files].sort();
 }
 
-export function renderJson(src: TranscriptSource): string {
+function renderJson(src: TranscriptSource): string {
   const messages = src.messages.map((e) => ({ ...e, message: { ...e.message, content: e.message.content.map(withoutImageData) } as Message }));
   return `${JSON.stringify({ ...src, messages, files_changed: filesChanged(src.messages) }, null, 2)}\n`;
 }
 
 /** Markdown: a heading per message, tool calls and results as fenced blocks, thinking folded in <details>. */
-export function renderMarkdown(src: TranscriptSource): string {
+function renderMarkdown(src: TranscriptSource): string {
   const out = [`# ${src.title || src.session_id}`, '', `- Session: \`${src.session_id}\``, `- Project: \`${src.project_path}\``, `- Model: \`${src.model}\``, `- Started: ${iso(src.started_at)}`, ''];
   for (const { message: m } of src.messages) {
     if (m.role === 'user') out.push('## User', '', withAttachments(m.content), '');
@@ -78,7 +78,7 @@ export function renderMarkdown(src: TranscriptSource): string {
 }
 
 /** Org mode: #+ headers, a heading per message, tool calls in src blocks, thinking in a folded drawer. */
-export function renderOrg(src: TranscriptSource): string {
+function renderOrg(src: TranscriptSource): string {
   const out = [
     `#+TITLE: ${src.title || src.session_id}`,
     `#+DATE: ${iso(src.started_at)}`,

@@ -30,7 +30,7 @@ export interface ChatAddress {
   principal: string | undefined;
 }
 
-export const ABORTED_TERMINAL: ChatStreamTerminal = { type: 'error', errorMessage: 'the request was aborted', errorCode: 'ABORTED', error: { code: 'ABORTED', kind: 'aborted' } };
+const ABORTED_TERMINAL: ChatStreamTerminal = { type: 'error', errorMessage: 'the request was aborted', errorCode: 'ABORTED', error: { code: 'ABORTED', kind: 'aborted' } };
 
 /** How a thrown error ends a chat: known errors keep their code and message, others are hidden. */
 export function errorTerminal(err: unknown): ChatStreamTerminal {

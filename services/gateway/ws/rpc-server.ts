@@ -10,7 +10,7 @@ import { encodeFrame } from './frames';
 import { RpcConnection, type RpcConnectionDeps } from './rpc-connection';
 
 /** Where the WebSocket RPC endpoint lives on the gateway's HTTP port. */
-export const RPC_PATH = '/v1/rpc';
+const RPC_PATH = '/v1/rpc';
 
 /** How long a socket cut as a slow consumer gets to take its close frame before it is destroyed. */
 const CUT_GRACE_MS = 1_000;

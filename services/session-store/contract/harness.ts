@@ -17,7 +17,7 @@ export function scriptedIdsAndClock(start = 1_000) {
   };
 }
 
-export interface RecordedEvent {
+interface RecordedEvent {
   type: string;
   session_id: string;
   payload: Record<string, unknown>;

@@ -11,7 +11,7 @@ import { createTemporalPort } from './temporal-port';
 const ENTRY_TTL_MS = 24 * 60 * 60 * 1000;
 
 /** This worker's id: host and pid for people reading logs, random bytes so a reused pid is never mistaken. */
-export function newWorkerId(): string {
+function newWorkerId(): string {
   const host = os.hostname().toLowerCase().replace(/[^a-z0-9-]/g, '-').slice(0, 40);
   return `${host}-${process.pid}-${randomBytes(4).toString('hex')}`;
 }

@@ -4,7 +4,7 @@ import type { KV } from 'nats';
 import type { RunningActivity } from '../../../contracts/worker-presence';
 
 /** Bucket keys allow few characters: a digest of the task token is safe and fixed-length. */
-export function runningKey(taskToken: Uint8Array): string {
+function runningKey(taskToken: Uint8Array): string {
   return createHash('sha256').update(taskToken).digest('hex').slice(0, 40);
 }
 

@@ -12,7 +12,7 @@ const lastProject = () => {
 };
 
 /** The name given in the settings, else the title (the first prompt), else the id. */
-export const sessionLabel = (s: ListedSession) => s.name || s.title || s.session_id;
+const sessionLabel = (s: ListedSession) => s.name || s.title || s.session_id;
 
 /** Sessions grouped by project, the most recently used project and session first. */
 function byProject(sessions: ListedSession[]): Array<[string, ListedSession[]]> {

@@ -53,7 +53,7 @@ function sum(points: Point[], pick: (p: Point) => Record<string, number>): Recor
 const covered = (o: OperatorOverview) => span(o.series.length * o.interval_s);
 
 /** Turns finished per minute, one line per outcome. */
-export function turnsChart(o: OperatorOverview): ChartSpec {
+function turnsChart(o: OperatorOverview): ChartSpec {
   const points = o.series;
   const outcomes = keysOf(points, (p) => p.turns_finished, ['done', 'error', 'aborted']);
   const perMinute = 60 / o.interval_s;
@@ -70,7 +70,7 @@ export function turnsChart(o: OperatorOverview): ChartSpec {
 }
 
 /** First-delta latency: p50, p90, p99 over each interval. */
-export function latencyChart(o: OperatorOverview): ChartSpec {
+function latencyChart(o: OperatorOverview): ChartSpec {
   const points = o.series;
   const levels = ['p50', 'p90', 'p99'] as const;
   const last = [...points].reverse().find((p) => p.first_delta_ms)?.first_delta_ms;
@@ -86,7 +86,7 @@ export function latencyChart(o: OperatorOverview): ChartSpec {
 }
 
 /** Model steps the providers failed, by class. */
-export function providerErrorsChart(o: OperatorOverview): ChartSpec {
+function providerErrorsChart(o: OperatorOverview): ChartSpec {
   const points = o.series;
   const classes = keysOf(points, (p) => p.provider_errors, ['rate_limited', 'overloaded', 'transient', 'auth', 'context_overflow', 'permanent']);
   const total = sum(points, (p) => p.provider_errors);
@@ -101,7 +101,7 @@ export function providerErrorsChart(o: OperatorOverview): ChartSpec {
 }
 
 /** Open client connections at each interval's end, by protocol. */
-export function connectionsChart(o: OperatorOverview): ChartSpec {
+function connectionsChart(o: OperatorOverview): ChartSpec {
   const points = o.series;
   const protocols = keysOf(points, (p) => p.connections, ['sse', 'chat_stream', 'websocket', 'edn']);
   const now = points.at(-1)?.connections ?? {};

@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 
 /** The chat page opened on a session (its address form, clients/web/src/address.ts). */
-export const chatHref = (sessionId: string) => `/#session=${encodeURIComponent(sessionId)}`;
+const chatHref = (sessionId: string) => `/#session=${encodeURIComponent(sessionId)}`;
 
 export function SessionLink({ id }: { id: string }) {
   return (

@@ -2,7 +2,7 @@ import type { ApiError } from '../../../core/api-client';
 import { operatorApi, type Job, type OperatorOverview } from './api';
 
 /** How often the page reads the jobs and the overview again. */
-export const POLL_MS = 5_000;
+const POLL_MS = 5_000;
 
 export interface OperatorState {
   /** The running turns; undefined until the first answer. */

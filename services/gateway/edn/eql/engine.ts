@@ -3,7 +3,7 @@ import { isEdnMap, type EdnMap, type EdnValue } from '../edn-value';
 import { EqlError, type EqlNode } from './query';
 
 /** How one attribute is answered; a join attribute also names the attributes of the items it yields. */
-export interface EqlAttribute<C> {
+interface EqlAttribute<C> {
   resolve(ctx: C): Promise<EdnValue> | EdnValue;
   children?: readonly string[];
 }

@@ -8,7 +8,7 @@ import type { EqlResolvers } from './engine';
 import { modelParts } from '../../../../contracts/models';
 
 /** What a query is answered from: the target session's facts and the slash commands strand knows. */
-export interface EqlContext {
+interface EqlContext {
   facts: SessionFacts;
   commands: ReadonlyArray<{ name: string; description: string }>;
 }

@@ -11,9 +11,9 @@ import { contextSnapshot, footerSnapshot, SessionFacts, sessionUpdatedSnapshot }
 import { TopicSubscription } from './topics';
 import { modelParts } from '../../../../contracts/models';
 
-export const PROTOCOL_VERSION = '1.0';
+const PROTOCOL_VERSION = '1.0';
 /** What strand's EDN server offers beyond the base protocol (psi names its EQL support the same way). */
-export const SERVER_FEATURES = ['eql-graph'];
+const SERVER_FEATURES = ['eql-graph'];
 
 /**
  * One EDN protocol session: its focus session, its topic subscription, its one event feed (the focus

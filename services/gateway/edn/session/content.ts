@@ -26,7 +26,7 @@ export function jsonText(v: unknown): string {
   }
 }
 
-export function blockToEdn(b: ContentBlock): EdnMap {
+function blockToEdn(b: ContentBlock): EdnMap {
   switch (b.type) {
     case 'text':
       return { type: kw('text'), text: b.text };

@@ -2,7 +2,7 @@ import type { SessionService } from '../../sessions/session-service';
 import { availableModels } from '../../sessions/model-list';
 import type { EdnMap } from '../edn-value';
 
-export { availableModels, modelInfo, type ModelInfo } from '../../sessions/model-list';
+export { availableModels, modelInfo } from '../../sessions/model-list';
 
 /** The models a session may switch to, as `get_available_models` and the `:models` attribute answer them. */
 export async function modelList(sessions: SessionService): Promise<EdnMap[]> {

@@ -4,7 +4,7 @@
  * client that never subscribes sees everything, and `unsubscribe` of all topics lets all flow again,
  * as psi does).
  */
-export const EDN_TOPICS: ReadonlySet<string> = new Set([
+const EDN_TOPICS: ReadonlySet<string> = new Set([
   'session/updated',
   'session/resumed',
   'session/rehydrated',

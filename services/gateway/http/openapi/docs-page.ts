@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { ownOriginCsp } from '../static-pages';
 
 /**
  * The API document viewer at `/api/docs`: Swagger UI from the installed swagger-ui-dist package,
@@ -36,17 +37,8 @@ const INIT_SCRIPT = `window.addEventListener('load', function () {
 export const DOCS_ASSET_NAMES: readonly string[] = [...Object.keys(PACKAGE_FILES), INIT_SCRIPT_NAME];
 
 /** The page may load scripts, styles, images and data from its own origin only. */
-export const DOCS_PAGE_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  // Swagger UI (React) sets style attributes; its CSS embeds its icons as data: URIs.
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+// Swagger UI (React) sets style attributes; its CSS embeds its icons as data: URIs.
+export const DOCS_PAGE_CSP = ownOriginCsp("'self' 'unsafe-inline'");
 
 export interface DocsAsset {
   body: Uint8Array;

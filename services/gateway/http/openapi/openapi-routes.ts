@@ -5,12 +5,7 @@ import { z } from 'zod';
 import { ErrorCode, StrandError } from '../../../../contracts/errors';
 import { DOCS_ASSET_NAMES, DOCS_PAGE_CSP, DocsSite } from './docs-page';
 import { errors, openApiApp, PUBLIC } from './route-kit';
-
-/** Whether the client already holds this version (`If-None-Match`, possibly a list). */
-function fresh(c: Context, etag: string): boolean {
-  const held = c.req.header('If-None-Match');
-  return held !== undefined && held.split(',').some((t) => t.trim() === etag || t.trim() === '*');
-}
+import { CACHE_HEADERS, fresh, NOT_MODIFIED, TEXT_BODY } from '../static-pages';
 
 /**
  * The `servers` entry of the document as one client sees it: the configured public URL, else the
@@ -23,10 +18,6 @@ function serverUrl(c: Context, publicUrl: string | undefined): string {
 
 const shortHash = (text: string, length: number) => createHash('sha256').update(text).digest('base64url').slice(0, length);
 
-const header = (description: string) => ({ description, schema: { type: 'string' as const } });
-const CACHE_HEADERS = { ETag: header('Content hash; send it back in If-None-Match to get 304.'), 'Cache-Control': header('How long the body may be cached.') };
-const NOT_MODIFIED = { description: 'Not modified (If-None-Match matched).' };
-const text = { schema: { type: 'string' as const } };
 const common = { tags: ['service'], ...PUBLIC };
 
 const documentRoute = createRoute({
@@ -53,7 +44,7 @@ const pageRoute = createRoute({
   summary: 'This document in Swagger UI',
   description: 'Served with its assets by the gateway; the page reaches nothing but the gateway.',
   ...common,
-  responses: { 200: { description: 'The page.', headers: CACHE_HEADERS, content: { 'text/html': text } }, 304: NOT_MODIFIED },
+  responses: { 200: { description: 'The page.', headers: CACHE_HEADERS, content: { 'text/html': TEXT_BODY } }, 304: NOT_MODIFIED },
 });
 
 const assetRoute = createRoute({
@@ -64,7 +55,7 @@ const assetRoute = createRoute({
   ...common,
   request: { params: z.object({ asset: z.enum(DOCS_ASSET_NAMES as [string, ...string[]]).describe('A file the page loads.') }) },
   responses: {
-    200: { description: 'The file.', headers: CACHE_HEADERS, content: { 'text/css': text, 'text/javascript': text, 'image/png': {} } },
+    200: { description: 'The file.', headers: CACHE_HEADERS, content: { 'text/css': TEXT_BODY, 'text/javascript': TEXT_BODY, 'image/png': {} } },
     304: NOT_MODIFIED,
   },
   ...errors(ErrorCode.INVALID_REQUEST),

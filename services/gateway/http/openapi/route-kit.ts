@@ -12,7 +12,7 @@ import { toStrandError } from '../errors';
  */
 
 /** A request that does not fit its route's schemas answers the contract's 400 INVALID_REQUEST, never the library's own body. */
-export const invalidRequestHook: Hook<unknown, Env, string, undefined> = (result) => {
+const invalidRequestHook: Hook<unknown, Env, string, undefined> = (result) => {
   if (!result.success) throw toStrandError(result.error);
 };
 
@@ -33,6 +33,24 @@ export const SESSION_READ = [ErrorCode.SESSION_NOT_FOUND, ErrorCode.UNAVAILABLE]
 
 export const sessionIdParams = z.object({
   id: z.string().describe("The session's id. Another principal's session answers exactly as an unknown one (404 SESSION_NOT_FOUND)."),
+});
+
+/**
+ * What a route on one session (`/{id}/…`) that answers 200 with `reply` declares besides its own words:
+ * the id parameter, the reply, and the errors of every session read, then its own (`extra`).
+ */
+export const sessionReply = <S extends z.ZodType>(reply: S, description: string, ...extra: ErrorCode[]) => ({
+  request: { params: sessionIdParams },
+  responses: { 200: jsonReply(reply, description) },
+  ...errors(...SESSION_READ, ...extra),
+});
+
+/** The same for a route on one session that takes a JSON body (`body`), read by readJsonBody. */
+export const sessionChange = <B extends z.ZodType, S extends z.ZodType>(body: B, reply: S, description: string, ...extra: ErrorCode[]) => ({
+  middleware: readJsonBody,
+  request: { params: sessionIdParams, body: jsonBody(body) },
+  responses: { 200: jsonReply(reply, description) },
+  ...errors(...SESSION_READ, ...extra),
 });
 
 /**

@@ -31,7 +31,7 @@ const read =
   };
 
 /** Where `export_html` writes: the system's temp folder (the gateway may not be on the client's machine). */
-export const exportsDir = () => path.join(os.tmpdir(), 'strand-exports');
+const exportsDir = () => path.join(os.tmpdir(), 'strand-exports');
 
 export const readOps: Record<string, OpHandler> = {
   ping: async () => ({ pong: true, 'protocol-version': '1.0' }),

@@ -1,4 +1,4 @@
-import { PromptReader, type ForkPoint } from './fork-points';
+import { PromptReader, type ForkPoint } from './prompt-reader';
 
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
