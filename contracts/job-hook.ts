@@ -13,14 +13,13 @@ import { jobIdSchema, jobSpecSchema } from './job-spec';
 export const hookNameSchema = z.string().regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'hook names are 1-40 lowercase letters, digits and dashes');
 
 /** A `${placeholder}` name. */
-export const placeholderNameSchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'placeholder names are letters, digits and _ (not starting with a digit)');
+const placeholderNameSchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'placeholder names are letters, digits and _ (not starting with a digit)');
 
 /** A JSON pointer (RFC 6901) into the delivery's body: `""` is the whole body, `/ref`, `/repository/full_name`. */
-export const jsonPointerSchema = z.string().max(500).regex(/^(\/.*)?$/, 'a JSON pointer is empty or starts with /');
+const jsonPointerSchema = z.string().max(500).regex(/^(\/.*)?$/, 'a JSON pointer is empty or starts with /');
 
 /** What a new delivery does to a job of the same key that is still running (or queued). */
-export const hookSupersedeSchema = z.enum(['cancel', 'queue', 'ignore']);
-export type HookSupersede = z.infer<typeof hookSupersedeSchema>;
+const hookSupersedeSchema = z.enum(['cancel', 'queue', 'ignore']);
 
 /** The body of `PUT /api/hooks/{name}`. */
 export const hookDefinitionBodySchema = z.strictObject({
@@ -46,8 +45,7 @@ export const hookDefinitionSchema = hookDefinitionBodySchema.extend({
 export type HookDefinition = z.infer<typeof hookDefinitionSchema>;
 
 /** What became of a delivery. */
-export const hookOutcomeSchema = z.enum(['started', 'queued', 'ignored', 'duplicate']);
-export type HookOutcome = z.infer<typeof hookOutcomeSchema>;
+const hookOutcomeSchema = z.enum(['started', 'queued', 'ignored', 'duplicate']);
 
 /** The answer to a delivery, once its coordinator has recorded it. */
 export const hookDeliveryReplySchema = z.strictObject({
@@ -88,7 +86,7 @@ export function hookCoordinatorId(name: string, key: string | null): string {
  * How a delivery meets a running job of its key: the hook's supersede rule, or `parallel` for a hook
  * without a key (every delivery starts its job at once; deduplication still applies).
  */
-export const hookDeliveryModeSchema = z.enum(['cancel', 'queue', 'ignore', 'parallel']);
+const hookDeliveryModeSchema = z.enum(['cancel', 'queue', 'ignore', 'parallel']);
 export type HookDeliveryMode = z.infer<typeof hookDeliveryModeSchema>;
 
 /** What the gateway hands the coordinator: the filled spec (the secret never crosses Temporal). */

@@ -18,7 +18,6 @@ export const jobStartBodySchema = jobSpecSchema.extend({
     .optional()
     .describe('The job\'s id: 1–63 lowercase letters, digits and dashes. Sending the same id (or `Idempotency-Key`) again with the same spec answers the existing job; with another spec, 409 JOB_EXISTS. Default: a fresh id.'),
 });
-export type JobStartBody = z.input<typeof jobStartBodySchema>;
 
 /** `POST /api/jobs` → 202 (started) or 200 (this id already runs or ran this spec). */
 export const jobStartedSchema = z.object({
@@ -30,7 +29,7 @@ export const jobStartedSchema = z.object({
 export type JobStarted = z.infer<typeof jobStartedSchema>;
 
 /** A job's status: `running`, the report's status once it ended, or how its workflow ended without a report. */
-export const jobViewStatusSchema = z.union([
+const jobViewStatusSchema = z.union([
   z.literal('running'),
   jobStatusSchema,
   z.enum(['terminated', 'timed_out']).describe('The workflow was ended from outside (a Temporal terminate, an execution timeout): no report.'),
@@ -38,7 +37,7 @@ export const jobViewStatusSchema = z.union([
 export type JobViewStatus = z.infer<typeof jobViewStatusSchema>;
 
 /** What a job's start recorded with it (its workflow's memo), so a list needs no more than visibility. */
-export const jobFactsSchema = z.object({
+const jobFactsSchema = z.object({
   job_id: z.string(),
   status: jobViewStatusSchema,
   session_id: z.string(),
@@ -52,7 +51,7 @@ export const jobFactsSchema = z.object({
 });
 export type JobFacts = z.infer<typeof jobFactsSchema>;
 
-export const jobEscalationSchema = z.object({
+const jobEscalationSchema = z.object({
   tool_call_id: z.string(),
   tool: z.string(),
   turn_id: z.string(),
@@ -61,7 +60,7 @@ export const jobEscalationSchema = z.object({
 });
 
 /** Where a running job is: its workflow's `jobProgress` query and its session's spending so far. */
-export const jobProgressSchema = z.object({
+const jobProgressSchema = z.object({
   phase: z.enum(['preparing', 'working', 'wrapping_up', 'collecting', 'done']),
   turn_id: z.string().nullable(),
   step: z.number().int().nullable(),

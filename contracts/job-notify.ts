@@ -7,15 +7,15 @@ import { z } from 'zod';
  * (`secret_env`), which the delivering activity reads.
  */
 
-export const JOB_NOTIFY_EVENTS = ['job.finished', 'job.escalation'] as const;
-export const jobNotifyEventSchema = z.enum(JOB_NOTIFY_EVENTS);
+const JOB_NOTIFY_EVENTS = ['job.finished', 'job.escalation'] as const;
+const jobNotifyEventSchema = z.enum(JOB_NOTIFY_EVENTS);
 export type JobNotifyEvent = z.infer<typeof jobNotifyEventSchema>;
 
 /**
  * Only variables with this prefix may be named as a secret: a spec must not be able to make the
  * worker sign with (and so probe) an unrelated secret such as a provider's API key.
  */
-export const JOB_SECRET_ENV_PREFIX = 'STRAND_JOB_SECRET_';
+const JOB_SECRET_ENV_PREFIX = 'STRAND_JOB_SECRET_';
 
 export const jobNotifySchema = z.strictObject({
   /** Where the events are POSTed (http or https). */

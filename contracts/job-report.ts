@@ -13,7 +13,7 @@ export const jobStatusSchema = z.enum(['succeeded', 'partial', 'failed', 'cancel
 export type JobStatus = z.infer<typeof jobStatusSchema>;
 
 /** Which limit a job reached: a soft one leads to the wrap-up turn, a hard one stops the work. */
-export const jobLimitHitSchema = z.enum(['steps_soft', 'steps', 'budget_soft', 'budget', 'deadline_soft', 'deadline_hard']);
+const jobLimitHitSchema = z.enum(['steps_soft', 'steps', 'budget_soft', 'budget', 'deadline_soft', 'deadline_hard']);
 export type JobLimitHit = z.infer<typeof jobLimitHitSchema>;
 
 export const jobWorkspaceInfoSchema = z.strictObject({
@@ -29,7 +29,7 @@ export const jobWorkspaceInfoSchema = z.strictObject({
 });
 export type JobWorkspaceInfo = z.infer<typeof jobWorkspaceInfoSchema>;
 
-export const jobFileChangeSchema = z.strictObject({
+const jobFileChangeSchema = z.strictObject({
   path: z.string(),
   /** Lines added and removed (`git diff --numstat`); null for a binary file. */
   added: z.number().int().nonnegative().nullable(),
@@ -37,7 +37,7 @@ export const jobFileChangeSchema = z.strictObject({
 });
 export type JobFileChange = z.infer<typeof jobFileChangeSchema>;
 
-export const jobDeliverableReportSchema = z.strictObject({
+const jobDeliverableReportSchema = z.strictObject({
   branch: z.string().nullable(),
   /** Commits on the job's branch since its base, oldest first. */
   commits: z.array(z.strictObject({ sha: z.string(), subject: z.string() })),
@@ -51,14 +51,14 @@ export const jobDeliverableReportSchema = z.strictObject({
 });
 export type JobDeliverableReport = z.infer<typeof jobDeliverableReportSchema>;
 
-export const jobCommandSchema = z.strictObject({
+const jobCommandSchema = z.strictObject({
   tool_call_id: z.string(),
   command: z.string(),
   /** Null when the command did not run to an exit (refused, killed, cut off). */
   exit_code: z.number().int().nullable(),
 });
 
-export const jobToolCallSchema = z.strictObject({
+const jobToolCallSchema = z.strictObject({
   tool_call_id: z.string(),
   tool: z.string(),
   turn: z.string(),

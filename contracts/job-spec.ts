@@ -14,7 +14,7 @@ import { TASK_TOOL } from './subagents';
 
 /** What becomes of a tool call: it runs, it is refused, or it waits for a person (an escalation). */
 export const jobRuleSchema = z.enum(['allow', 'deny', 'escalate']);
-export type JobRule = z.infer<typeof jobRuleSchema>;
+type JobRule = z.infer<typeof jobRuleSchema>;
 
 /** The built-in tools a job's policy may name (and `task`, the sub-agent tool). */
 export const JOB_TOOL_NAMES: readonly string[] = [...TOOL_DEFINITIONS.map((t) => t.name), TASK_TOOL];
@@ -22,7 +22,7 @@ export const JOB_TOOL_NAMES: readonly string[] = [...TOOL_DEFINITIONS.map((t) =>
 /** An MCP tool as `<server>/<tool>`, or `<server>/*` for every tool of that server. */
 const mcpToolKeySchema = z.string().regex(/^[^/]+\/[^/]+$/, 'MCP tools are named <server>/<tool> or <server>/*');
 
-export const escalationSchema = z.strictObject({
+const escalationSchema = z.strictObject({
   /** How long a person has to answer an escalated call. Default 3600 (one hour). */
   timeout_s: z.number().int().positive().max(7 * 24 * 3600).default(3600),
   /**
@@ -33,7 +33,7 @@ export const escalationSchema = z.strictObject({
   on_timeout: z.enum(['deny', 'skip', 'abort']).default('deny'),
 });
 
-export const jobPolicySchema = z.strictObject({
+const jobPolicySchema = z.strictObject({
   /** The rule for every tool not named below. Default `allow`: the workspace confines every tool. */
   default: jobRuleSchema.default('allow'),
   /** Rules per built-in tool (`shell_exec`, `write_file`, …). Default none. */
@@ -49,7 +49,7 @@ export const jobPolicySchema = z.strictObject({
 });
 export type JobPolicy = z.infer<typeof jobPolicySchema>;
 
-export const jobLimitsSchema = z
+const jobLimitsSchema = z
   .strictObject({
     /** Dollars the job may spend (its session's recorded steps). Default: no cap. */
     max_cost_usd: z.number().positive().optional(),
@@ -71,9 +71,8 @@ export const jobLimitsSchema = z
     stall_s: z.number().int().min(10).max(24 * 3600).default(300),
   })
   .refine((l) => l.wrap_up_before_s < l.deadline_s, { message: 'wrap_up_before_s must be less than deadline_s', path: ['wrap_up_before_s'] });
-export type JobLimits = z.infer<typeof jobLimitsSchema>;
 
-export const jobTaskSchema = z.strictObject({
+const jobTaskSchema = z.strictObject({
   /** What the agent is asked to do. */
   prompt: z.string().min(1, 'the prompt must not be empty').max(100_000),
   /** The project the job works on: an absolute path on the worker's machine. */
@@ -85,7 +84,7 @@ export const jobTaskSchema = z.strictObject({
   thinking_level: thinkingLevelSchema.default('off'),
 });
 
-export const jobWorkspaceSchema = z.strictObject({
+const jobWorkspaceSchema = z.strictObject({
   /**
    * `auto` (the default): a git worktree on branch `strand/job-<id>` when the project is a git
    * repository, else a plain copy of the folder. `git_worktree` refuses a folder that is no repository.
@@ -93,7 +92,7 @@ export const jobWorkspaceSchema = z.strictObject({
   kind: z.enum(['auto', 'git_worktree', 'copy']).default('auto'),
 });
 
-export const jobDeliverableSchema = z.strictObject({
+const jobDeliverableSchema = z.strictObject({
   /** Write the job's diff as a patch file (docs/jobs.md says where). Default true. */
   patch_file: z.boolean().default(true),
 });

@@ -14,15 +14,14 @@ const tokens = z.number().int().positive();
 const usdPerMillion = z.number().nonnegative();
 
 /** Prices in USD per million tokens; cache prices default to the input price when left out. */
-export const modelPriceSchema = z.object({
+const modelPriceSchema = z.object({
   input: usdPerMillion,
   output: usdPerMillion,
   cache_read: usdPerMillion.optional(),
   cache_write: usdPerMillion.optional(),
 });
-export type ModelPrice = z.infer<typeof modelPriceSchema>;
 
-export const modelCatalogEntrySchema = z.object({
+const modelCatalogEntrySchema = z.object({
   provider: z.string().regex(/^[a-z0-9_-]+$/, 'provider ids are lower-case letters, digits, _ and -'),
   /** The provider's own model id; `*` matches any id of the provider that has no entry of its own. */
   id: z.string().regex(/^(\*|[A-Za-z0-9._:-]+)$/, 'model ids are letters, digits and . _ : -'),
@@ -66,8 +65,8 @@ export type ModelCatalog = z.infer<typeof modelCatalogFileSchema>;
 export type CatalogModel = ModelCatalogEntry & { known: boolean };
 
 /** Limits for ids the catalog does not name: conservative enough for any current model. */
-export const DEFAULT_CONTEXT_WINDOW = 128_000;
-export const DEFAULT_MAX_OUTPUT_TOKENS = 8_192;
+const DEFAULT_CONTEXT_WINDOW = 128_000;
+const DEFAULT_MAX_OUTPUT_TOKENS = 8_192;
 
 /** The catalog shipped with strand (validated once, at import). */
 export const builtinModelCatalog: ModelCatalog = modelCatalogFileSchema.parse(builtinCatalogData);

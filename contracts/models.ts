@@ -7,7 +7,6 @@ import { z } from 'zod';
 export const modelIdSchema = z
   .string()
   .regex(/^[a-z0-9_-]+\/[A-Za-z0-9._:-]+$/, 'model ids look like <provider>/<model>, e.g. scripted/echo');
-export type ModelId = z.infer<typeof modelIdSchema>;
 
 /**
  * The provider and the provider-specific model name of a `<provider>/<model>` reference (split at

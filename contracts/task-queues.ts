@@ -2,7 +2,7 @@
  * The Temporal task queue the worker polls and the gateway starts workflows on. Both sides read the
  * same environment variable so a deployment can run several isolated stacks on one Temporal cluster.
  */
-const DEFAULT_TASK_QUEUE = 'strand-agent';
+export const DEFAULT_TASK_QUEUE = 'strand-agent';
 
 /** Resolves the task queue from `STRAND_TASK_QUEUE`, falling back to {@link DEFAULT_TASK_QUEUE}. */
 export function taskQueueFromEnv(env: NodeJS.ProcessEnv = process.env): string {

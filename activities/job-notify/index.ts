@@ -1,7 +1,5 @@
 import { createDeliverJobNotification, type NotifyDeps } from './deliver';
 
-export { signBody, type DeliverJobNotificationInput, type DeliveredNotification } from './deliver';
-
 /**
  * `STRAND_JOB_RETENTION_HOURS` (default 72): how long a finished job's workspace is kept (docs/jobs.md,
  * "Retention"); `never` keeps it (no timer). Anything else that is no number ≥ 0 is the default.

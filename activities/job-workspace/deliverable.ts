@@ -22,7 +22,7 @@ function baseOf(ws: JobWorkspaceInfo): string {
 }
 
 /** `git diff --numstat` lines: `added<TAB>removed<TAB>path`, `-` for a binary file's counts. */
-export function parseNumstat(text: string): JobFileChange[] {
+function parseNumstat(text: string): JobFileChange[] {
   return text
     .split('\n')
     .filter((line) => line.trim() !== '')

@@ -4,7 +4,6 @@ import { collectJobDeliverable, verifyJobDeliverable, type CollectDeliverableInp
 import { createJobSessionActivities, type JobSessionDeps } from './job-session';
 import { prepareJobWorkspace, removeJobWorkspace, type PrepareJobWorkspaceInput } from './workspace';
 
-export { jobPaths } from './workspace';
 
 export interface JobWorkspaceDeps {
   /** The folder under which each job has `<id>/workspace`, `<id>/workspace.json` and `<id>/job.patch`. */
@@ -28,11 +27,10 @@ export function createJobWorkspaceActivities(deps: JobWorkspaceDeps) {
     removeJobWorkspace: (input: { job_id: string }): Promise<{ removed: boolean }> => removeJobWorkspace(deps.jobsDir, input),
   };
 }
-export type JobWorkspaceActivities = ReturnType<typeof createJobWorkspaceActivities>;
 
 /** Every activity the job workflow calls besides the turn's: the workspace and the job's session. */
 export function createJobActivities(deps: JobWorkspaceDeps & JobSessionDeps) {
   return { ...createJobWorkspaceActivities(deps), ...createJobSessionActivities(deps) };
 }
 export type JobActivities = ReturnType<typeof createJobActivities>;
-export type { JobSessionSummary, RecordedToolCall } from './job-session';
+export type { JobSessionSummary } from './job-session';

@@ -56,7 +56,7 @@ export interface StreamModelStepResult {
   context_window: number;
 }
 
-export interface SystemPromptWithNotices {
+interface SystemPromptWithNotices {
   text: string;
   notices: string[];
 }

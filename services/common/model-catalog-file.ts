@@ -14,7 +14,7 @@ export function loadModelCatalog(env: NodeJS.ProcessEnv = process.env): ModelCat
 }
 
 /** Reads and validates one catalog file (`{"models": [...]}`, the shape of contracts/model-catalog.json). */
-export function readCatalogFile(file: string): ModelCatalog {
+function readCatalogFile(file: string): ModelCatalog {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');

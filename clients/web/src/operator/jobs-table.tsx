@@ -5,7 +5,7 @@ import { OutLink, SessionLink } from './links';
 import { useNow } from './use-now';
 
 /** "retrying (attempt 2)" for a turn retrying a model step; the phase as the job gives it otherwise. */
-export const phaseOf = (job: Job) => (job.phase === 'retrying' && job.retry_attempt ? `retrying (attempt ${job.retry_attempt})` : job.phase);
+const phaseOf = (job: Job) => (job.phase === 'retrying' && job.retry_attempt ? `retrying (attempt ${job.retry_attempt})` : job.phase);
 
 /**
  * The running turns across sessions (`GET /api/turns`): where each runs, what it is doing, for how
