@@ -64,9 +64,10 @@ export interface StreamReplicas {
 
 /**
  * Every JetStream stream (key-value buckets and object stores are streams too) as a NATS node at
- * `url` reports it: replicas configured, leader, followers that are current.
+ * `url` reports it: replicas configured, leader, followers that are current. Several URLs: any node
+ * that answers.
  */
-export async function streamReplicas(url: string): Promise<StreamReplicas[]> {
+export async function streamReplicas(url: string | string[]): Promise<StreamReplicas[]> {
   // From the host only the published port is reachable: the cluster's internal addresses are not.
   const nc = await connect({ servers: url, ignoreClusterUpdates: true, timeout: 10_000 });
   try {

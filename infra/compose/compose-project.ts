@@ -21,6 +21,16 @@ export class ComposeProject {
     return { ...this.tools.env, ...this.vars };
   }
 
+  /** The environment compose commands of this project run with (for a command run by hand, e.g. `logs -f`). */
+  get environment(): NodeJS.ProcessEnv {
+    return this.env;
+  }
+
+  /** The compose arguments of a subcommand of this project (file, directory, project name), after the compose binary's own. */
+  argsFor(rest: string[]): string[] {
+    return this.args(rest).slice(this.tools.compose.length - 1);
+  }
+
   private args(rest: string[]): string[] {
     return [...this.tools.compose.slice(1), '-f', path.join(this.root, this.file), '--project-directory', this.root, '-p', this.name, ...rest];
   }
