@@ -1,4 +1,5 @@
 import type { JetStreamManager } from 'nats';
+import { natsReplicas } from './nats-replicas';
 import { encodeSubjectToken } from './session-store/subjects';
 
 /**
@@ -52,6 +53,7 @@ export async function ensureAgentEventsStream(jsm: JetStreamManager): Promise<vo
       subjects: [...cfg.subjects],
       max_age: cfg.max_age_ms * 1_000_000,
       duplicate_window: cfg.duplicate_window_ms * 1_000_000,
+      num_replicas: natsReplicas(),
     });
   } catch (err) {
     // Another process created it between our info and add: that is the state we wanted.

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { NatsConnection } from 'nats';
+import { natsReplicas } from './nats-replicas';
 import { MCP_STATUS_BUCKET, mcpStatusSchema, type McpStatus } from './mcp';
 
 /** KV keys allow few characters; a digest of the session id is safe. */
@@ -13,7 +14,7 @@ function mcpStatusKey(sessionId: string): string {
  * tool lists: never an env or header value. Kept a day after its last write.
  */
 export async function createMcpStatusKv(nc: NatsConnection) {
-  const kv = await nc.jetstream().views.kv(MCP_STATUS_BUCKET, { ttl: 24 * 60 * 60 * 1000, history: 1 });
+  const kv = await nc.jetstream().views.kv(MCP_STATUS_BUCKET, { ttl: 24 * 60 * 60 * 1000, history: 1, replicas: natsReplicas() });
   return {
     async put(sessionId: string, status: McpStatus): Promise<void> {
       await kv.put(mcpStatusKey(sessionId), JSON.stringify(status));

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { NatsConnection, ObjectStore } from 'nats';
+import { natsReplicas } from './nats-replicas';
 import { PROMPT_IMAGES_BUCKET, promptImageObjectName, type PromptImageMediaType, type PromptImageRef } from './prompt-images';
 
 /**
@@ -26,7 +27,7 @@ function promptImageRefOf(bytes: Uint8Array, mime: PromptImageMediaType): Prompt
 export function createNatsPromptImageStore(nc: NatsConnection): PromptImageStore {
   let bucket: Promise<ObjectStore> | undefined;
   const open = () => {
-    bucket ??= nc.jetstream().views.os(PROMPT_IMAGES_BUCKET).catch((err: unknown) => {
+    bucket ??= nc.jetstream().views.os(PROMPT_IMAGES_BUCKET, { replicas: natsReplicas() }).catch((err: unknown) => {
       bucket = undefined;
       throw err;
     });

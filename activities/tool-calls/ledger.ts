@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { NatsConnection } from 'nats';
+import { natsReplicas } from '../../contracts/nats-replicas';
 import type { ContentBlock } from '../../contracts/session-store/messages';
 
 /** A tool call's outcome as the model will read it. */
@@ -41,7 +42,7 @@ const TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** The ledger on a JetStream key-value bucket (file storage: survives a nats-server restart). */
 export async function createKvToolLedger(nc: NatsConnection): Promise<ToolLedger> {
-  const kv = await nc.jetstream().views.kv(TOOL_LEDGER_BUCKET, { ttl: TTL_MS, history: 1 });
+  const kv = await nc.jetstream().views.kv(TOOL_LEDGER_BUCKET, { ttl: TTL_MS, history: 1, replicas: natsReplicas() });
   return {
     async get(key) {
       const entry = await kv.get(ledgerKey(key));

@@ -1,11 +1,16 @@
 import { openSse } from '../../test/harness/sse-client';
 import type { FinishedSeen, StoredEntry } from './checks';
 
+/** The bearer token header for a gateway that has tokens (the clustered compose stack's); none for the local stack. */
+export function authHeaders(token: string | undefined): Record<string, string> {
+  return token ? { authorization: `Bearer ${token}` } : {};
+}
+
 /** JSON over HTTP against the gateway, with a deadline: a trial must never hang on one request. */
-export async function call<T = Record<string, unknown>>(base: string, method: string, route: string, body?: unknown, timeoutMs = 15_000): Promise<{ status: number; body: T }> {
+export async function call<T = Record<string, unknown>>(base: string, method: string, route: string, body?: unknown, timeoutMs = 15_000, token?: string): Promise<{ status: number; body: T }> {
   const res = await fetch(`${base}${route}`, {
     method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    headers: { ...authHeaders(token), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
     signal: AbortSignal.timeout(timeoutMs),
   });
@@ -23,9 +28,9 @@ interface MessagesPage {
 }
 
 /** The session's stored conversation, each entry's text blocks joined (tool calls and results have their own). */
-export async function storedEntries(base: string, sessionId: string): Promise<StoredEntry[] | { error: string }> {
+export async function storedEntries(base: string, sessionId: string, token?: string): Promise<StoredEntry[] | { error: string }> {
   try {
-    const res = await call<MessagesPage>(base, 'GET', `/api/sessions/${sessionId}/messages`);
+    const res = await call<MessagesPage>(base, 'GET', `/api/sessions/${sessionId}/messages`, undefined, 15_000, token);
     if (res.status !== 200) return { error: `answered ${res.status}: ${JSON.stringify(res.body).slice(0, 200)}` };
     if (res.body.next_cursor) return { error: 'more than one page of messages' };
     return (res.body.messages ?? []).map((m) => ({
@@ -43,12 +48,12 @@ export async function storedEntries(base: string, sessionId: string): Promise<St
  * JetStream holds, whatever any client saw. Reads until `lastTurn` has ended, then a second more, so
  * that a doubled end would be seen too.
  */
-export async function replayFinished(base: string, sessionId: string, lastTurn: string | undefined, timeoutMs = 20_000): Promise<{ finished: FinishedSeen[] } | { error: string }> {
+export async function replayFinished(base: string, sessionId: string, lastTurn: string | undefined, timeoutMs = 20_000, token?: string): Promise<{ finished: FinishedSeen[] } | { error: string }> {
   const finished: FinishedSeen[] = [];
   const abort = new AbortController();
   const deadline = setTimeout(() => abort.abort(), timeoutMs);
   try {
-    const conn = await openSse(`${base}/api/sessions/${sessionId}/events`, { lastEventId: '0', signal: abort.signal });
+    const conn = await openSse(`${base}/api/sessions/${sessionId}/events`, { lastEventId: '0', signal: abort.signal, headers: authHeaders(token) });
     if (conn.status !== 200) return { error: `answered ${conn.status}` };
     const end = Date.now() + timeoutMs;
     let graceUntil = Infinity;

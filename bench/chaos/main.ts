@@ -9,6 +9,7 @@ import { startChaosStack, type ChaosStack } from './chaos-stack';
 import { chaosConfigFromEnv, seededRandom } from './config';
 import { ChaosProvider } from './provider-script';
 import { chaosChart, chaosMarkdown, summarize } from './summary';
+import { localTarget } from './target';
 import { runTrial, type TrialRecord } from './trial';
 
 /**
@@ -67,7 +68,7 @@ async function main(): Promise<number> {
       }
       try {
         for (let i = 1; i <= config.trials; i++) {
-          const record = await runTrial({ chaos: current, provider, scenario, config, random, workspace, index: i });
+          const record = await runTrial({ target: localTarget(current, config), provider, scenario, config, random, workspace, index: i });
           records.push(record);
           const r = record.recovery;
           progress(

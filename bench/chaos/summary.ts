@@ -2,7 +2,7 @@
 import type { TopLevelSpec } from 'vega-lite/build/index';
 import { markdownTable } from '../report/markdown-table';
 import { percentile } from '../stats';
-import type { Scenario } from './scenarios';
+import type { TrialScenario } from './target';
 import type { TrialRecord } from './trial';
 
 /** One scenario's row of chaos.md (and of chaos.json's `scenarios`). */
@@ -35,7 +35,8 @@ const defined = (xs: (number | undefined)[]) => xs.filter((x): x is number => x 
 const spread = (xs: number[]) => ({ p50: seconds(percentile(xs, 50)), p99: seconds(percentile(xs, 99)), max: seconds(xs.length ? Math.max(...xs) : undefined) });
 const count = (records: TrialRecord[], f: (r: TrialRecord) => boolean) => records.filter(f).length;
 
-function describeFault(s: Scenario, outageS: number): string {
+function describeFault(s: TrialScenario, outageS: number): string {
+  if (s.describe) return s.describe;
   if (s.fault === 'none') return `no fault (control), ${s.mode}`;
   if (s.fault === 'outage') return `${s.component} down ${outageS} s mid-stream`;
   if (s.fault === 'rolling') return `rolling restart of both workers (SIGTERM, start, then the other) mid-${s.mode}`;
@@ -46,7 +47,7 @@ function describeFault(s: Scenario, outageS: number): string {
   return `kill -9 ${s.component} mid-${s.mode}`;
 }
 
-export function summarize(scenarios: Scenario[], records: TrialRecord[], planned: number, outageS: number, errors: Map<string, string>): ScenarioSummary[] {
+export function summarize(scenarios: TrialScenario[], records: TrialRecord[], planned: number, outageS: number, errors: Map<string, string>): ScenarioSummary[] {
   return scenarios.map((s) => {
     const rs = records.filter((r) => r.scenario === s.id);
     const silence = spread(defined(rs.map((r) => r.recovery.silence)));
@@ -116,7 +117,7 @@ export function chaosMarkdown(rows: ScenarioSummary[], records: TrialRecord[], h
 }
 
 /** Client silence around the fault per scenario (log scale: kills take seconds, outages tens). */
-export function chaosChart(scenarios: Scenario[], records: TrialRecord[], subtitle: string): TopLevelSpec {
+export function chaosChart(scenarios: TrialScenario[], records: TrialRecord[], subtitle: string): TopLevelSpec {
   const values = records
     .filter((r) => r.recovery.silence !== undefined)
     .map((r) => ({

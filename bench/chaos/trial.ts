@@ -1,22 +1,21 @@
 import { followSse, type ResumingSse } from '../../test/harness/resuming-sse-client';
-import type { ChaosStack, LogLine } from './chaos-stack';
+import type { LogLine } from './chaos-stack';
 import { judgeTrial, type TrialVerdict } from './checks';
 import type { ChaosConfig } from './config';
-import { injectFault, type FaultRecord } from './fault';
-import { call, replayFinished, storedEntries } from './gateway-api';
+import type { FaultRecord } from './fault';
+import { authHeaders, call as callGateway, replayFinished, storedEntries } from './gateway-api';
 import { promptMarker, type ChaosProvider, type TrialPlan } from './provider-script';
 import { recoveryTimes, type RecoveryTimes } from './recovery';
-import type { Scenario } from './scenarios';
-import { workerRunning } from './step-runner';
+import type { ChaosTarget, TrialScenario } from './target';
 import { TurnWatcher } from './turn-watcher';
 
 /** Any id outside the catalog would do; a catalog id gives the turn real limits and prices. */
 const MODEL = 'openai/gpt-4.1-mini';
 
 export interface TrialContext {
-  chaos: ChaosStack;
+  target: ChaosTarget;
   provider: ChaosProvider;
-  scenario: Scenario;
+  scenario: TrialScenario;
   config: ChaosConfig;
   random: () => number;
   workspace: string;
@@ -85,8 +84,9 @@ async function reachFaultPoint(ctx: TrialContext, watcher: TurnWatcher, turn: st
  * the store, a fresh replay of the stream and what the provider sent.
  */
 export async function runTrial(ctx: TrialContext): Promise<TrialRecord> {
-  const { chaos, provider, scenario, config, index } = ctx;
-  const base = chaos.stack.urls.gateway;
+  const { target: chaos, provider, scenario, config, index } = ctx;
+  const { base, token } = chaos;
+  const call = <T = Record<string, unknown>>(b: string, method: string, route: string, body?: unknown) => callGateway<T>(b, method, route, body, 15_000, token);
   const id = `${scenario.id}.${index}`;
   const plan: TrialPlan = {
     id,
@@ -118,7 +118,7 @@ export async function runTrial(ctx: TrialContext): Promise<TrialRecord> {
       const set = await call(base, 'PATCH', `/api/sessions/${sid}/settings`, { approval: { always_allow: ['shell_exec'] } });
       if (set.status !== 200) throw new Error(`PATCH settings answered ${set.status}: ${JSON.stringify(set.body)}`);
     }
-    client = followSse(`${base}/api/sessions/${sid}/events`, watcher.onEvent, { after: '0' });
+    client = followSse(`${base}/api/sessions/${sid}/events`, watcher.onEvent, { after: '0', headers: authHeaders(token) });
     await Promise.race([client.connected, sleep(15_000).then(() => Promise.reject(new Error('the event stream did not open within 15 s')))]);
 
     const first = await call<{ turn_id: string }>(base, 'POST', `/api/sessions/${sid}/prompt`, { text: `Answer at length. ${promptMarker(id, 'p1')}`, request_id: `${id}.p1` });
@@ -128,11 +128,12 @@ export async function runTrial(ctx: TrialContext): Promise<TrialRecord> {
 
     faultPoint = await reachFaultPoint(ctx, watcher, turns.first, plan);
     const activity = scenario.mode === 'tool' ? 'runTool' : 'streamModelStep';
-    const target = scenario.failover ? await workerRunning(chaos.stack, sid, turns.first, activity) : undefined;
-    if (target) faultPoint += `, ${target} (running ${activity}) ${scenario.fault === 'kill' ? 'killed' : 'stopped'}`;
+    const target = await chaos.aim(scenario, sid, turns.first, activity);
+    const how = scenario.fault === 'kill' ? 'killed' : scenario.fault === 'stop' ? 'stopped' : `faulted (${scenario.fault})`;
+    if (target) faultPoint += `, ${target}${scenario.failover ? ` (running ${activity})` : ''} ${how}`;
     faultAt = performance.now();
-    fault = injectFault(chaos.stack, scenario, config, target);
-    const budget = (scenario.fault === 'outage' ? config.outageMs : 0) + config.finishTimeoutMs;
+    fault = chaos.inject(scenario, target);
+    const budget = chaos.downMs(scenario) + config.finishTimeoutMs;
     await watcher.until(() => watcher.finished(turns.first).length > 0, budget, `turn.finished of ${turns.first}`);
     finishedAt = performance.now();
 
@@ -150,8 +151,8 @@ export async function runTrial(ctx: TrialContext): Promise<TrialRecord> {
   // The checks read the store and the stream: the faulted service must be back first.
   const faultRecord = await fault.catch((err: unknown) => ({ at: faultAt ?? 0, downAt: faultAt ?? 0, error: (err as Error).message }) as FaultRecord);
 
-  const stored = sessionId ? await storedEntries(base, sessionId) : { error: 'no session' };
-  const replay = sessionId ? await replayFinished(base, sessionId, turns.next ?? turns.first) : { error: 'no session' };
+  const stored = sessionId ? await storedEntries(base, sessionId, token) : { error: 'no session' };
+  const replay = sessionId ? await replayFinished(base, sessionId, turns.next ?? turns.first, 20_000, token) : { error: 'no session' };
   client?.close();
   const truth = { first: provider.truth(id, 'p1'), next: provider.truth(id, 'p2') };
   const expectedEntries = [

@@ -13,14 +13,26 @@ export class ComposeProject {
     private readonly root: string,
     readonly name: string,
     private readonly vars: Record<string, string>,
+    /** The compose file, relative to `root`. */
+    readonly file = 'docker-compose.yml',
   ) {}
 
   private get env(): NodeJS.ProcessEnv {
     return { ...this.tools.env, ...this.vars };
   }
 
+  /** The environment compose commands of this project run with (for a command run by hand, e.g. `logs -f`). */
+  get environment(): NodeJS.ProcessEnv {
+    return this.env;
+  }
+
+  /** The compose arguments of a subcommand of this project (file, directory, project name), after the compose binary's own. */
+  argsFor(rest: string[]): string[] {
+    return this.args(rest).slice(this.tools.compose.length - 1);
+  }
+
   private args(rest: string[]): string[] {
-    return [...this.tools.compose.slice(1), '-f', path.join(this.root, 'docker-compose.yml'), '--project-directory', this.root, '-p', this.name, ...rest];
+    return [...this.tools.compose.slice(1), '-f', path.join(this.root, this.file), '--project-directory', this.root, '-p', this.name, ...rest];
   }
 
   /** Runs a compose subcommand; a failure is an error with the end of its output. */
@@ -53,6 +65,12 @@ export class ComposeProject {
     await mustRun(this.tools.docker, ['build', '-t', 'strand:local', this.root], { env, cwd: this.root, timeoutMs: 30 * 60_000, echo: true });
   }
 
+  /** Builds another image of the stack (`docker build -t tag context`), with the classic builder as above. */
+  async buildImage(tag: string, context: string): Promise<void> {
+    const env = { ...this.tools.env, DOCKER_BUILDKIT: this.tools.env.DOCKER_BUILDKIT ?? '0' };
+    await mustRun(this.tools.docker, ['build', '-t', tag, path.resolve(this.root, context)], { env, cwd: this.root, timeoutMs: 30 * 60_000, echo: true });
+  }
+
   /** Starts everything and returns once every service is healthy (or the one-shot setup has completed). */
   up(): Promise<string> {
     return this.run(['up', '-d', '--no-build', '--pull', 'never', '--wait', '--wait-timeout', '600'], 660_000, true);
@@ -72,11 +90,18 @@ export class ComposeProject {
     return this.run(['logs', '--no-color', '--no-log-prefix', service]);
   }
 
-  /** The container of a service (compose ps -q), as the engine names it. */
+  /** The container of a service that runs once (compose ps -q), as the engine names it. */
   async containerOf(service: string): Promise<string> {
-    const id = (await this.run(['ps', '-q', service])).trim();
-    if (!id) throw new Error(`compose project ${this.name} has no running ${service} container`);
-    return id;
+    const ids = await this.containersOf(service);
+    if (ids.length !== 1) throw new Error(`compose project ${this.name} has ${ids.length} running ${service} containers, not one`);
+    return ids[0]!;
+  }
+
+  /** Every running container of a service (full ids; a service with replicas has several). */
+  async containersOf(service: string): Promise<string[]> {
+    const ids = (await this.run(['ps', '-q', '--no-trunc', service])).split('\n').map((l) => l.trim()).filter(Boolean);
+    if (ids.length === 0) throw new Error(`compose project ${this.name} has no running ${service} container`);
+    return ids;
   }
 
   /** What the engine says of a container: its main process's pid on this host, restarts, health. */

@@ -47,13 +47,17 @@ function checkFileOnHost(ws: Workspace, file: { path: string; content: string })
   check(st.uid === ws.uid && st.gid === ws.gid, `${full} belongs to ${ws.uid}:${ws.gid} (the projects' owner), not ${st.uid}:${st.gid}`);
 }
 
+/** Which worker container runs the turn's model step now (running-worker.ts). */
+export type WorkerOfStep = (sessionId: string, turnId: string) => Promise<string>;
+
 /**
  * Two turns with tools on the compose stack. The first writes a file into the user's project (checked on
- * the host: content and owner). During the second, once its answer streams, the worker container's main
- * process is killed with SIGKILL from the host (a crash: the restart policy brings it back, unlike
- * `docker kill`); the turn must then finish exactly once, with every store entry written once.
+ * the host: content and owner). During the second, once its answer streams, the main process of the
+ * worker container running that answer is killed with SIGKILL from the host (a crash: the restart
+ * policy brings it back, unlike `docker kill`); the turn must then finish exactly once, with every
+ * store entry written once, whichever worker ends it.
  */
-export async function runTurns(http: StrandHttp, compose: ComposeProject, ws: Workspace, log: (line: string) => void): Promise<TurnFigures> {
+export async function runTurns(http: StrandHttp, compose: ComposeProject, ws: Workspace, log: (line: string) => void, workerOfStep: WorkerOfStep): Promise<TurnFigures> {
   const { session_id: sid } = await http.call('POST', '/api/sessions', 201, sessionCreatedSchema, { project_path: ws.project, model: `scripted/${WRITE_SCRIPT}` });
   const settings = await http.call('PATCH', `/api/sessions/${sid}/settings`, 200, settingsReplySchema, { approval: { always_allow: ['write_file'] } });
   check(settings.approval.always_allow.includes('write_file'), 'the session allows write_file without asking');
@@ -73,25 +77,29 @@ export async function runTurns(http: StrandHttp, compose: ComposeProject, ws: Wo
 
     // Turn 2: killed mid-answer.
     await http.call('POST', `/api/sessions/${sid}/model`, 200, modelChangedSchema, { provider: 'scripted', model_id: CRASH_SCRIPT });
-    const worker = await compose.containerOf('worker');
-    const before = await compose.inspect(worker);
     const t2 = Date.now();
     const second = await http.call('POST', `/api/sessions/${sid}/prompt`, 202, promptAcceptedReplySchema, { text: 'Write the second file, then explain at length.' });
     const seen: Seen[] = [];
     let deltasAfterTool = 0;
     let toolDone = false;
+    let worker: Promise<string> | undefined;
     while (deltasAfterTool < 5) {
       const s = await next(events, 60_000);
       seen.push(s);
       check(s.data.type !== 'turn.finished', `the turn was still running when the worker was to be killed (${JSON.stringify(s.data)})`);
       if (s.data.type === 'tool.result') toolDone = true;
       if (toolDone && s.data.type === 'message.delta') deltasAfterTool++;
+      // Looked up at the answer's first delta, while the rest streams (a lookup takes a moment).
+      if (deltasAfterTool === 1) worker ??= workerOfStep(sid, second.turn_id);
     }
+    const killed = await worker!;
+    const before = await compose.inspect(killed);
+    check(!seen.some((s) => s.data.type === 'turn.finished'), 'the turn was still running when the worker was killed');
     process.kill(before.pid, 'SIGKILL');
     const killedAt = Date.now();
     const killedIndex = seen.length;
-    log(`turn 2: killed the worker container's main process (pid ${before.pid} on the host) with SIGKILL mid-answer`);
-    const watch = watchRestart(compose, worker, before, killedAt);
+    log(`turn 2: killed the main process of worker container ${killed.slice(0, 12)} (running the answer; pid ${before.pid} on the host) with SIGKILL mid-answer`);
+    const watch = watchRestart(compose, killed, before, killedAt);
     watch.catch(() => undefined); // awaited below; a failure of the stream first must not leave it unhandled
     await readUntilFinished(events, 240_000, seen);
     const finishedAt = Date.now();

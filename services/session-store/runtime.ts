@@ -3,6 +3,7 @@ import type { StoreConfig } from './config';
 import type { IdsAndClock } from './domain/ids';
 import { SessionStore, type EventSink } from './domain/store';
 import type { NatsConnection } from 'nats';
+import { natsReplicas } from '../../contracts/nats-replicas';
 import { FsStorage } from './storage/fs-storage';
 import { JetStreamStorage } from './storage/jetstream-storage';
 import type { StoragePort } from './storage/port';
@@ -22,7 +23,8 @@ function buildStorage(config: StoreConfig, nc?: NatsConnection): StoragePort {
   return new JetStreamStorage(nc, {
     ...(c.stream ? { stream: c.stream } : {}),
     ...(c.subject_prefix ? { subjectPrefix: c.subject_prefix } : {}),
-    ...(c.replicas ? { replicas: c.replicas } : {}),
+    // The configuration file's replicas win; else the deployment-wide STRAND_NATS_REPLICAS.
+    replicas: c.replicas ?? natsReplicas(),
   });
 }
 

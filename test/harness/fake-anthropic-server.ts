@@ -53,6 +53,11 @@ export interface FakeServerOptions<Reply> {
   replies?: Reply[];
   /** Answers requests once the queue is empty (e.g. a benchmark's endless answers). */
   respond?: (request: RecordedRequest, index: number) => Reply;
+  /**
+   * The address to listen on (default 127.0.0.1). Containers reach the host only through its bridge
+   * address, so a provider for a compose stack listens on that address (bench/chaos/cluster-stack.ts).
+   */
+  host?: string;
 }
 
 /** Waits, but no longer than the client stays connected (no timers left behind after close()). */
@@ -107,7 +112,7 @@ export async function startFakeSseServer<Reply>(
     const plan = next !== undefined ? options.plan(next, recorded) : options.respond ? options.plan(options.respond(recorded, index), recorded) : options.noReply(index);
     await play(plan, req, res);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, options.host ?? '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,

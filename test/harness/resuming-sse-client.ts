@@ -28,6 +28,8 @@ export interface FollowOptions {
    * gateway can accept a connection and then wait on a server that is down (default 10 s).
    */
   connectTimeoutMs?: number;
+  /** Sent with every connection (e.g. `authorization` for a gateway that has tokens). */
+  headers?: Record<string, string>;
 }
 
 const FOREVER_MS = 24 * 3_600_000;
@@ -66,7 +68,7 @@ export function followSse(url: string, onEvent: (event: SseEvent) => void, optio
       const timer = setTimeout(() => attempt.abort(), connectTimeoutMs);
       let reason: string;
       try {
-        const conn = await openSse(url, { lastEventId: lastId, signal: attempt.signal });
+        const conn = await openSse(url, { lastEventId: lastId, signal: attempt.signal, ...(options.headers ? { headers: options.headers } : {}) });
         clearTimeout(timer);
         if (conn.status !== 200) {
           conn.close();

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { Client, Connection } from '@temporalio/client';
 import type { NatsConnection } from 'nats';
+import { natsReplicas } from '../../../contracts/nats-replicas';
 import { RUNNING_ACTIVITIES_BUCKET } from '../../../contracts/worker-presence';
 import { CrashWatcher } from './crash-watcher';
 import { RunningRegistry } from './running-registry';
@@ -27,7 +28,7 @@ export async function createCrashWatch(opts: {
   log: (level: 'info' | 'warn', message: string) => void;
 }): Promise<{ registry: RunningRegistry; watcher: CrashWatcher; close(): Promise<void> }> {
   const workerId = newWorkerId();
-  const kv = await opts.nc.jetstream().views.kv(RUNNING_ACTIVITIES_BUCKET, { history: 1, ttl: ENTRY_TTL_MS });
+  const kv = await opts.nc.jetstream().views.kv(RUNNING_ACTIVITIES_BUCKET, { history: 1, ttl: ENTRY_TTL_MS, replicas: natsReplicas() });
   const connection = await Connection.connect({ address: opts.temporalAddress });
   const client = new Client({ connection, namespace: opts.namespace });
   const registry = new RunningRegistry(kv, workerId, (m) => opts.log('warn', m));
