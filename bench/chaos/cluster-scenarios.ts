@@ -13,7 +13,7 @@ import type { TrialScenario } from './target';
  * stream (the load balancer's log names it); `worker` the worker running the step (Temporal's pending
  * activity names it); `temporal-history` and `temporal-matching` the Temporal service's container.
  */
-export type ClusterComponent = 'nats-leader' | 'nats-follower' | 'gateway' | 'worker' | 'temporal-history' | 'temporal-matching';
+type ClusterComponent = 'nats-leader' | 'nats-follower' | 'gateway' | 'worker' | 'temporal-history' | 'temporal-matching';
 
 export interface ClusterScenario extends TrialScenario {
   component: ClusterComponent;
@@ -21,7 +21,7 @@ export interface ClusterScenario extends TrialScenario {
   describe: string;
 }
 
-export const CLUSTER_SCENARIOS: ClusterScenario[] = [
+const CLUSTER_SCENARIOS: ClusterScenario[] = [
   { id: 'cluster-nats-leader-kill', component: 'nats-leader', fault: 'kill', mode: 'stream', describe: 'kill -9 the NATS node leading the events stream (one of 3) mid-stream' },
   { id: 'cluster-nats-leader-stop', component: 'nats-leader', fault: 'stop', mode: 'stream', describe: 'docker stop the NATS node leading the events stream mid-stream, start it 0.5 s later' },
   { id: 'cluster-nats-follower-kill', component: 'nats-follower', fault: 'kill', mode: 'stream', describe: 'kill -9 a NATS node that does not lead the events stream mid-stream' },
