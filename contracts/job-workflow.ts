@@ -26,6 +26,8 @@ export const JOB_SESSION_METADATA_KEY = 'strand.job';
 export const jobWorkflowInputSchema = z.object({
   job_id: jobIdSchema,
   spec: jobSpecSchema,
+  /** The schedule (its name) whose run started this job, when one did (docs/jobs.md, "Schedules"). */
+  schedule_id: z.string().optional(),
 });
 export type JobWorkflowInput = z.input<typeof jobWorkflowInputSchema>;
 

@@ -3,6 +3,8 @@ import type { NatsConnection } from 'nats';
 import { createActivities } from '../../activities';
 import { createWorkerCheckpoints } from '../../activities/checkpoints';
 import { createJobActivities, jobsDirFromEnv } from '../../activities/job-workspace';
+import { createScheduleActivities } from '../../activities/schedules';
+import { scheduleLedgerKv } from '../../contracts/schedule-ledger-kv';
 import type { AgentEventPublisher } from '../../activities/events/publisher';
 import { createKvToolLedger } from '../../activities/tool-calls/ledger';
 import { createToolWiring } from './tool-wiring';
@@ -86,7 +88,8 @@ export async function createStrandWorker(opts: WorkerOptions): Promise<Worker> {
     taskQueue: opts.taskQueue,
     workflowBundle: opts.bundle,
     // Unattended jobs (docs/jobs.md): their workspaces under STRAND_JOBS_DIR, their sessions in the store.
-    activities: { ...activities, ...createJobActivities({ jobsDir: jobsDirFromEnv(), store }) },
+    // Scheduled jobs' runs record themselves in their schedule's ledger (a NATS KV bucket).
+    activities: { ...activities, ...createJobActivities({ jobsDir: jobsDirFromEnv(), store }), ...createScheduleActivities({ ledger: scheduleLedgerKv(opts.nc) }) },
     interceptors: { activity: [...(telemetry?.activityInterceptors ?? []), ...(opts.registry ? [opts.registry.interceptor()] : [])] },
     ...(telemetry ? { sinks: telemetry.sinks } : {}),
     // Each model step holds a slot while it streams; bounded so 2 cores are not oversubscribed.

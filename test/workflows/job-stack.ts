@@ -31,7 +31,8 @@ export interface JobStack {
   cleanup(): Promise<void>;
 }
 
-export async function jobStack(env: TestWorkflowEnvironment, bundle: WorkflowBundleWithSourceMap, taskQueue: string): Promise<JobStack> {
+/** `extraActivities`: more activities on the same worker (a scheduled job's run records its ledger with them). */
+export async function jobStack(env: TestWorkflowEnvironment, bundle: WorkflowBundleWithSourceMap, taskQueue: string, extraActivities: object = {}): Promise<JobStack> {
   const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'job-stack-'));
   const repo = path.join(tmp, 'repo');
   const jobsDir = path.join(tmp, 'jobs');
@@ -55,7 +56,7 @@ export async function jobStack(env: TestWorkflowEnvironment, bundle: WorkflowBun
     ...createToolWiring(toolEnv),
   });
   const jobs = createJobActivities({ jobsDir, store: { ...port, ensure: async (r) => store.ensure(r) } });
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: { ...activities, ...jobs } });
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: { ...activities, ...jobs, ...extraActivities } });
   return {
     repo,
     jobsDir,

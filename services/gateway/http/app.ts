@@ -11,6 +11,7 @@ import { approvalsRoutes } from './approvals-routes';
 import { authMiddleware } from './auth-middleware';
 import { rateLimit } from './rate-limit';
 import { jobsRoutes } from './jobs-routes';
+import { schedulesRoutes } from './schedules-routes';
 import { operatorRoutes, type OperatorDeps } from './operator-routes';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi/build-document';
 import { openapiRoutes } from './openapi/openapi-routes';
@@ -77,6 +78,7 @@ export function createHttpApp(deps: HttpDeps): OpenAPIHono {
   app.route('/api/sessions', checkpointRoutes(deps)); // file checkpoints: list, revert, redo (docs/undo.md)
   app.route('/api/sessions', mcpRoutes(deps));
   app.route('/api/jobs', jobsRoutes(deps));
+  app.route('/api/schedules', schedulesRoutes(deps)); // jobs on Temporal Schedules and their ledgers (docs/jobs.md)
   app.route('/api/operator', operatorRoutes(deps));
   app.route('/api', transcriptsRoutes(deps));
   app.notFound((c) => errorResponse(c, new StrandError(ErrorCode.NOT_FOUND, `no route ${c.req.method} ${c.req.path}`)));
