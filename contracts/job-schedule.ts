@@ -129,7 +129,7 @@ export const scheduleViewSchema = z.object({
   pause_on_failure: z.boolean(),
   notes: z.boolean(),
   state: z.object({ paused: z.boolean(), note: z.string().optional() }),
-  next_runs: z.array(z.string()).describe('The next due times (ISO 8601); none while paused.'),
+  next_runs: z.array(z.string()).describe('The next due times (ISO 8601), as Temporal lists them: listed while paused too, when they will be skipped.'),
   created_at: z.string(),
   temporal: z
     .object({ schedule_id: z.string(), actions_taken: z.number().int(), skipped_overlap: z.number().int(), missed_catchup_window: z.number().int() })

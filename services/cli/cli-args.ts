@@ -4,6 +4,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { type InstanceCounts } from '../../infra/stack/instances';
 import { instanceCountsFromOptions, UP_DEFAULT_COUNTS } from './instance-flags';
 import { COMMAND_HELP, USAGE } from './cli-help';
+import { parseScheduleCommand, SCHEDULE_OPTIONS, type ScheduleCommand } from './schedule-commands';
 
 /**
  * The `strand` command line, parsed by node:util's parseArgs, one option table per command: an
@@ -24,6 +25,7 @@ export type CliCommand =
   | { command: 'status' }
   | { command: 'jobs'; action: 'list' }
   | { command: 'jobs'; action: 'show' | 'cancel'; jobId: string }
+  | ScheduleCommand
   | { command: 'rpc-edn'; cwd: string; sessionId?: string }
   | { command: 'acp'; cwd: string }
   | { command: 'chat'; cwd: string; prompt?: string; sessionId?: string; new: boolean; yes: boolean };
@@ -39,6 +41,7 @@ const OPTIONS: Record<keyof typeof COMMAND_HELP, Options> = {
   down: HELP,
   status: HELP,
   jobs: HELP,
+  schedule: SCHEDULE_OPTIONS,
   'rpc-edn': { ...HELP, cwd: { type: 'string' }, 'session-id': { type: 'string' } },
   acp: { ...HELP, cwd: { type: 'string' } },
   chat: { ...HELP, cwd: { type: 'string' }, prompt: { type: 'string', short: 'p' }, session: { type: 'string' }, new: { type: 'boolean' }, yes: { type: 'boolean', short: 'y' } },
@@ -134,6 +137,11 @@ export function parseCli(argv: string[], base = process.cwd()): CliCommand {
       if (jobId === undefined || jobId === '') throw new UsageError(`strand jobs ${action}: needs a job id (see \`strand jobs --help\`)`);
       rest(2, ` after the job id`);
       return { command: 'jobs', action, jobId };
+    }
+    case 'schedule': {
+      const parsed = parseScheduleCommand(positionals, values, base);
+      if (typeof parsed === 'string') throw new UsageError(parsed);
+      return parsed;
     }
     case 'rpc-edn': {
       rest(0, '');

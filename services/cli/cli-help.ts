@@ -1,4 +1,5 @@
 /** What `strand --help` and `strand <command> --help` print. */
+import { SCHEDULE_HELP } from './schedule-commands';
 
 export const COMMAND_HELP = {
   up: `usage: strand up [-d] [--gateways N] [--workers N] [--stores N]
@@ -20,6 +21,7 @@ export const COMMAND_HELP = {
   jobs: `usage: strand jobs [list] | show <job id> | cancel <job id>
   Turns running across sessions, through the gateway (STRAND_GATEWAY_URL picks one; STRAND_TOKEN
   is sent as the bearer token).`,
+  schedule: SCHEDULE_HELP,
   'rpc-edn': `usage: strand rpc-edn [--cwd DIR] [--session-id ID]
   EDN RPC (docs/edn.md) on stdin/stdout for editors that spawn it (Emacs); logs on stderr.
   --cwd DIR          the project directory of new sessions (default: where it runs)
@@ -49,6 +51,8 @@ export const USAGE = `usage: strand <command> [options]   (strand <command> --he
   status      show whether a stack runs and whether its gateway is healthy
   jobs list | show <id> | cancel <id>
               turns running across sessions (through the gateway; STRAND_GATEWAY_URL to pick one)
+  schedule list | create <name> --spec FILE --every 1h | show | pause | resume | trigger | backfill | delete <name>
+              jobs on a schedule, and the ledger of their runs (through the gateway)
   rpc-edn [--cwd DIR] [--session-id ID]
               EDN RPC on stdin/stdout for editors that spawn it (Emacs); logs on stderr
   chat [--cwd DIR] [--session ID | --new] [-p PROMPT] [-y]

@@ -1,5 +1,6 @@
 import { parseCli, UsageError, type CliCommand } from './cli-args';
 import { jobs } from './jobs-commands';
+import { schedule } from './schedule-commands';
 import { say, guardOutput, sayError } from './safe-output';
 import { down, status, upDetached, upForeground } from './stack-commands';
 import { supervise } from './supervise';
@@ -18,6 +19,8 @@ async function run(cli: CliCommand): Promise<void> {
       return status();
     case 'jobs':
       return jobs(cli);
+    case 'schedule':
+      return schedule(cli);
     case 'rpc-edn':
       // Loaded only here: the other commands do not need the gateway's code.
       return (await import('./rpc-edn')).rpcEdn(cli);

@@ -59,7 +59,7 @@ test('a schedule through HTTP: created, listed, shown, paused, triggered, backfi
 
   const paused = await call('POST', '/api/schedules/hourly/pause', { note: 'maintenance' });
   expect(paused.body).toEqual({ name: 'hourly', status: 'paused' });
-  expect((await call('GET', '/api/schedules/hourly')).body).toMatchObject({ state: { paused: true, note: 'maintenance' }, next_runs: [] });
+  expect((await call('GET', '/api/schedules/hourly')).body).toMatchObject({ state: { paused: true, note: 'maintenance' } });
 
   // A trigger runs even while paused; the ledger lists it with its job, once the job has ended.
   expect((await call('POST', '/api/schedules/hourly/trigger')).body).toEqual({ name: 'hourly', status: 'triggered' });

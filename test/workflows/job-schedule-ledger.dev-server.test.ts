@@ -132,7 +132,8 @@ test('a schedule every 2 s with slow runs, a paused period, a trigger and a back
       expect(secondReport.summary).toContain(`Notes from this schedule's previous run (due ${first!.due_at}, job ${first!.job_id}, succeeded)`);
       expect(secondReport.summary).toContain('Report only what changed since that run.');
 
-      console.log(JSON.stringify({ due: runs.length, ran: ran.length, overlap: overlap.length, paused: paused.length, temporal: description.info }, null, 1));
+      const { numActionsTaken, numActionsSkippedOverlap, numActionsMissedCatchupWindow } = description.info;
+      console.log(JSON.stringify({ due: runs.length, ran: ran.length, overlap: overlap.length, paused: paused.length, temporal: { numActionsTaken, numActionsSkippedOverlap, numActionsMissedCatchupWindow } }));
       await service.delete(name, undefined);
     });
   } finally {

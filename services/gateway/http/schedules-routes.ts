@@ -70,7 +70,7 @@ const runs = createRoute({
   middleware: firstQueryValues,
   request: { params, query: scheduleRunsQuerySchema },
   responses: { 200: jsonReply(scheduleRunsSchema, 'The ledger.') },
-  ...errors(...FOUND),
+  ...errors(E.INVALID_REQUEST, ...FOUND),
 });
 
 /** A schedule action without a body. */
