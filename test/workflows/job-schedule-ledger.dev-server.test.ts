@@ -140,3 +140,36 @@ test('a schedule every 2 s with slow runs, a paused period, a trigger and a back
     await stack.cleanup();
   }
 }, 600_000);
+
+test('pause on failure: a run whose job fails pauses the schedule (Temporal), and the due times after it are skipped as paused', async () => {
+  const taskQueue = `tq-${randomUUID()}`;
+  const ledger = scheduleLedgerKv(nc);
+  const stack = await jobStack(dev.env, dev.bundle, taskQueue, createScheduleActivities({ ledger }));
+  const client = dev.env.client;
+  const service = new ScheduleService({ temporal: { current: client, unavailableReason: '' }, ledger, taskQueue });
+  const name = `fails-${randomUUID().slice(0, 8)}`;
+  await stack.script('sched-fail', [[{ type: 'error', kind: 'permanent', status: 400, message: 'scripted: refused' }]]);
+  try {
+    await stack.worker.runUntil(async () => {
+      const spec = { version: 1, task: { prompt: 'fail', project_path: stack.repo, model: 'scripted/sched-fail' } };
+      await service.create(scheduleCreateBodySchema.parse({ name, spec, interval: '2s', pause_on_failure: true }), undefined);
+      const read = () => service.runs(name, undefined, 1000);
+      // Temporal pauses the schedule once it learns the run failed; three due times later, the ledger says why they did not run.
+      const after = await waitFor(read, (r) => r.runs.filter((e) => e.reason === 'paused').length >= 3 && r.counts.pending === 0, 90_000);
+      const shown = await service.get(name, undefined);
+      expect(shown.state.paused).toBe(true);
+      const failed = after.runs.filter((e) => e.outcome === 'ran');
+      expect(failed.length).toBeGreaterThanOrEqual(1);
+      expect(failed.every((e) => e.job_status === 'failed')).toBe(true);
+      const firstFailure = failed[0]!;
+      // Everything after the first failed run's end is paused (a due time before Temporal paused may still have been skipped for overlap or run).
+      const later = after.runs.filter((e) => ms(e.due_at) > ms(firstFailure.finished_at) + 2000);
+      expect(later.length).toBeGreaterThanOrEqual(2);
+      expect(later.every((e) => e.reason === 'paused' || e.outcome === 'ran')).toBe(true);
+      expect(after.runs.filter((e) => e.outcome === 'skipped' && e.reason === 'overlap').length).toBe((await client.schedule.getHandle(temporalScheduleId(name)).describe()).info.numActionsSkippedOverlap);
+      await service.delete(name, undefined);
+    });
+  } finally {
+    await stack.cleanup();
+  }
+}, 300_000);
