@@ -90,7 +90,9 @@ export async function placeRuns(facts: LedgerFacts, limit: number, jobIdOf: (due
   const dues = [...kinds.keys()].sort((a, b) => a - b).slice(-limit);
   const runOpenAt = (t: number) => facts.runs.some((r) => r.started_ms <= t && (r.finished_ms === undefined || r.finished_ms >= t));
 
-  const unexplained = dues.filter((t) => !runs.has(t));
+  // Temporal starts no scheduled run while paused: well inside a pause there is no workflow to look for.
+  const deepInPause = (t: number) => kinds.get(t) === 'scheduled' && pauses.some((p) => p.from + PENDING_GRACE_MS < t && t < p.to - PENDING_GRACE_MS);
+  const unexplained = dues.filter((t) => !runs.has(t) && !deepInPause(t));
   const started = new Map<number, StartedRun>();
   for (let i = 0; i < unexplained.length; i += 20) {
     const batch = unexplained.slice(i, i + 20);
