@@ -84,16 +84,26 @@ export function runWorkflowId(name: string, dueMs: number): string {
   return `${runWorkflowIdPrefix(name)}-${new Date(Math.floor(dueMs / 1000) * 1000).toISOString().replace('.000Z', 'Z')}`;
 }
 
-/** The due time a run workflow's id carries (Temporal's suffix), or undefined for an id of another form. */
+/**
+ * A triggered run's workflow, started by the gateway rather than by Temporal's trigger: Temporal names
+ * a triggered run by its second, like the scheduled run due in that second, and starts only one of
+ * the two — the trigger vanished. Milliseconds tell them apart.
+ */
+export function triggerWorkflowId(name: string, atMs: number): string {
+  return `job-schedule:${name}:trigger-${new Date(atMs).toISOString()}`;
+}
+
+/** The due time a run workflow's id carries (Temporal's suffix, or a trigger's), or undefined for an id of another form. */
 export function dueTimeOfRunWorkflow(workflowId: string): number | undefined {
-  const m = /-(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z)$/.exec(workflowId);
+  const m = /-(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z)$/.exec(workflowId);
   return m ? Date.parse(m[1]!) : undefined;
 }
 
-/** The job a run starts: `<name>-<yyyymmdd>-<hhmmss>` (UTC), a valid job id for any schedule name. */
+/** The job a run starts: `<name>-<yyyymmdd>-<hhmmss>` (UTC; a trigger's with `-<ms>` after), a valid job id for any schedule name. */
 export function scheduledJobId(name: string, dueMs: number): string {
   const iso = new Date(dueMs).toISOString();
-  return `${name}-${iso.slice(0, 10).replace(/-/g, '')}-${iso.slice(11, 19).replace(/:/g, '')}`;
+  const base = `${name}-${iso.slice(0, 10).replace(/-/g, '')}-${iso.slice(11, 19).replace(/:/g, '')}`;
+  return dueMs % 1000 === 0 ? base : `${base}-${iso.slice(20, 23)}`;
 }
 
 /** What a run's job is: running, waiting for a worker to pick its run up, or its report's status. */

@@ -1,7 +1,7 @@
 import * as wf from '@temporalio/workflow';
 import type { ScheduleActivities } from '../../activities/schedules';
 import type { JobReport } from '../../contracts/job-report';
-import { dueTimeOfRunWorkflow, scheduledJobId, scheduledJobRunInputSchema, type ScheduledJobRunInput } from '../../contracts/job-schedule';
+import { dueTimeOfRunWorkflow, scheduledJobId, scheduledJobRunInputSchema, triggerWorkflowId, type ScheduledJobRunInput } from '../../contracts/job-schedule';
 import { JOB_WORKFLOW_TYPE, jobWorkflowId, type JobWorkflowInput } from '../../contracts/job-workflow';
 import type { RunRecord } from '../../contracts/schedule-ledger-kv';
 import { storeRetry } from '../retry-policies';
@@ -44,7 +44,9 @@ export async function scheduledJobRun(raw: ScheduledJobRunInput): Promise<Schedu
     ended = { ...started, status: cancelled ? 'cancelled' : 'failed', reason: cancelled ? 'the run was cancelled' : messageOf(err), finished_ms: Date.now() };
   }
   const failed = ended.status === 'failed';
-  await wf.CancellationScope.nonCancellable(() => acts.recordScheduledRunEnd({ generation: input.generation, run: ended, paused_after_failure: failed && input.pause_on_failure }));
+  // Temporal pauses the schedule after a failed run of its own; a trigger's run is the gateway's (triggerWorkflowId).
+  const byTemporal = info.workflowId !== triggerWorkflowId(input.schedule, due_ms);
+  await wf.CancellationScope.nonCancellable(() => acts.recordScheduledRunEnd({ generation: input.generation, run: ended, paused_after_failure: failed && input.pause_on_failure && byTemporal }));
   if (failed) throw wf.ApplicationFailure.nonRetryable(`job ${job_id} failed: ${ended.reason ?? 'no reason given'}`, 'ScheduledJobFailed');
   return { job_id, status: ended.status };
 }

@@ -90,7 +90,7 @@ const pause = createRoute({
   ...errors(...FOUND),
 });
 const resume = action('resume', 'resumeSchedule', 'Resume a paused schedule', 'Due times from now on run again; those skipped while paused are not made up (backfill them to).');
-const trigger = action('trigger', 'triggerSchedule', 'Run the job now', 'Whatever runs already (overlap `allow_all`); the ledger lists it as a `trigger`, due when asked for.');
+const trigger = action('trigger', 'triggerSchedule', 'Run the job now', 'Whatever runs already, paused or not; the ledger lists it as a `trigger`, due when asked for.');
 const backfill = createRoute({
   method: 'post',
   path: '/{name}/backfill',

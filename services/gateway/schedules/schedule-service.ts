@@ -12,6 +12,7 @@ import {
   scheduledJobRunInputSchema,
   temporalScheduleId,
   TEMPORAL_SCHEDULE_ID_PREFIX,
+  triggerWorkflowId,
   type LedgerEntry,
   type OverlapPolicy,
   type ScheduledJobRunInput,
@@ -123,9 +124,16 @@ export class ScheduleService {
     await this.deps.ledger.putMark(input.generation, { kind: 'resume', at_ms: this.now() });
   }
 
-  /** Runs the job now, whatever runs already (Temporal's trigger, overlap `allow_all`); its ledger entry is a `trigger`. */
+  /**
+   * Runs the job now, whatever runs already, paused or not; its ledger entry is a `trigger`, due when
+   * asked for. Started here, not with Temporal's trigger, whose run shares its id with a scheduled run
+   * due in the same second (triggerWorkflowId); so Temporal's overlap policy does not count it.
+   */
   async trigger(name: string, owner: string | undefined): Promise<void> {
-    await (await this.owned(name, owner)).handle.trigger();
+    const { input } = await this.owned(name, owner);
+    // Never on a whole second, where a scheduled run's job id and ledger key are.
+    const at = this.now() % 1000 === 0 ? this.now() + 1 : this.now();
+    await this.client().workflow.start(SCHEDULED_JOB_RUN_WORKFLOW_TYPE, { workflowId: triggerWorkflowId(name, at), taskQueue: this.deps.taskQueue, args: [input] });
   }
 
   /** Runs every due time of `[from, to]` now, under the schedule's overlap policy (Temporal's backfill). */
