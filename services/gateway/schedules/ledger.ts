@@ -84,8 +84,8 @@ export async function placeRuns(facts: LedgerFacts, limit: number, jobIdOf: (due
   const runs = new Map(facts.runs.map((r) => [r.due_ms, r]));
   const pauses = pauseIntervals(facts.marks);
   const paused = (t: number) => pauses.some((p) => p.from <= t && t <= p.to);
-  // A run at no due time was triggered; so was one at a scheduled time while paused (Temporal starts none then).
-  for (const r of facts.runs) if (!kinds.has(r.due_ms) || (kinds.get(r.due_ms) === 'scheduled' && paused(r.due_ms))) kinds.set(r.due_ms, 'trigger');
+  // A run at no due time was triggered (a trigger is due at its millisecond, never a whole second).
+  for (const r of facts.runs) if (!kinds.has(r.due_ms)) kinds.set(r.due_ms, 'trigger');
 
   const dues = [...kinds.keys()].sort((a, b) => a - b).slice(-limit);
   const runOpenAt = (t: number) => facts.runs.some((r) => r.started_ms <= t && (r.finished_ms === undefined || r.finished_ms >= t));
