@@ -28,7 +28,7 @@ export const jobWorkflowInputSchema = z.object({
   spec: jobSpecSchema,
   /** The principal who started it (the gateway's caller; none with auth off): its session is theirs. */
   owner: z.string().min(1).max(200).optional(),
-  /** The schedule that started this job, when one did (its search attribute `StrandJobSchedule`). */
+  /** The schedule (its name) whose run started this job, when one did (docs/jobs.md, "Schedules"; its search attribute `StrandJobSchedule`). */
   schedule_id: z.string().min(1).max(200).optional(),
 });
 export type JobWorkflowInput = z.input<typeof jobWorkflowInputSchema>;

@@ -3,6 +3,7 @@ import type * as Session from './session/session-workflow';
 import type * as Turn from './turn/turn-workflow';
 import type * as CheckpointList from './checkpoint-list';
 import type * as Job from './job/job-workflow';
+import type * as ScheduledJobRun from './schedule/scheduled-job-run';
 import type * as JobAftercare from './job/job-aftercare';
 import type * as HookCoordinator from './hook/hook-coordinator';
 
@@ -30,4 +31,7 @@ export function hookCoordinatorWorkflow(...args: Parameters<typeof HookCoordinat
 }
 export function jobAftercareWorkflow(...args: Parameters<typeof JobAftercare.jobAftercareWorkflow>): ReturnType<typeof JobAftercare.jobAftercareWorkflow> {
   return (require('./job/job-aftercare') as typeof JobAftercare).jobAftercareWorkflow(...args);
+}
+export function scheduledJobRun(...args: Parameters<typeof ScheduledJobRun.scheduledJobRun>): ReturnType<typeof ScheduledJobRun.scheduledJobRun> {
+  return (require('./schedule/scheduled-job-run') as typeof ScheduledJobRun).scheduledJobRun(...args);
 }

@@ -6,6 +6,7 @@ import { instanceCountsFromOptions, UP_DEFAULT_COUNTS } from './instance-flags';
 import { COMMAND_HELP, USAGE } from './cli-help';
 import { jobCommand, jobsCommand, type JobsCommand } from './job-args';
 import type { HookCommand } from './hook-commands';
+import { parseScheduleCommand, SCHEDULE_OPTIONS, type ScheduleCommand } from './schedule-commands';
 
 /**
  * The `strand` command line, parsed by node:util's parseArgs, one option table per command: an
@@ -28,6 +29,7 @@ export type CliCommand =
   | { command: 'turns'; action: 'show' | 'cancel'; turnId: string }
   | JobsCommand
   | ({ command: 'hook' } & HookCommand)
+  | ScheduleCommand
   | { command: 'rpc-edn'; cwd: string; sessionId?: string }
   | { command: 'acp'; cwd: string }
   | { command: 'chat'; cwd: string; prompt?: string; sessionId?: string; new: boolean; yes: boolean };
@@ -46,6 +48,7 @@ const OPTIONS: Record<keyof typeof COMMAND_HELP, Options> = {
   jobs: { ...HELP, status: { type: 'string' } },
   job: { ...HELP, wait: { type: 'boolean' }, json: { type: 'boolean' }, reason: { type: 'string' }, id: { type: 'string' } },
   hook: { ...HELP, 'secret-env': { type: 'string' } },
+  schedule: SCHEDULE_OPTIONS,
   'rpc-edn': { ...HELP, cwd: { type: 'string' }, 'session-id': { type: 'string' } },
   acp: { ...HELP, cwd: { type: 'string' } },
   chat: { ...HELP, cwd: { type: 'string' }, prompt: { type: 'string', short: 'p' }, session: { type: 'string' }, new: { type: 'boolean' }, yes: { type: 'boolean', short: 'y' } },
@@ -164,6 +167,11 @@ export function parseCli(argv: string[], base = process.cwd()): CliCommand {
       return jobCommand(values, positionals, rest, base);
     case 'hook':
       return hookCommand(positionals, text(values['secret-env']));
+    case 'schedule': {
+      const parsed = parseScheduleCommand(positionals, values, base);
+      if (typeof parsed === 'string') throw new UsageError(parsed);
+      return parsed;
+    }
     case 'rpc-edn': {
       rest(0, '');
       const sessionId = text(values['session-id']);

@@ -1,4 +1,5 @@
 /** What `strand --help` and `strand <command> --help` print. */
+import { SCHEDULE_HELP } from './schedule-commands';
 
 export const COMMAND_HELP = {
   up: `usage: strand up [-d] [--gateways N] [--workers N] [--stores N]
@@ -48,6 +49,7 @@ export const COMMAND_HELP = {
   show          the definition and its last deliveries
   sign          print the X-Strand-Signature header for the file's bytes, under the secret in the
                 environment variable the hook names (read from the gateway), or VAR's`,
+  schedule: SCHEDULE_HELP,
   'rpc-edn': `usage: strand rpc-edn [--cwd DIR] [--session-id ID]
   EDN RPC (docs/edn.md) on stdin/stdout for editors that spawn it (Emacs); logs on stderr.
   --cwd DIR          the project directory of new sessions (default: where it runs)
@@ -83,6 +85,8 @@ export const USAGE = `usage: strand <command> [options]   (strand <command> --he
               start, follow, answer and stop an unattended job
   hook define|list|show|delete|sign
               signed web hooks that start jobs; sign: the signature header for a body
+  schedule list | create <name> --spec FILE --every 1h | show | pause | resume | trigger | backfill | delete <name>
+              jobs on a schedule, and the ledger of their runs (through the gateway)
   rpc-edn [--cwd DIR] [--session-id ID]
               EDN RPC on stdin/stdout for editors that spawn it (Emacs); logs on stderr
   chat [--cwd DIR] [--session ID | --new] [-p PROMPT] [-y]

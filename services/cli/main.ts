@@ -1,6 +1,7 @@
 import { parseCli, UsageError, type CliCommand } from './cli-args';
 import { job, jobs } from './job-commands';
 import { turns } from './turns-commands';
+import { schedule } from './schedule-commands';
 import { say, guardOutput, sayError } from './safe-output';
 import { down, status, upDetached, upForeground } from './stack-commands';
 import { supervise } from './supervise';
@@ -26,6 +27,8 @@ async function run(cli: CliCommand): Promise<void> {
       return;
     case 'hook':
       return (await import('./hook-commands')).hook(cli);
+    case 'schedule':
+      return schedule(cli);
     case 'rpc-edn':
       // Loaded only here: the other commands do not need the gateway's code.
       return (await import('./rpc-edn')).rpcEdn(cli);

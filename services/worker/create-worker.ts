@@ -5,6 +5,8 @@ import { createWorkerCheckpoints } from '../../activities/checkpoints';
 import { createJobActivities, jobsDirFromEnv } from '../../activities/job-workspace';
 import { createJobAftercareActivities, jobRetentionHoursFromEnv } from '../../activities/job-notify';
 import { createJobVisibilityActivities } from '../../activities/job-visibility';
+import { createScheduleActivities } from '../../activities/schedules';
+import { scheduleLedgerKv } from '../../contracts/schedule-ledger-kv';
 import type { AgentEventPublisher } from '../../activities/events/publisher';
 import { createKvToolLedger } from '../../activities/tool-calls/ledger';
 import { createToolWiring } from './tool-wiring';
@@ -94,6 +96,8 @@ export async function createStrandWorker(opts: WorkerOptions): Promise<Worker> {
       ...createJobActivities({ jobsDir: jobsDirFromEnv(), store }),
       ...createJobAftercareActivities({ env: process.env, retentionHours: jobRetentionHoursFromEnv() }),
       ...createJobVisibilityActivities({ connection: opts.connection, namespace: opts.namespace }),
+      // Scheduled jobs' runs record themselves in their schedule's ledger (a NATS KV bucket).
+      ...createScheduleActivities({ ledger: scheduleLedgerKv(opts.nc) }),
     },
     interceptors: { activity: [...(telemetry?.activityInterceptors ?? []), ...(opts.registry ? [opts.registry.interceptor()] : [])] },
     ...(telemetry ? { sinks: telemetry.sinks } : {}),

@@ -11,6 +11,7 @@ import { REPO_ROOT } from '../../infra/stack/stack-config';
 import { createGatewayAuth } from '../../services/gateway/auth/tokens';
 import { createHttpApp, type HttpDeps } from '../../services/gateway/http/app';
 import { buildOpenApiDocument } from '../../services/gateway/http/openapi/build-document';
+import { waitFor } from '../harness/dev-server-worker';
 import { OpenApiCheck } from '../harness/openapi-check';
 import { buildWeb } from '../../clients/web/build';
 import { openSse, readUntil, type SseEvent } from '../harness/sse-client';
@@ -363,6 +364,22 @@ describe('a stack with tokens', () => {
     const gone = await call(base, 'GET', '/api/hooks/conf');
     expect([gone.status, gone.body.error.code]).toEqual([404, 'HOOK_NOT_FOUND']);
   }, 60_000);
+  test('schedules: created, listed, shown, paused, resumed, triggered, backfilled, their ledger read, deleted', async () => {
+    const spec = { version: 1, task: { prompt: 'Say hello', project_path: project, model: 'scripted/echo' } };
+    expect((await call(base, 'POST', '/api/schedules', { body: { name: 'conf-hourly', spec, interval: '1h' } })).status).toBe(201);
+    // Temporal's list of schedules shows a new one within moments.
+    await waitFor(() => call(base, 'GET', '/api/schedules'), (r) => r.body.schedules.some((s: { name: string }) => s.name === 'conf-hourly'));
+    expect((await call(base, 'GET', '/api/schedules/conf-hourly')).body.state.paused).toBe(false);
+    expect((await call(base, 'POST', '/api/schedules/conf-hourly/pause', { body: { note: 'conformance' } })).body.status).toBe('paused');
+    expect((await call(base, 'POST', '/api/schedules/conf-hourly/resume')).body.status).toBe('resumed');
+    expect((await call(base, 'POST', '/api/schedules/conf-hourly/trigger')).body.status).toBe('triggered');
+    const hour = Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3_600_000;
+    expect((await call(base, 'POST', '/api/schedules/conf-hourly/backfill', { body: { from: new Date(hour).toISOString(), to: new Date(hour).toISOString() } })).body.status).toBe('backfilling');
+    expect((await call(base, 'GET', '/api/schedules/conf-hourly/runs?limit=10')).status).toBe(200);
+    // Another principal's schedule is an unknown one.
+    expect((await call(base, 'GET', '/api/schedules/conf-hourly', { token: OTHER })).status).toBe(404);
+    expect((await call(base, 'DELETE', '/api/schedules/conf-hourly')).body.status).toBe('deleted');
+  });
 
   test('error codes a request can reach, each with its status and the error shape', async () => {
     const expectCode = (r: Reply, status: number, code: string) => expect([r.status, r.body?.error?.code]).toEqual([status, code]);

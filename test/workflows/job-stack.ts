@@ -43,6 +43,8 @@ export interface JobStackOptions {
    * removal left running when the test's worker stops locks its time skipping for the next tests.
    */
   retentionHours?: number | null;
+  /** More activities on the same worker (a scheduled job's run records its ledger with them). */
+  extraActivities?: object;
 }
 
 export async function jobStack(env: TestWorkflowEnvironment, bundle: WorkflowBundleWithSourceMap, taskQueue: string, options: JobStackOptions = {}): Promise<JobStack> {
@@ -71,7 +73,7 @@ export async function jobStack(env: TestWorkflowEnvironment, bundle: WorkflowBun
   const jobs = createJobActivities({ jobsDir, store: { ...port, ensure: async (r) => store.ensure(r) } });
   const aftercare = createJobAftercareActivities({ env: options.env ?? {}, retentionHours: options.retentionHours ?? null });
   const visibility = createJobVisibilityActivities({ connection: env.nativeConnection, namespace: env.namespace ?? 'default' });
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: { ...activities, ...jobs, ...aftercare, ...visibility } });
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: { ...activities, ...jobs, ...aftercare, ...visibility, ...options.extraActivities } });
   return {
     repo,
     jobsDir,

@@ -14,6 +14,7 @@ import { jobsRoutes } from './jobs-routes';
 import { turnsRoutes } from './turns-routes';
 import type { JobService } from '../jobs/job-service';
 import { hookDeliveryRoutes, hooksRoutes } from './hooks-routes';
+import { schedulesRoutes } from './schedules-routes';
 import { operatorRoutes, type OperatorDeps } from './operator-routes';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi/build-document';
 import { openapiRoutes } from './openapi/openapi-routes';
@@ -86,6 +87,7 @@ export function createHttpApp(deps: HttpDeps): OpenAPIHono {
   app.route('/api/jobs', jobsRoutes(deps)); // unattended jobs, and for one release the turn routes' old answers
   app.route('/api/turns', turnsRoutes(deps));
   app.route('/api/hooks', hooksRoutes(deps));
+  app.route('/api/schedules', schedulesRoutes(deps)); // jobs on Temporal Schedules and their ledgers (docs/jobs.md)
   app.route('/api/operator', operatorRoutes(deps));
   app.route('/api', modelsRoute(deps));
   app.route('/api', transcriptsRoutes(deps));
