@@ -7,6 +7,7 @@ import type { SequencedEvent } from '../../events/agent-event-reader';
 import { readSessionRecord } from '../../../../contracts/session-record';
 import { ModelChoice } from '../../sessions/model-choice';
 import type { SessionService } from '../../sessions/session-service';
+import { StackModels } from '../../sessions/stack-models';
 import { isKeyword, type EdnMap } from '../edn-value';
 import { EdnOpError } from '../protocol';
 import { ednSessionHandlerFactory } from './index';
@@ -60,6 +61,7 @@ function fakeSessions() {
   };
   const service = {
     models,
+    runnable: new StackModels(models, 'scripted/echo', []),
     providers: () => ['scripted'],
     create: async (input: { project_path: string }) => {
       const id = `sess_${++n}`;
