@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { NatsConnection, ObjectStore } from 'nats';
+import { DiscardPolicy, type NatsConnection, type ObjectStore } from 'nats';
 import { natsReplicas } from './nats-replicas';
 import { PROMPT_IMAGES_BUCKET, promptImageObjectName, type PromptImageMediaType, type PromptImageRef } from './prompt-images';
 
@@ -20,6 +20,27 @@ function promptImageRefOf(bytes: Uint8Array, mime: PromptImageMediaType): Prompt
 }
 
 /**
+ * The bucket, with its stream made first when it needs replicas: nats.js copies an object store's
+ * `replicas` option into the stream's configuration as it is, a field the server refuses ("unknown
+ * field replicas"), so the stream is created here the way nats.js would, with `num_replicas`, and then
+ * opened as an object store (which finds it and leaves it alone).
+ */
+async function openBucket(nc: NatsConnection, replicas: number): Promise<ObjectStore> {
+  if (replicas > 1) {
+    const jsm = await nc.jetstreamManager();
+    const stream = `OBJ_${PROMPT_IMAGES_BUCKET}`;
+    try {
+      await jsm.streams.info(stream);
+    } catch (err) {
+      if ((err as Error).message !== 'stream not found') throw err;
+      const subjects = [`$O.${PROMPT_IMAGES_BUCKET}.C.>`, `$O.${PROMPT_IMAGES_BUCKET}.M.>`];
+      await jsm.streams.add({ name: stream, subjects, num_replicas: replicas, max_age: 0, allow_direct: true, allow_rollup_hdrs: true, discard: DiscardPolicy.New });
+    }
+  }
+  return nc.jetstream().views.os(PROMPT_IMAGES_BUCKET);
+}
+
+/**
  * The store on a JetStream object store bucket (file storage, no TTL: an image is part of a
  * conversation and is read again by every later model step). The bucket is created on first use, so
  * a gateway or worker that never sees an image never makes it.
@@ -27,7 +48,7 @@ function promptImageRefOf(bytes: Uint8Array, mime: PromptImageMediaType): Prompt
 export function createNatsPromptImageStore(nc: NatsConnection): PromptImageStore {
   let bucket: Promise<ObjectStore> | undefined;
   const open = () => {
-    bucket ??= nc.jetstream().views.os(PROMPT_IMAGES_BUCKET, { replicas: natsReplicas() }).catch((err: unknown) => {
+    bucket ??= openBucket(nc, natsReplicas()).catch((err: unknown) => {
       bucket = undefined;
       throw err;
     });
