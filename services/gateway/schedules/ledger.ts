@@ -84,6 +84,8 @@ export async function placeRuns(facts: LedgerFacts, limit: number, jobIdOf: (due
   const runs = new Map(facts.runs.map((r) => [r.due_ms, r]));
   const pauses = pauseIntervals(facts.marks);
   const paused = (t: number) => pauses.some((p) => p.from <= t && t <= p.to);
+  // A scheduled time the scheduler reached only after a pause had begun (a busy server acts late) was skipped for the pause.
+  const pauseJustAfter = (t: number) => pauses.some((p) => t < p.from && p.from - t <= PENDING_GRACE_MS);
   // A run at no due time was triggered (a trigger is due at its millisecond, never a whole second).
   for (const r of facts.runs) if (!kinds.has(r.due_ms)) kinds.set(r.due_ms, 'trigger');
 
@@ -112,21 +114,31 @@ export async function placeRuns(facts: LedgerFacts, limit: number, jobIdOf: (due
     if (paused(t)) return skipped('paused');
     const acted = facts.nextActionMs !== undefined ? t < facts.nextActionMs : t <= facts.now - PENDING_GRACE_MS;
     if (!acted) return pending;
-    if (facts.missedCatchup === 0) return facts.skippedOverlap > 0 ? skipped('overlap') : pending;
+    if (facts.missedCatchup === 0) return facts.skippedOverlap > 0 ? skipped('overlap') : pauseJustAfter(t) ? skipped('paused') : pending;
     if (facts.skippedOverlap === 0) return skipped('catchup_missed');
     return skipped(runOpenAt(t) ? 'overlap' : 'catchup_missed');
   });
-  if (facts.complete && dues.length === kinds.size) beyondCounts(entries, facts, backfillAsked);
+  const pausedJustAfter = (e: LedgerEntry) => e.kind === 'scheduled' && pauseJustAfter(Date.parse(e.due_at));
+  if (facts.complete && dues.length === kinds.size) beyondCounts(entries, facts, backfillAsked, pausedJustAfter);
   return entries;
 }
 
-/** Skips beyond Temporal's counts are ones it has not counted yet: the latest it acts on (a backfill's, at its request) are pending. */
-function beyondCounts(entries: LedgerEntry[], facts: LedgerFacts, backfillAsked: Map<number, number>): void {
+/**
+ * Skips beyond Temporal's counts are ones it has not counted: a scheduled time a pause began just
+ * after was skipped for that pause (the scheduler met the pause first); of the others, the latest it
+ * acts on (a backfill's, at its request) are pending.
+ */
+function beyondCounts(entries: LedgerEntry[], facts: LedgerFacts, backfillAsked: Map<number, number>, pausedJustAfter: (e: LedgerEntry) => boolean): void {
   for (const [reason, counted] of [['overlap', facts.skippedOverlap], ['catchup_missed', facts.missedCatchup]] as const) {
     const listed = entries.filter((e) => e.reason === reason);
     const actedAt = (e: LedgerEntry) => (e.kind === 'backfill' ? backfillAsked.get(Date.parse(e.due_at))! : Date.parse(e.due_at));
-    const excess = listed.sort((a, b) => actedAt(a) - actedAt(b) || Date.parse(a.due_at) - Date.parse(b.due_at)).slice(counted);
+    const uncounted = (e: LedgerEntry) => (pausedJustAfter(e) ? 1 : 0);
+    const excess = listed.sort((a, b) => uncounted(a) - uncounted(b) || actedAt(a) - actedAt(b) || Date.parse(a.due_at) - Date.parse(b.due_at)).slice(counted);
     for (const e of excess) {
+      if (pausedJustAfter(e)) {
+        e.reason = 'paused';
+        continue;
+      }
       e.outcome = 'pending';
       delete e.reason;
     }
