@@ -6,6 +6,8 @@ import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } 
 import { startStack, type Stack } from '../infra/stack/stack';
 import { openSse, type SseConnection } from '../test/harness/sse-client';
 import { median, ms, nowMs, percentile } from './stats';
+import { epochMs, hopFigures, type TurnTimes } from './temporal-floor/hops';
+import { sessionWorkflowId, turnWorkflowId } from '../contracts/workflow-ids';
 import { floorPromptUpdate, floorTurnsEndedQuery, type FloorActivities } from './temporal-floor/floor-workflows';
 
 /**
@@ -30,10 +32,10 @@ const progress = (what: string) => console.error(`[bench] ${what}`);
 const pct = (xs: number[]) => ({ p50: ms(percentile(xs, 50)), p99: ms(percentile(xs, 99)) });
 
 /** Model steps the floor's activities saw start, by turn key (resolved when the step starts). */
-const stepStarts = new Map<string, (at: number) => void>();
+const stepStarts = new Map<string, (at: { mono: number; epoch: number }) => void>();
 const activities: FloorActivities = {
   step: async (key, kind) => {
-    if (kind === 'model') stepStarts.get(key)?.(nowMs());
+    if (kind === 'model') stepStarts.get(key)?.({ mono: nowMs(), epoch: epochMs() });
     stepStarts.delete(key);
   },
 };
@@ -54,19 +56,22 @@ function temporalCpuMs(stack: Stack): number {
   }
 }
 
-async function floorTurn(client: Client, sessionId: string, key: string, withTool: boolean): Promise<{ firstStep: number; accepted: number }> {
-  const started = new Promise<number>((resolve) => stepStarts.set(key, resolve));
+async function floorTurn(client: Client, sessionId: string, key: string, withTool: boolean): Promise<{ firstStep: number; accepted: number; times: TurnTimes }> {
+  const started = new Promise<{ mono: number; epoch: number }>((resolve) => stepStarts.set(key, resolve));
+  const sentAt = epochMs();
   const t0 = nowMs();
   const { turn } = await client.workflow.getHandle(sessionId).executeUpdate(floorPromptUpdate, { args: [{ key, withTool }] });
   const accepted = nowMs() - t0;
-  const firstStep = (await started) - t0;
+  const step = await started;
+  const firstStep = step.mono - t0;
   await client.workflow.getHandle(`${sessionId}:turn:${turn}`).result();
   // Like a client waiting for `idle`: the next prompt goes once the session has taken the turn's end.
   while ((await client.workflow.getHandle(sessionId).query(floorTurnsEndedQuery)) < turn) await new Promise((r) => setTimeout(r, 2));
-  return { firstStep, accepted };
+  return { firstStep, accepted, times: { sessionWorkflowId: sessionId, turnWorkflowId: `${sessionId}:turn:${turn}`, sentAt, firstAt: step.epoch } };
 }
 
-async function strandTurn(base: string, sid: string, events: SseConnection, i: number): Promise<number> {
+async function strandTurn(base: string, sid: string, events: SseConnection, i: number, hops: TurnTimes[]): Promise<number> {
+  const sentAt = epochMs();
   const t0 = nowMs();
   const res = await fetch(`${base}/api/sessions/${sid}/prompt`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: `probe ${i}` }) });
   await res.text();
@@ -75,7 +80,11 @@ async function strandTurn(base: string, sid: string, events: SseConnection, i: n
   for (;;) {
     const e = await events.next(30_000);
     if (!e) throw new Error('event stream ended');
-    if (e.event === 'message.delta' && Number.isNaN(firstDelta)) firstDelta = nowMs() - t0;
+    if (e.event === 'message.delta' && Number.isNaN(firstDelta)) {
+      firstDelta = nowMs() - t0;
+      // The session's i-th prompt is its turn i + 1 (a fresh session, turns one after another).
+      hops.push({ sessionWorkflowId: sessionWorkflowId(sid), turnWorkflowId: turnWorkflowId(sid, i + 1), sentAt, firstAt: epochMs() });
+    }
     if (e.event === 'agent.state' && (JSON.parse(e.data) as { state: string }).state === 'idle') return firstDelta;
   }
 }
@@ -101,6 +110,8 @@ async function main() {
     const floorFirst: number[][] = [];
     const floorAccepted: number[][] = [];
     const strandFirst: number[][] = [];
+    const floorTimes: TurnTimes[] = [];
+    const strandTimes: TurnTimes[] = [];
     for (let r = 0; r < RUNS; r++) {
       progress(`latency run ${r + 1}/${RUNS}: ${TURNS} floor turns, then ${TURNS} strand turns`);
       const fs_ = await newFloorSession();
@@ -110,16 +121,19 @@ async function main() {
         const t = await floorTurn(client, fs_, `lat-${r}-${i}`, false);
         first.push(t.firstStep);
         acc.push(t.accepted);
+        floorTimes.push(t.times);
       }
       floorFirst.push(first);
       floorAccepted.push(acc);
       const { session_id: sid } = (await (await fetch(`${base}/api/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ project_path: os.tmpdir() }) })).json()) as { session_id: string };
       const events = await openSse(`${base}/api/sessions/${sid}/events`);
       const ours: number[] = [];
-      for (let i = 0; i < TURNS; i++) ours.push(await strandTurn(base, sid, events, i));
+      for (let i = 0; i < TURNS; i++) ours.push(await strandTurn(base, sid, events, i, strandTimes));
       events.close();
       strandFirst.push(ours);
     }
+    progress('reading the turns\' histories for the path\'s hops');
+    const hops = { floor: await hopFigures(client, floorTimes), strand: await hopFigures(client, strandTimes) };
     progress(`throughput: ${CONCURRENCY} floor sessions, turns with one tool call, ${SECONDS} s`);
     const sessions = await Promise.all(Array.from({ length: CONCURRENCY }, newFloorSession));
     const cpu0 = temporalCpuMs(stack);
@@ -147,6 +161,7 @@ async function main() {
           floor_prompt_to_model_step_started_ms: { p50: med(floorFirst, 50), p99: med(floorFirst, 99) },
           strand_prompt_to_first_delta_ms: { p50: med(strandFirst, 50), p99: med(strandFirst, 99) },
           strand_above_floor_p50_ms: ms(med(strandFirst, 50) - med(floorFirst, 50)),
+          hops_ms: hops,
           floor_per_run: floorFirst.map(pct),
           strand_per_run: strandFirst.map(pct),
           throughput: {
