@@ -29,8 +29,8 @@ export interface TurnTimes {
  * - `to_first`: → the step's first output at the client (strand: the first delta over SSE; the floor:
  *   the activity running in the bench process).
  */
-export const HOPS = ['to_session_task', 'session_task', 'child_started', 'turn_first_task', 'activity_dispatch', 'to_first'] as const;
-export type Hop = (typeof HOPS)[number];
+const HOPS = ['to_session_task', 'session_task', 'child_started', 'turn_first_task', 'activity_dispatch', 'to_first'] as const;
+type Hop = (typeof HOPS)[number];
 
 interface Event {
   type: number;
@@ -43,7 +43,7 @@ async function history(client: Client, workflowId: string): Promise<Event[]> {
 }
 
 /** The hop durations of one turn, or null when its history does not show the path (it ended another way). */
-export async function turnHops(client: Client, turn: TurnTimes, sessionEvents?: Event[]): Promise<Record<Hop, number> | null> {
+async function turnHops(client: Client, turn: TurnTimes, sessionEvents?: Event[]): Promise<Record<Hop, number> | null> {
   const session = sessionEvents ?? (await history(client, turn.sessionWorkflowId));
   const child = await history(client, turn.turnWorkflowId);
   const scheduled = session.find((e) => e.type === T.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED && e.at >= turn.sentAt);
