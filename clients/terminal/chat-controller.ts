@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ChatView } from './chat-view';
 import { SessionFeed } from '../core/session-feed';
+import { refreshSessionFacts } from '../core/session-facts';
 import { followEvents, type StreamStatus } from './event-stream';
 import { attempt, TurnControl, turnCallsOn } from '../core/turn-control';
 import { GatewayClient, type PendingApproval, type SessionStats, type SessionView } from './gateway-client';
@@ -143,21 +144,21 @@ export class ChatController {
     }
   }
 
-  /** Re-reads what events do not carry: the session's model and thinking level, totals, approvals. */
+  /** Re-reads what events do not carry: the session's model and thinking level, totals, approvals (clients/core/session-facts.ts). */
   async refresh(): Promise<void> {
     const id = this.sessionId;
     if (!id) return;
-    try {
-      const [session, stats, approvals] = await Promise.all([this.client.session(id), this.client.stats(id), this.client.approvals(id)]);
-      if (id !== this.sessionId) return;
-      this.session = session;
-      this.stats = stats;
-      this.view.statsRead();
-      this.view.setApprovals(approvals);
-    } catch {
-      // The footer keeps what it had; the next event or reconnection tries again.
-    }
-    this.changed();
+    await refreshSessionFacts({
+      api: this.client,
+      id,
+      view: () => this.view,
+      keep: (session, stats) => {
+        this.session = session;
+        this.stats = stats;
+      },
+      changed: () => this.changed(),
+      current: () => id === this.sessionId,
+    });
   }
 
   private afterEvent(data: Parameters<ChatView['apply']>[0]): void {

@@ -6,7 +6,7 @@ import { Worker, type WorkerOptions, type WorkflowBundleWithSourceMap } from '@t
 import { binaryPaths } from '../../infra/bootstrap/paths';
 import { freshSessionInput } from '../../contracts/session-workflow';
 import { sessionWorkflowId } from '../../contracts/workflow-ids';
-import { buildWorkflowBundle } from '../../services/worker/workflow-bundle';
+import { loadWorkflowBundle } from '../../services/worker/workflow-bundle';
 
 /**
  * Workflow tests on the real local dev server (the bootstrapped Temporal CLI; the time-skipping server
@@ -38,7 +38,8 @@ export function devServerWorkers(options: DevServerOptions = {}): DevServerWorke
   beforeAll(async () => {
     [env, bundle] = await Promise.all([
       TestWorkflowEnvironment.createLocal({ server: { executable: { type: 'existing-path', path: binaryPaths().temporal }, extraArgs, ...(options.searchAttributes ? { searchAttributes: options.searchAttributes } : {}) } }),
-      buildWorkflowBundle(),
+      // From the worker's on-disk cache, as time-skipping-env.ts does (and says why).
+      loadWorkflowBundle(),
     ]);
   }, 180_000);
   afterAll(async () => {

@@ -13,6 +13,12 @@ import { useJobStack } from './job-stack';
  */
 const jobs = useJobStack();
 
+/**
+ * The shortest stall the spec accepts (contracts/job-spec.ts): each stall is waited for in real time
+ * (the turn's activity runs meanwhile, so the server skips no time), three of them in this file.
+ */
+const STALL_S = 10;
+
 const jobId = () => `w-${randomUUID().slice(0, 8)}`;
 
 function run(job_id: string, spec: Omit<JobSpecInput, 'version'>): Promise<JobReport> {
@@ -22,11 +28,11 @@ function run(job_id: string, spec: Omit<JobSpecInput, 'version'>): Promise<JobRe
 
 test('a model stream that stalls for good: cut after stall_s, retried once, then the job fails with the diagnosis', async () => {
   await jobs.stack.script('stalls-forever', [[{ type: 'text', text: 'Looking.' }, { type: 'stall' }]]);
-  const report = await run(jobId(), { task: { prompt: 'look', project_path: jobs.stack.repo, model: 'scripted/stalls-forever' }, limits: { stall_s: 20 } });
+  const report = await run(jobId(), { task: { prompt: 'look', project_path: jobs.stack.repo, model: 'scripted/stalls-forever' }, limits: { stall_s: STALL_S } });
   expect(report).toMatchObject({
     status: 'failed',
-    reason: 'no progress for 20 s in step 1 of turn t2: the model stream stalled (a stalled step is cut and retried once; the retry stalled too)',
-    stalls: ['no progress for 20 s in step 1 of turn t1: the model stream stalled', 'no progress for 20 s in step 1 of turn t2: the model stream stalled'],
+    reason: `no progress for ${STALL_S} s in step 1 of turn t2: the model stream stalled (a stalled step is cut and retried once; the retry stalled too)`,
+    stalls: [`no progress for ${STALL_S} s in step 1 of turn t1: the model stream stalled`, `no progress for ${STALL_S} s in step 1 of turn t2: the model stream stalled`],
     turns: [
       { kind: 'work', turn_id: 't1', outcome: 'aborted' },
       { kind: 'retry', turn_id: 't2', outcome: 'aborted' },
@@ -41,11 +47,11 @@ test('a tool that hangs once: cut, and the retry turn finishes the work; the job
     [{ type: 'tool_call', name: 'shell_exec', args: { command: `test -f ${mark} || { touch ${mark}; sleep 3600; }; echo done > done.txt` } }],
     [{ type: 'text', text: 'Wrote done.txt.' }],
   ]);
-  const report = await run(jobId(), { task: { prompt: 'write done.txt', project_path: jobs.stack.repo, model: 'scripted/hangs-once' }, limits: { stall_s: 20 } });
+  const report = await run(jobId(), { task: { prompt: 'write done.txt', project_path: jobs.stack.repo, model: 'scripted/hangs-once' }, limits: { stall_s: STALL_S } });
   expect(report).toMatchObject({
     status: 'succeeded',
     summary: 'Wrote done.txt.',
-    stalls: [expect.stringMatching(/^no progress for 20 s in step 1 of turn t1: tool shell_exec.* did not return$/)],
+    stalls: [expect.stringMatching(new RegExp(`^no progress for ${STALL_S} s in step 1 of turn t1: tool shell_exec.* did not return$`))],
     turns: [
       { kind: 'work', turn_id: 't1', outcome: 'aborted' },
       { kind: 'retry', turn_id: 't2', outcome: 'done', steps: 2 },

@@ -3,7 +3,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import { binaryPaths } from '../../infra/bootstrap/paths';
-import { buildWorkflowBundle } from '../../services/worker/workflow-bundle';
+import { loadWorkflowBundle } from '../../services/worker/workflow-bundle';
 import { ApplicationFailure } from '@temporalio/common';
 import { promptUpdate, type SessionWorkflowResult } from '../../contracts/session-workflow';
 import { createRecordingActivities } from '../harness/fake-activities';
@@ -21,7 +21,8 @@ beforeAll(async () => {
     TestWorkflowEnvironment.createTimeSkipping({
       server: { executable: { type: 'existing-path', path: binaryPaths().testServerWrapper } },
     }),
-    buildWorkflowBundle(),
+    // Through the worker's on-disk cache (test/harness/time-skipping-env.ts says why).
+    loadWorkflowBundle(),
   ]);
 }, 120_000);
 

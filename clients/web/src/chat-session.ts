@@ -8,6 +8,7 @@ import { followEvents, type ConnectionState } from './event-follower';
 import { SettingsState } from './settings-state';
 import { Reverts } from './revert';
 import { SessionFeed } from '../../core/session-feed';
+import { refreshSessionFacts } from '../../core/session-facts';
 
 /** A file a turn wrote, edited or deleted (`file.changed`). */
 export interface FileChange {
@@ -164,18 +165,19 @@ export class ChatSession {
     }
   }
 
-  /** Re-reads what events do not carry: the session's model and thinking level, settings, totals, approvals. */
-  async refresh(): Promise<void> {
-    try {
-      const [session, stats, approvals] = await Promise.all([api.session(this.id), api.stats(this.id), api.approvals(this.id), this.settingsState.read(() => api.settings(this.id).catch(() => undefined))]);
-      this.session = session;
-      this.stats = stats;
-      this.view.statsRead();
-      this.view.setApprovals(approvals);
-    } catch {
-      // What is shown stays; the next event or reconnection reads again.
-    }
-    this.changed();
+  /** Re-reads what events do not carry: the session's model and thinking level, settings, totals, approvals (clients/core/session-facts.ts). */
+  refresh(): Promise<void> {
+    return refreshSessionFacts({
+      api,
+      id: this.id,
+      view: () => this.view,
+      keep: (session, stats) => {
+        this.session = session;
+        this.stats = stats;
+      },
+      changed: () => this.changed(),
+      alongside: () => this.settingsState.read(() => api.settings(this.id).catch(() => undefined)),
+    });
   }
 
   /** Re-reads the settings: a change made elsewhere (another tab, curl) is announced as `agent.state`. */

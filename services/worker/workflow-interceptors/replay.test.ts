@@ -8,7 +8,7 @@ import { makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry/lib
 import { Worker } from '@temporalio/worker';
 import { createMetricsRegistry } from '../../common/metrics';
 import { createWorkerMetrics, turnMetricsSinks } from '../worker-metrics';
-import { buildWorkflowBundle, workerInterceptorModules } from '../workflow-bundle';
+import { loadWorkflowBundle, workerInterceptorModules } from '../workflow-bundle';
 import { recordedWorkflowId } from '../../../test/workflows/fixtures/recorded-workflow-id';
 
 /**
@@ -30,7 +30,8 @@ test.each([
   ['turn metrics', false],
   ['turn metrics and tracing', true],
 ])('every recorded history replays with the %s interceptors, counting and exporting nothing', async (_name, tracing) => {
-  const workflowBundle = await buildWorkflowBundle(workerInterceptorModules(tracing));
+  // The bundle a worker process starts with (its on-disk cache, rebuilt when a source changed): what runs is what replays.
+  const workflowBundle = await loadWorkflowBundle(undefined, workerInterceptorModules(tracing));
   const registry = createMetricsRegistry('worker');
   const metrics = createWorkerMetrics(registry);
   const exported = new InMemorySpanExporter();
