@@ -17,7 +17,7 @@ import { resultOf, workflowTimes, workflowTreeCost } from './workflow-tree';
  * unit, when it was submitted, when its turn started and when it ended (Temporal's own times), and its
  * Temporal cost over its workflow tree; a unit that did not end as scripted throws.
  */
-export interface Unit {
+interface Unit {
   id: string;
   /** Wall clock, epoch ms: the client's submit; the turn's start and the unit's end as Temporal recorded them. */
   submittedAt: number;

@@ -5,7 +5,7 @@ import type { PhaseResult } from './phases';
 
 /** The stack's processes whose CPU a unit costs, as the stack names them (two workers). */
 export const PROCESSES = ['worker', 'worker#2', 'gateway', 'store', 'temporal', 'nats'] as const;
-export type ProcessName = (typeof PROCESSES)[number];
+type ProcessName = (typeof PROCESSES)[number];
 export type CpuMs = Record<ProcessName, number>;
 
 const round = (x: number, digits = 1) => +x.toFixed(digits);

@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 
 /** The X-Strand-Signature header is `sha256=` + the HMAC-SHA256 of the raw body under the secret. */
-export function signatureMatches(secret: string, rawBody: Buffer, header: string | undefined): boolean {
+function signatureMatches(secret: string, rawBody: Buffer, header: string | undefined): boolean {
   const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(rawBody).digest('hex')}`);
   return header !== undefined && header.length === expected.length && timingSafeEqual(Buffer.from(header), expected);
 }
