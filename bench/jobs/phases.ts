@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { jobReportSchema, type JobReport } from '../../contracts/job-report';
 import { jobWorkflowId } from '../../contracts/job-workflow';
 import { sessionWorkflowId, turnWorkflowId } from '../../contracts/workflow-ids';
@@ -72,8 +73,26 @@ export async function runJobs(base: string, client: Client, repo: string, label:
     const cost = await workflowTreeCost(client, jobWorkflowId(job_id));
     units.push({ id: job_id, submittedAt, turnStartedAt: turn.startedAt, endedAt: job.closedAt, status: report.status, reportDurationMs: report.duration_ms, actions: cost.actions, events: cost.events, workflows: cost.workflows.length });
   }
-  if (wrong.length > 0) throw new Error(`${wrong.length} of ${count} jobs did not end as scripted:\n${wrong.join('\n')}`);
+  if (wrong.length > 0) {
+    const kept = await keepEvidence(base, client, wrong.map((w) => w.split(':')[0]!));
+    throw new Error(`${wrong.length} of ${count} jobs did not end as scripted (their reports, messages and histories: ${kept}):\n${wrong.join('\n')}`);
+  }
   return { units, firstSubmit, lastEnd };
+}
+
+/** A failed job's report, its session's messages and the histories of its workflows, in a folder that is kept. */
+async function keepEvidence(base: string, client: Client, jobIds: string[]): Promise<string> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-jobs-bench-evidence-'));
+  for (const id of jobIds) {
+    const save = (name: string, value: unknown) => fs.writeFileSync(path.join(dir, `${id}.${name}.json`), JSON.stringify(value, null, 2));
+    save('report', await call(base, 'GET', `/api/jobs/${id}/report`).catch((e: Error) => e.message));
+    save('messages', await call(base, 'GET', `/api/sessions/job-${id}/messages`).catch((e: Error) => e.message));
+    for (const wf of [jobWorkflowId(id), turnWorkflowId(`job-${id}`, 1)]) {
+      const history = await client.workflow.getHandle(wf).fetchHistory();
+      save(wf.replace(/[^\w-]+/g, '_'), temporal.api.history.v1.History.fromObject(history).toJSON());
+    }
+  }
+  return dir;
 }
 
 /** Why a job's report is not the scripted one: succeeded, the file on its verified branch, the command run once with exit 0. */
