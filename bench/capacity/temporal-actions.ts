@@ -20,6 +20,39 @@ export type Counts = Record<string, number>;
 
 const add = (c: Counts, key: string, n = 1) => void (c[key] = (c[key] ?? 0) + n);
 
+/** A workflow's history as the client fetches it. */
+type History = Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>>;
+
+/**
+ * Adds one history's billable actions and events, by type, to `actions` and `events`, and answers the
+ * start and end times of its activities. `countsOwnStart`: the workflow was started by a client (its
+ * start is an action); a child's start is counted once, on its parent's StartChildWorkflowExecutionInitiated.
+ */
+export function countHistory(history: History, countsOwnStart: boolean, actions: Counts, events: Counts): { activityStarts: number[]; activityEnds: number[] } {
+  const activityStarts: number[] = [];
+  const activityEnds: number[] = [];
+  for (const e of history.events ?? []) {
+    const type = Object.keys(e).find((k) => k.endsWith('EventAttributes') && (e as Record<string, unknown>)[k]);
+    if (!type) continue;
+    const name = type.replace(/EventAttributes$/, '');
+    add(events, name);
+    if (name === 'workflowExecutionStarted' && countsOwnStart) add(actions, 'workflow_started');
+    if (name === 'workflowExecutionContinuedAsNew') add(actions, 'workflow_continued_as_new');
+    if (name === 'startChildWorkflowExecutionInitiated') add(actions, 'child_workflow_started');
+    if (name === 'activityTaskStarted') add(actions, 'activity_attempt', Math.max(1, e.activityTaskStartedEventAttributes?.attempt ?? 1));
+    if (name === 'timerStarted') add(actions, 'timer_started');
+    if (name === 'upsertWorkflowSearchAttributes') add(actions, 'search_attributes_upserted');
+    if (name === 'workflowExecutionSignaled') add(actions, 'signal');
+    if (name === 'workflowExecutionUpdateAccepted') add(actions, 'update');
+    // Patch markers (workflow versioning) are exempt like TemporalChangeVersion; local activities are not.
+    if (name === 'markerRecorded') add(events, `marker:${e.markerRecordedEventAttributes?.markerName ?? '?'}`);
+    if (name === 'markerRecorded' && e.markerRecordedEventAttributes?.markerName !== 'core_patch') add(actions, 'marker');
+    if (name === 'activityTaskCompleted' || name === 'activityTaskFailed' || name === 'activityTaskCanceled') activityEnds.push(millis(e.eventTime));
+    if (name === 'activityTaskStarted') activityStarts.push(millis(e.eventTime));
+  }
+  return { activityStarts, activityEnds };
+}
+
 /** Billable actions and all history events, by type, over one session's workflow and its first `turns` turns. */
 export async function historyCounts(client: Client, sessionId: string, turns: number): Promise<{ actions: Counts; events: Counts; activitySeconds: number }> {
   const actions: Counts = {};
@@ -29,26 +62,9 @@ export async function historyCounts(client: Client, sessionId: string, turns: nu
   const ids = [sessionWorkflowId(sessionId), ...Array.from({ length: turns }, (_, i) => turnWorkflowId(sessionId, i + 1))];
   for (const id of ids) {
     const history = await client.workflow.getHandle(id).fetchHistory();
-    const isSession = id === ids[0];
-    for (const e of history.events ?? []) {
-      const type = Object.keys(e).find((k) => k.endsWith('EventAttributes') && (e as Record<string, unknown>)[k]);
-      if (!type) continue;
-      const name = type.replace(/EventAttributes$/, '');
-      add(events, name);
-      if (name === 'workflowExecutionStarted' && isSession) add(actions, 'workflow_started');
-      if (name === 'workflowExecutionContinuedAsNew') add(actions, 'workflow_continued_as_new');
-      if (name === 'startChildWorkflowExecutionInitiated') add(actions, 'child_workflow_started');
-      if (name === 'activityTaskStarted') add(actions, 'activity_attempt', Math.max(1, e.activityTaskStartedEventAttributes?.attempt ?? 1));
-      if (name === 'timerStarted') add(actions, 'timer_started');
-      if (name === 'upsertWorkflowSearchAttributes') add(actions, 'search_attributes_upserted');
-      if (name === 'workflowExecutionSignaled') add(actions, 'signal');
-      if (name === 'workflowExecutionUpdateAccepted') add(actions, 'update');
-      // Patch markers (workflow versioning) are exempt like TemporalChangeVersion; local activities are not.
-      if (name === 'markerRecorded') add(events, `marker:${e.markerRecordedEventAttributes?.markerName ?? '?'}`);
-      if (name === 'markerRecorded' && e.markerRecordedEventAttributes?.markerName !== 'core_patch') add(actions, 'marker');
-      if (name === 'activityTaskCompleted' || name === 'activityTaskFailed' || name === 'activityTaskCanceled') activityEnds.push(millis(e.eventTime));
-      if (name === 'activityTaskStarted') activityStarts.push(millis(e.eventTime));
-    }
+    const times = countHistory(history, id === ids[0], actions, events);
+    activityStarts.push(...times.activityStarts);
+    activityEnds.push(...times.activityEnds);
   }
   // A started event is written when its activity closes, so starts and ends pair up in order per history.
   const activitySeconds = activityEnds.reduce((n, end, i) => n + Math.max(0, end - (activityStarts[i] ?? end)), 0) / 1000;
