@@ -8,6 +8,7 @@ import { type ServiceCode } from '../infra/stack/stack-config';
 import { instanceSpec, serviceSpecs } from '../infra/stack/stack-specs';
 import { writeReport } from './report/write-report';
 import { startupMarkdown, type StartupCase } from './startup/startup-report';
+import { processCpuMs } from './startup/process-cpu';
 import { gatewayKillToHealthy } from './startup/supervised-restart';
 import { median, ms, nowMs } from './stats';
 
@@ -21,6 +22,9 @@ import { median, ms, nowMs } from './stats';
  * The worker is also started built with an empty workflow-bundle cache: what its first start after a
  * change to a workflow costs (the Temporal SDK bundles the workflows with webpack). Last, on a supervised
  * stack each way, a gateway killed with SIGKILL → its /healthz answering again (supervised-restart.ts).
+ * The machine may be shared: with the wall times go the CPU time each start used up to its ready line
+ * (process-cpu.ts, every thread of it), which load barely moves, and each median's ratio to the built
+ * store's in the same run, which load moves far less than the times themselves.
  * Run: `npm run bench:startup` (BENCH_RUNS, default 5). Prints JSON; writes bench/results/startup.json and .md.
  */
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -38,8 +42,8 @@ const CASES: StartupCase[] = [
   { service: 'worker', code: 'built', coldBundleCache: true },
 ];
 
-/** One start of `c`: milliseconds from spawn to its ready line; the process is stopped again. */
-async function startOnce(stack: Stack, c: StartupCase, scratch: string): Promise<number> {
+/** One start of `c`: milliseconds from spawn to its ready line, and the CPU it used until then; the process is stopped again. */
+async function startOnce(stack: Stack, c: StartupCase, scratch: string): Promise<{ wall: number; cpu?: number }> {
   const config = { ...stack.config, code: c.code as ServiceCode };
   const spec = instanceSpec(await serviceSpecs(config), c.service);
   const env = { ...spec.env };
@@ -50,7 +54,9 @@ async function startOnce(stack: Stack, c: StartupCase, scratch: string): Promise
   proc.start();
   try {
     await proc.waitForLine(READY, TIMEOUT_MS);
-    return nowMs() - t0;
+    const wall = nowMs() - t0;
+    const cpu = processCpuMs(proc.pid);
+    return cpu === undefined ? { wall } : { wall, cpu };
   } finally {
     await proc.stop(5_000);
   }
@@ -66,6 +72,7 @@ async function main(): Promise<void> {
     () => undefined,
   );
   const samples = new Map<StartupCase, number[]>(CASES.map((c) => [c, []]));
+  const cpuSamples = new Map<StartupCase, number[]>(CASES.map((c) => [c, []]));
   try {
     for (const service of ['store', 'gateway', 'worker'] as const) {
       const cases = CASES.filter((c) => c.service === service);
@@ -75,8 +82,9 @@ async function main(): Promise<void> {
       for (let run = 1; run <= RUNS; run++) {
         for (const c of cases) {
           const took = await startOnce(stack, c, scratch);
-          samples.get(c)!.push(took);
-          progress(`${service} ${label(c)} run ${run}: ${Math.round(took)} ms`);
+          samples.get(c)!.push(took.wall);
+          if (took.cpu !== undefined) cpuSamples.get(c)!.push(took.cpu);
+          progress(`${service} ${label(c)} run ${run}: ${Math.round(took.wall)} ms (CPU ${took.cpu ?? '?'} ms, load ${os.loadavg()[0]!.toFixed(1)})`);
         }
       }
       await stack.restart(service);
@@ -92,9 +100,20 @@ async function main(): Promise<void> {
     gatewayKill.push(await gatewayKillToHealthy(code, RUNS));
     progress(`gateway SIGKILL → healthy again (${code}): ${gatewayKill.at(-1)!.runs_ms.map(Math.round).join(', ')} ms`);
   }
+  const storeBuilt = median(samples.get(CASES.find((c) => c.service === 'store' && c.code === 'built')!)!);
   const results = CASES.map((c) => {
     const xs = samples.get(c)!;
-    return { service: c.service, code: label(c), median_ms: ms(median(xs)), min_ms: ms(Math.min(...xs)), max_ms: ms(Math.max(...xs)), runs_ms: xs.map(ms) };
+    const cpu = cpuSamples.get(c)!;
+    return {
+      service: c.service,
+      code: label(c),
+      median_ms: ms(median(xs)),
+      min_ms: ms(Math.min(...xs)),
+      max_ms: ms(Math.max(...xs)),
+      runs_ms: xs.map(ms),
+      ...(cpu.length ? { cpu_median_ms: ms(median(cpu)), cpu_runs_ms: cpu } : {}),
+      x_store_built: Math.round((median(xs) / storeBuilt) * 100) / 100,
+    };
   });
   const json = {
     meta: {

@@ -1,10 +1,9 @@
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { isStdioServer, redactSecrets, secretValuesOf } from '../../contracts/mcp';
 import type { ResolvedMcpServer } from '../../contracts/mcp-files';
+import { mcpSdk } from './sdk';
 
 /** A live connection to one server of one session. */
 export interface McpConnection {
@@ -80,6 +79,7 @@ export class McpPool {
 
   private async start(server: ResolvedMcpServer, projectPath: string): Promise<McpConnection> {
     const c = server.config;
+    const { Client, StdioClientTransport, StreamableHTTPClientTransport } = mcpSdk();
     const transport = isStdioServer(c)
       ? new StdioClientTransport({
           command: c.command,

@@ -1,4 +1,4 @@
-import { CallToolResultSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { isStdioServer, mcpToolName, MCP_SERVERS_METADATA_KEY, secretValuesOf, redactSecrets, type McpServerStatus, type McpStatus } from '../../contracts/mcp';
 import { resolveMcpConfig, type ResolvedMcpServer } from '../../contracts/mcp-files';
 import type { ProviderTool } from '../providers/types';
@@ -6,6 +6,7 @@ import type { StorePort } from '../store/store-port';
 import type { ToolOutcome } from '../tool-calls/ledger';
 import type { McpConnection, McpPool } from './pool';
 import { outcomeOfMcpResult } from './result';
+import { mcpSdk } from './sdk';
 
 /** The MCP tools of one model step. */
 export interface McpStepTools {
@@ -71,7 +72,7 @@ export class SessionMcp {
     const timeoutS = hit.server.config.tool_timeout_s ?? DEFAULT_TOOL_TIMEOUT_S;
     const args = input.params && typeof input.params === 'object' && !Array.isArray(input.params) ? (input.params as Record<string, unknown>) : {};
     try {
-      const result = await hit.conn.client.callTool({ name: tool.name, arguments: args }, CallToolResultSchema, { signal: input.signal, timeout: timeoutS * 1000, resetTimeoutOnProgress: true });
+      const result = await hit.conn.client.callTool({ name: tool.name, arguments: args }, mcpSdk().CallToolResultSchema, { signal: input.signal, timeout: timeoutS * 1000, resetTimeoutOnProgress: true });
       // Servers of the 2024-10 protocol may answer `{toolResult}` instead of content blocks.
       const shaped: CallToolResult = 'content' in result ? (result as CallToolResult) : { content: [{ type: 'text', text: JSON.stringify(result.toolResult) }] };
       return { ...outcomeOfMcpResult(shaped, secrets), details: { mcp: true, server: hit.server.name, tool: tool.name } };

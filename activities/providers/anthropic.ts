@@ -1,8 +1,9 @@
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import { builtinModelCatalog, continuesPrefill, lookupModel, type ModelCatalog } from '../../contracts/model-catalog';
 import { buildAnthropicRequest } from './anthropic-request';
 import { readAnthropicStream } from './anthropic-stream';
 import { rethrowProviderFailure } from './classify';
+import { anthropicSdk } from './sdk-modules';
 import { holdTrailingWhitespace, joinContinuation } from './prefill';
 import type { ModelProvider, ProviderChunk, ProviderRequest } from './types';
 
@@ -27,12 +28,15 @@ export interface AnthropicProviderOptions {
 export function createAnthropicProvider(options: AnthropicProviderOptions): ModelProvider {
   const id = options.id ?? 'anthropic';
   const catalog = options.catalog ?? builtinModelCatalog;
-  const client = new Anthropic({
-    apiKey: options.apiKey,
-    ...(options.baseURL ? { baseURL: options.baseURL } : {}),
-    maxRetries: 0,
-    logLevel: options.logLevel ?? 'off',
-  });
+  // Made at the first step: the SDK is loaded when first needed (sdk-modules.ts).
+  let client: Anthropic | undefined;
+  const clientNow = () =>
+    (client ??= new (anthropicSdk())({
+      apiKey: options.apiKey,
+      ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+      maxRetries: 0,
+      logLevel: options.logLevel ?? 'off',
+    }));
   return {
     id,
     canContinue: (entry) => continuesPrefill(entry, true),
@@ -40,7 +44,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Mode
       if (request.signal.aborted) throw request.signal.reason;
       const entry = lookupModel(catalog, `${id}/${request.model}`);
       try {
-        const events = await client.messages.create(buildAnthropicRequest(request, entry), { signal: request.signal });
+        const events = await clientNow().messages.create(buildAnthropicRequest(request, entry), { signal: request.signal });
         const held = request.prefill ? holdTrailingWhitespace(request.prefill).held : '';
         for await (const chunk of joinContinuation(readAnthropicStream(events), held)) {
           // The SDK ends an aborted stream quietly; the caller must hear the abort, not a short answer.

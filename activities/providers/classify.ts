@@ -1,5 +1,6 @@
-import Anthropic from '@anthropic-ai/sdk';
-import OpenAI from 'openai';
+import type Anthropic from '@anthropic-ai/sdk';
+import type OpenAI from 'openai';
+import { anthropicSdk, openAISdk } from './sdk-modules';
 import { ProviderError, type ProviderErrorKind } from './types';
 
 /**
@@ -11,9 +12,10 @@ import { ProviderError, type ProviderErrorKind } from './types';
 
 type SdkApiError = InstanceType<typeof Anthropic.APIError> | InstanceType<typeof OpenAI.APIError>;
 
-const isApiError = (err: unknown): err is SdkApiError => err instanceof Anthropic.APIError || err instanceof OpenAI.APIError;
-const isConnectionError = (err: unknown) => err instanceof Anthropic.APIConnectionError || err instanceof OpenAI.APIConnectionError;
-const isTimeout = (err: unknown) => err instanceof Anthropic.APIConnectionTimeoutError || err instanceof OpenAI.APIConnectionTimeoutError;
+// Only a failure is classified, so loading both SDKs here (sdk-modules.ts) costs a start nothing.
+const isApiError = (err: unknown): err is SdkApiError => err instanceof anthropicSdk().APIError || err instanceof openAISdk().APIError;
+const isConnectionError = (err: unknown) => err instanceof anthropicSdk().APIConnectionError || err instanceof openAISdk().APIConnectionError;
+const isTimeout = (err: unknown) => err instanceof anthropicSdk().APIConnectionTimeoutError || err instanceof openAISdk().APIConnectionTimeoutError;
 
 /**
  * Rethrows a failure of a provider call: the signal's reason when the caller aborted (an abort is

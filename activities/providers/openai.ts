@@ -1,8 +1,9 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { builtinModelCatalog, continuesPrefill, lookupModel, type ModelCatalog } from '../../contracts/model-catalog';
 import { rethrowProviderFailure } from './classify';
 import { buildOpenAIRequest, type OpenAIPrefillDialect } from './openai-request';
 import { readOpenAIStream } from './openai-stream';
+import { openAISdk } from './sdk-modules';
 import type { ModelProvider, ProviderChunk, ProviderRequest } from './types';
 
 export interface OpenAIProviderOptions {
@@ -41,12 +42,15 @@ export function openAIPrefillFromEnv(env: Record<string, string | undefined>): O
 export function createOpenAIProvider(options: OpenAIProviderOptions): ModelProvider {
   const id = options.id ?? 'openai';
   const catalog = options.catalog ?? builtinModelCatalog;
-  const client = new OpenAI({
-    apiKey: options.apiKey,
-    ...(options.baseURL ? { baseURL: options.baseURL } : {}),
-    maxRetries: 0,
-    logLevel: options.logLevel ?? 'off',
-  });
+  // Made at the first step: the SDK is loaded when first needed (sdk-modules.ts).
+  let client: OpenAI | undefined;
+  const clientNow = () =>
+    (client ??= new (openAISdk())({
+      apiKey: options.apiKey,
+      ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+      maxRetries: 0,
+      logLevel: options.logLevel ?? 'off',
+    }));
   const prefill = options.prefill;
   return {
     id,
@@ -56,7 +60,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ModelProvi
       const entry = lookupModel(catalog, `${id}/${request.model}`);
       const dialect = prefill === 'continue-final-message' ? prefill : 'final-message';
       try {
-        const chunks = await client.chat.completions.create(buildOpenAIRequest(request, entry, dialect), { signal: request.signal });
+        const chunks = await clientNow().chat.completions.create(buildOpenAIRequest(request, entry, dialect), { signal: request.signal });
         for await (const chunk of readOpenAIStream(id, chunks)) {
           // The SDK ends an aborted stream quietly; the caller must hear the abort, not a short answer.
           if (request.signal.aborted) break;

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startStack, type InstanceCounts, type InstanceName, type ServiceName, type Stack } from '../../infra/stack/stack';
+import type { ServiceCode } from '../../infra/stack/stack-config';
 
 /** One line a service printed, with when it arrived (performance.now()). */
 export interface LogLine {
@@ -25,12 +26,12 @@ const SERVICES: ServiceName[] = ['nats', 'temporal', 'store', 'worker', 'gateway
 const RECENT_LINES = 5_000;
 
 /**
- * Starts the whole stack on free ports in a fresh data dir, the worker pointed at `providerBaseURL`
- * as an OpenAI-compatible server. nats-server and the Temporal dev server keep their data in that dir,
+ * Starts the whole stack on free ports in a fresh data dir, running `code` (built, as `npm start`
+ * does, or from source), the worker pointed at `providerBaseURL` as an OpenAI-compatible server. nats-server and the Temporal dev server keep their data in that dir,
  * so a restarted one finds its streams and workflows again. A start that loses a port race (see
  * test/harness/stack-fixture.ts) is retried on fresh ports.
  */
-export async function startChaosStack(providerBaseURL: string, logFile: string, instances?: InstanceCounts): Promise<ChaosStack> {
+export async function startChaosStack(providerBaseURL: string, logFile: string, code: ServiceCode, instances?: InstanceCounts): Promise<ChaosStack> {
   fs.mkdirSync(path.dirname(logFile), { recursive: true });
   const log = fs.createWriteStream(logFile, { flags: 'a' });
   const recent: LogLine[] = [];
@@ -51,6 +52,7 @@ export async function startChaosStack(providerBaseURL: string, logFile: string, 
           ui: false,
           serviceEnv: { STRAND_LOG_LEVEL: 'warn', OPENAI_API_KEY: 'chaos-key', OPENAI_BASE_URL: providerBaseURL },
           ...(instances ? { instances } : {}),
+          code,
         },
         onLine,
         // As `npm start` does: every worker has run a turn before the first trial, so the first fault

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { REPO_ROOT } from '../../infra/stack/stack-config';
+import { REPO_ROOT, type ServiceCode } from '../../infra/stack/stack-config';
 import { pickScenarios, type Scenario } from './scenarios';
 import { intFrom } from '../env-int';
 
@@ -21,13 +21,15 @@ export interface ChaosConfig {
   finishTimeoutMs: number;
   resultsDir: string;
   quick: boolean;
+  /** The services' code: built (dist/services, what `npm start` runs) or from source (tsx). */
+  code: ServiceCode;
 }
 
 /**
  * CHAOS_TRIALS (default 20 per scenario), CHAOS_SCENARIOS (scenarios.ts), CHAOS_QUICK=1 (2 trials
  * and 10 s outages, for development; explicit values still win), CHAOS_OUTAGE_S (30),
  * CHAOS_RESTART_DELAY_MS (500), CHAOS_SEED (random points; default: the clock), CHAOS_RESULTS_DIR
- * (bench/results).
+ * (bench/results), CHAOS_FROM_SOURCE=1 (the services through tsx instead of the build `npm start` runs).
  */
 export function chaosConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ChaosConfig {
   const quick = env.CHAOS_QUICK === '1' || env.CHAOS_QUICK === 'true';
@@ -43,6 +45,7 @@ export function chaosConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ChaosC
     finishTimeoutMs: 180_000,
     resultsDir: path.resolve(env.CHAOS_RESULTS_DIR?.trim() || path.join(REPO_ROOT, 'bench', 'results')),
     quick,
+    code: /^(1|true|yes)$/i.test(env.CHAOS_FROM_SOURCE?.trim() ?? '') ? 'source' : 'built',
   };
 }
 

@@ -60,7 +60,7 @@ async function main(): Promise<number> {
       sources.set(scenario.id, sourceVersion());
       progress(`${scenario.id}: starting the stack (code ${sources.get(scenario.id)})`);
       try {
-        current = await startChaosStack(fake.baseURL, path.join(logDir, `${scenario.id}.log`), scenario.failover ? { worker: 2 } : undefined);
+        current = await startChaosStack(fake.baseURL, path.join(logDir, `${scenario.id}.log`), config.code, scenario.failover ? { worker: 2, gateway: 2 } : undefined);
       } catch (err) {
         errors.set(scenario.id, `the stack did not start: ${(err as Error).message.split('\n')[0]}`);
         progress(`${scenario.id}: ${errors.get(scenario.id)}`);
@@ -96,7 +96,7 @@ async function main(): Promise<number> {
   const rows = summarize(config.scenarios, records, config.trials, outageS, errors).map((r) => ({ ...r, code: sources.get(r.scenario) }));
   const codes = [...new Set(sources.values())];
   const when = new Date().toISOString();
-  const setup = `${config.trials} trials per scenario, seed ${config.seed}, restart ${config.restartDelayMs} ms after a kill, outages ${outageS} s, ${config.words}-word answers at one word per ${config.frameDelayMs} ms`;
+  const setup = `${config.trials} trials per scenario, services ${config.code === 'built' ? 'built (dist/services)' : 'from source (tsx)'}, seed ${config.seed}, restart ${config.restartDelayMs} ms after a kill, outages ${outageS} s, ${config.words}-word answers at one word per ${config.frameDelayMs} ms`;
   const header = [`# strand chaos — ${when}`, '', `${setup}; ${os.cpus().length} cores, Node ${process.version}. Code: ${codes.join(', ') || 'none ran'}${codes.length > 1 ? ' (it changed during the run: chaos.json names the code of each scenario)' : ''}. Silences are seconds at the SSE client (see bench/README.md, "chaos").`].join('\n');
   const markdown = chaosMarkdown(rows, records, header);
   const written = await writeReport({
@@ -104,7 +104,7 @@ async function main(): Promise<number> {
     name: 'chaos',
     json: {
       generated_at: when,
-      config: { trials: config.trials, seed: config.seed, outage_s: outageS, restart_delay_ms: config.restartDelayMs, words: config.words, frame_delay_ms: config.frameDelayMs, tool_s: config.toolTicks / 2, quick: config.quick },
+      config: { trials: config.trials, code: config.code, seed: config.seed, outage_s: outageS, restart_delay_ms: config.restartDelayMs, words: config.words, frame_delay_ms: config.frameDelayMs, tool_s: config.toolTicks / 2, quick: config.quick },
       machine: { cores: os.cpus().length, node: process.version },
       scenarios: rows,
       provider_anomalies: provider.anomalies,

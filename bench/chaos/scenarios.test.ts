@@ -5,7 +5,7 @@ test('every process is killed mid-stream and mid-tool, Temporal and NATS go down
     'none-stream', 'none-tool',
     'gateway-stream', 'gateway-tool', 'worker-stream', 'worker-tool', 'store-stream', 'store-tool',
     'nats-stream', 'nats-tool', 'temporal-stream', 'temporal-tool',
-    'worker-failover-stream', 'worker-failover-tool', 'temporal-outage', 'nats-outage',
+    'gateway-failover-stream', 'gateway-failover-tool', 'worker-failover-stream', 'worker-failover-tool', 'temporal-outage', 'nats-outage',
     'gateway-sigterm-stream', 'worker-sigterm-stream', 'store-sigterm-stream', 'nats-sigterm-stream', 'temporal-sigterm-stream',
     'worker-failover-sigterm-stream', 'worker-failover-sigterm-tool', 'worker-rolling-stream', 'stack-stop-stream',
   ]);

@@ -22,8 +22,10 @@ export interface Scenario {
   /** Where the fault lands: while deltas flow (stream) or while a shell command runs (tool). */
   mode: TrialMode;
   /**
-   * Two workers (as `npm start` runs them), and the one running the turn's model step or tool is the
-   * one killed: the turn must go on on the other one, without waiting for the killed one's restart.
+   * Two of each (two workers, as `npm start` runs them, and two gateways). A worker scenario kills the
+   * worker running the turn's model step or tool: the turn must go on on the other one, without
+   * waiting for the killed one's restart. A gateway scenario kills the gateway the client follows: the
+   * client reconnects to the other one, as a client behind a balancer would.
    */
   failover?: boolean;
 }
@@ -37,6 +39,8 @@ export const ALL_SCENARIOS: Scenario[] = [
     { id: `${component}-stream`, component, fault: 'kill', mode: 'stream' },
     { id: `${component}-tool`, component, fault: 'kill', mode: 'tool' },
   ]),
+  { id: 'gateway-failover-stream', component: 'gateway', fault: 'kill', mode: 'stream', failover: true },
+  { id: 'gateway-failover-tool', component: 'gateway', fault: 'kill', mode: 'tool', failover: true },
   { id: 'worker-failover-stream', component: 'worker', fault: 'kill', mode: 'stream', failover: true },
   { id: 'worker-failover-tool', component: 'worker', fault: 'kill', mode: 'tool', failover: true },
   { id: 'temporal-outage', component: 'temporal', fault: 'outage', mode: 'stream' },

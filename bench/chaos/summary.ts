@@ -42,6 +42,7 @@ function describeFault(s: TrialScenario, outageS: number): string {
   if (s.fault === 'rolling') return `rolling restart of both workers (SIGTERM, start, then the other) mid-${s.mode}`;
   if (s.fault === 'stack') return `the whole stack stopped (SIGTERM, in order) and started again mid-${s.mode}`;
   const how = s.fault === 'stop' ? 'SIGTERM' : 'kill -9';
+  if (s.failover && s.component === 'gateway') return `${how} the gateway the client follows (one of two; it goes to the other) mid-${s.mode}, then start it`;
   if (s.failover) return `${how} the worker running the ${s.mode === 'tool' ? 'tool' : 'step'} (one of two) mid-${s.mode}`;
   if (s.fault === 'stop') return `SIGTERM ${s.component} mid-${s.mode}, then start it`;
   return `kill -9 ${s.component} mid-${s.mode}`;

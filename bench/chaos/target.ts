@@ -24,6 +24,11 @@ export interface TrialScenario {
 export interface ChaosTarget {
   /** Where clients go: the gateway, or the load balancer in front of the gateways. */
   readonly base: string;
+  /**
+   * Every gateway a client may go to, `base` first, when there are several addresses (a local stack
+   * with two gateways): the client's stream moves to the next one when its connection drops.
+   */
+  readonly bases?: string[];
   /** The bearer token every request carries, when the gateways have tokens. */
   readonly token?: string;
   /** The services' recent output: evidence for a failed trial. */
@@ -44,8 +49,11 @@ export interface ChaosTarget {
 export function localTarget(chaos: ChaosStack, config: ChaosConfig): ChaosTarget {
   return {
     base: chaos.stack.urls.gateway,
+    bases: chaos.stack.urls.gateways,
     recent: chaos.recent,
-    aim: (scenario, sessionId, turn, activity) => (scenario.failover ? workerRunning(chaos.stack, sessionId, turn, activity) : Promise.resolve(undefined)),
+    // A failover kills the worker running the turn's step, or the gateway the client follows (the first).
+    aim: (scenario, sessionId, turn, activity) =>
+      !scenario.failover ? Promise.resolve(undefined) : scenario.component === 'gateway' ? Promise.resolve('gateway') : workerRunning(chaos.stack, sessionId, turn, activity),
     inject: (scenario, aimed) => injectFault(chaos.stack, scenario as Scenario, config, aimed as Parameters<typeof injectFault>[3]),
     downMs: (scenario) => (scenario.fault === 'outage' ? config.outageMs : 0),
   };

@@ -1,3 +1,4 @@
+import { reconnectDelayMs } from '../../clients/core/event-follower';
 import { followSse, type ResumingSse } from '../../test/harness/resuming-sse-client';
 import type { LogLine } from './chaos-stack';
 import { judgeTrial, type TrialVerdict } from './checks';
@@ -46,6 +47,18 @@ export interface TrialRecord {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** `send` to the first of `bases` that takes the connection (one refused goes on to the next). */
+async function callFirstUp<T>(bases: string[], send: (base: string) => Promise<T>): Promise<T> {
+  for (const [i, b] of bases.entries()) {
+    try {
+      return await send(b);
+    } catch (err) {
+      if (i === bases.length - 1) throw err;
+    }
+  }
+  throw new Error('no gateway');
+}
 const round = (ms: number | undefined) => (ms === undefined ? undefined : Math.round(ms));
 
 /** Services' lines worth reading next to a failure: warnings, errors, exits and restarts. */
@@ -118,7 +131,9 @@ export async function runTrial(ctx: TrialContext): Promise<TrialRecord> {
       const set = await call(base, 'PATCH', `/api/sessions/${sid}/settings`, { approval: { always_allow: ['shell_exec'] } });
       if (set.status !== 200) throw new Error(`PATCH settings answered ${set.status}: ${JSON.stringify(set.body)}`);
     }
-    client = followSse(`${base}/api/sessions/${sid}/events`, watcher.onEvent, { after: '0', headers: authHeaders(token) });
+    // Reconnecting as strand's clients do (clients/core's backoff), to the next gateway when there are several.
+    const bases = chaos.bases?.length ? chaos.bases : [base];
+    client = followSse(bases.map((b) => `${b}/api/sessions/${sid}/events`), watcher.onEvent, { after: '0', headers: authHeaders(token), retryMs: (n) => reconnectDelayMs(n) });
     await Promise.race([client.connected, sleep(15_000).then(() => Promise.reject(new Error('the event stream did not open within 15 s')))]);
 
     const first = await call<{ turn_id: string }>(base, 'POST', `/api/sessions/${sid}/prompt`, { text: `Answer at length. ${promptMarker(id, 'p1')}`, request_id: `${id}.p1` });
@@ -130,7 +145,7 @@ export async function runTrial(ctx: TrialContext): Promise<TrialRecord> {
     const activity = scenario.mode === 'tool' ? 'runTool' : 'streamModelStep';
     const target = await chaos.aim(scenario, sid, turns.first, activity);
     const how = scenario.fault === 'kill' ? 'killed' : scenario.fault === 'stop' ? 'stopped' : `faulted (${scenario.fault})`;
-    if (target) faultPoint += `, ${target}${scenario.failover ? ` (running ${activity})` : ''} ${how}`;
+    if (target) faultPoint += `, ${target}${scenario.failover && scenario.component === 'worker' ? ` (running ${activity})` : ''} ${how}`;
     faultAt = performance.now();
     fault = chaos.inject(scenario, target);
     const budget = chaos.downMs(scenario) + config.finishTimeoutMs;
@@ -138,7 +153,8 @@ export async function runTrial(ctx: TrialContext): Promise<TrialRecord> {
     finishedAt = performance.now();
 
     // Right after the end, as a person typing ahead would: the session must take it.
-    const next = await call<{ turn_id: string }>(base, 'POST', `/api/sessions/${sid}/prompt`, { text: `And now briefly. ${promptMarker(id, 'p2')}`, request_id: `${id}.p2` });
+    // To a gateway that is up: with two, the killed one may not be back yet.
+    const next = await callFirstUp(chaos.bases?.length ? chaos.bases : [base], (b) => call<{ turn_id: string }>(b, 'POST', `/api/sessions/${sid}/prompt`, { text: `And now briefly. ${promptMarker(id, 'p2')}`, request_id: `${id}.p2` }));
     nextPrompt.status = next.status;
     if (next.status === 202) {
       const nextTurn = (turns.next = next.body.turn_id);

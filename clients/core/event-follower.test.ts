@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { FATAL_STATUSES } from './api-client';
-import { followEvents, type FollowState } from './event-follower';
+import { followEvents, reconnectDelayMs, type FollowState } from './event-follower';
 
 /**
  * The clients' one follower against a real HTTP server speaking SSE: every event type reaches the
@@ -101,4 +101,14 @@ test("the statuses it stops on are the API client's fatal ones; any other failur
   } finally {
     await server.close();
   }
+});
+
+test('a reconnection comes almost at once, stays short through a restart, then backs off; each wait jittered', () => {
+  const low = (n: number) => reconnectDelayMs(n, () => 0);
+  const high = (n: number) => reconnectDelayMs(n, () => 0.999_999);
+  expect([1, 2, 3, 4, 5, 6, 7, 8, 9, 20].map(low)).toEqual([75, 188, 188, 188, 375, 750, 1_500, 3_000, 3_000, 3_000]);
+  expect([1, 2, 5, 8].map(high)).toEqual([125, 312, 625, 5_000]);
+  // The short waits add up to about what a supervised gateway's restart takes (0.5 s backoff and a start).
+  const shortPhase = [1, 2, 3, 4].map((n) => reconnectDelayMs(n, () => 0.5)).reduce((a, b) => a + b, 0);
+  expect(shortPhase).toBe(850);
 });

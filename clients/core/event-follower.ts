@@ -38,8 +38,21 @@ export interface FollowedEvents {
   close(): void;
 }
 
-/** Waits before reconnecting, growing with failures in a row and starting over once a connection is live. */
-const BACKOFF_MS = [250, 500, 1_000, 2_000, 4_000];
+/**
+ * Waits before reconnecting, growing with failures in a row and starting over once a connection is
+ * live. The first retry is almost at once: a dropped stream usually means its gateway died, and
+ * another gateway (behind a balancer) or the restarted one is ready within a second or two; the
+ * next few stay short for as long as a supervised restart takes (0.5 s backoff plus a start), then
+ * they grow. Each wait is jittered by ±25 %, so the clients of one dead gateway do not come back in
+ * step; a refused connection costs a down gateway nothing.
+ */
+const BACKOFF_MS = [100, 250, 250, 250, 500, 1_000, 2_000, 4_000];
+
+/** The wait before the reconnection that follows `failures` failed attempts in a row (from 1). */
+export function reconnectDelayMs(failures: number, random: () => number = Math.random): number {
+  const base = BACKOFF_MS[Math.min(Math.max(failures, 1) - 1, BACKOFF_MS.length - 1)]!;
+  return Math.round(base * (0.75 + 0.5 * random()));
+}
 /** A gateway that takes the connection but sends no headers (its NATS is down) is left after this. */
 const HEADERS_TIMEOUT_MS = 15_000;
 /** The gateway sends a keepalive every 15 s: a stream silent for longer than this is dead (a dropped network). */
@@ -132,7 +145,7 @@ export function followEvents(opts: FollowOptions): FollowedEvents {
       if (closed) return;
       failures++;
       state({ kind: 'reconnecting', reason, attempt: failures });
-      const wait = BACKOFF_MS[Math.min(failures - 1, BACKOFF_MS.length - 1)]!;
+      const wait = reconnectDelayMs(failures);
       await (opts.pause ? opts.pause(wait) : new Promise((r) => setTimeout(r, wait)));
     }
   })();

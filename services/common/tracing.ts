@@ -1,10 +1,12 @@
 import os from 'node:os';
 import { trace, type Tracer } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { Resource } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type * as ContextAsyncHooks from '@opentelemetry/context-async-hooks';
+import type * as OtelCore from '@opentelemetry/core';
+import type * as OtlpHttp from '@opentelemetry/exporter-trace-otlp-http';
+import type * as Resources from '@opentelemetry/resources';
+import type { Resource } from '@opentelemetry/resources';
+import type * as SdkTraceBase from '@opentelemetry/sdk-trace-base';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 
 /**
  * OpenTelemetry tracing of one process, off unless an OTLP endpoint is configured with the standard
@@ -40,6 +42,15 @@ const TRACER_NAME = 'strand';
 export function startTracing(service: string, env: NodeJS.ProcessEnv = process.env): Tracing {
   const url = otlpTracesUrl(env);
   if (!url) return { enabled: false, tracer: trace.getTracer(TRACER_NAME), shutdown: async () => undefined };
+  // The SDK and its exporter are required only when tracing is on: off (the default), they were a
+  // tenth of a gateway's or a worker's start (bench:startup).
+  /* eslint-disable @typescript-eslint/no-require-imports -- deliberately lazy (see above) */
+  const { AsyncLocalStorageContextManager } = require('@opentelemetry/context-async-hooks') as typeof ContextAsyncHooks;
+  const { W3CTraceContextPropagator } = require('@opentelemetry/core') as typeof OtelCore;
+  const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof OtlpHttp;
+  const { Resource } = require('@opentelemetry/resources') as typeof Resources;
+  const { BasicTracerProvider, BatchSpanProcessor } = require('@opentelemetry/sdk-trace-base') as typeof SdkTraceBase;
+  /* eslint-enable @typescript-eslint/no-require-imports */
   const resource = new Resource({
     'service.name': env.OTEL_SERVICE_NAME?.trim() || `strand-${service}`,
     'service.namespace': 'strand',

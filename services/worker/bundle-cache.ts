@@ -10,14 +10,35 @@ import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
  * worker's turn waits for: with the cache a restart loads the bundle in milliseconds.
  *
  * An entry is valid only while every source file webpack put into it is unchanged: the bundle's own
- * source map lists them (absolute paths: ours and node_modules'), and each is checked by content hash.
+ * source map lists them (absolute paths: ours and node_modules'), and each is checked by content hash,
+ * unless its size and modification time are still those recorded with the hash (a stat instead of a
+ * read and a hash: most of a cache hit's cost). As git does with its index, a stamp is trusted only
+ * when the file was last modified well before it was recorded: a file rewritten within the clock's
+ * granularity of the recorded time, with the same size, would otherwise keep its stamp.
  * One entry per checkout (keyed by its path), replaced atomically.
+ *
+ * The bundle is kept, and handed to the worker, without the source map's `sourcesContent` (the text
+ * of every source file, a third of the bundle): the stack traces of workflow failures need only the
+ * mappings, and the one reader of the contents, the SDK's enhanced stack-trace query, returns them
+ * only with the worker's `showStackTraceSources`, which strand leaves off. The worker parses, compiles
+ * and sends the bundle to its workflow thread at every start, so its size is start time.
  */
-interface CacheEntry {
-  v: 1;
-  code: string;
-  files: Record<string, string>;
+interface SourceStamp {
+  hash: string;
+  size: number;
+  mtimeMs: number;
 }
+
+interface CacheEntry {
+  v: 2;
+  code: string;
+  /** When the stamps were taken (ms since the epoch). */
+  recordedAt: number;
+  files: Record<string, SourceStamp>;
+}
+
+/** How much older than its record a file's modification must be for its stamp to be trusted. */
+const RACY_MARGIN_MS = 2_000;
 
 /** `$STRAND_WORKFLOW_BUNDLE_CACHE`, else the cache dir the bootstrap uses (`~/.cache/strand`) + `workflow-bundles`. */
 export function bundleCacheDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -41,14 +62,16 @@ export async function cachedBundle(
   const hit = readValid(file);
   if (hit) return { code: hit.code, sourceMap: '', fromCache: true };
   const bundle = await build();
+  const code = withoutSourcesContent(bundle.code);
   try {
-    const files = sourcesOf(bundle.code);
-    if (files) write(file, { v: 1, code: bundle.code, files });
+    const recordedAt = Date.now();
+    const files = sourcesOf(code);
+    if (files) write(file, { v: 2, code, recordedAt, files });
   } catch (err) {
     // A cache that cannot be written costs the next start a rebuild, nothing else.
     opts.log?.(`workflow bundle not cached (${(err as Error).message})`);
   }
-  return { ...bundle, fromCache: false };
+  return { code, sourceMap: '', fromCache: false };
 }
 
 function readValid(file: string): CacheEntry | undefined {
@@ -58,10 +81,13 @@ function readValid(file: string): CacheEntry | undefined {
   } catch {
     return undefined;
   }
-  if (entry.v !== 1 || typeof entry.code !== 'string' || !entry.files) return undefined;
-  for (const [source, hash] of Object.entries(entry.files)) {
+  if (entry.v !== 2 || typeof entry.code !== 'string' || !entry.files || typeof entry.recordedAt !== 'number') return undefined;
+  for (const [source, stamp] of Object.entries(entry.files)) {
     try {
-      if (sha256(fs.readFileSync(source)) !== hash) return undefined;
+      const now = fs.statSync(source);
+      const trusted = stamp.mtimeMs < entry.recordedAt - RACY_MARGIN_MS;
+      if (trusted && now.size === stamp.size && now.mtimeMs === stamp.mtimeMs) continue;
+      if (sha256(fs.readFileSync(source)) !== stamp.hash) return undefined;
     } catch {
       return undefined;
     }
@@ -69,13 +95,27 @@ function readValid(file: string): CacheEntry | undefined {
   return entry;
 }
 
-/** Every real file the bundle was built from, with its hash; undefined when the source map is missing. */
-function sourcesOf(code: string): Record<string, string> | undefined {
-  const marker = code.lastIndexOf('sourceMappingURL=data:');
-  if (marker < 0) return undefined;
-  const base64 = code.slice(code.indexOf('base64,', marker) + 'base64,'.length).trim();
-  const map = JSON.parse(Buffer.from(base64, 'base64').toString('utf8')) as { sources: string[] };
-  const files: Record<string, string> = {};
+/** Where the inline source map begins, and the map; undefined when the bundle has none. */
+function inlineSourceMap(code: string): { at: number; map: { sources: string[]; sourcesContent?: unknown } } | undefined {
+  const at = code.lastIndexOf('//# sourceMappingURL=data:');
+  if (at < 0) return undefined;
+  const base64 = code.slice(code.indexOf('base64,', at) + 'base64,'.length).trim();
+  return { at, map: JSON.parse(Buffer.from(base64, 'base64').toString('utf8')) as { sources: string[] } };
+}
+
+/** The bundle with its inline source map minus `sourcesContent` (see above); as it was when it has none. */
+export function withoutSourcesContent(code: string): string {
+  const inline = inlineSourceMap(code);
+  if (!inline?.map.sourcesContent) return code;
+  const { sourcesContent: _dropped, ...map } = inline.map;
+  return `${code.slice(0, inline.at)}//# sourceMappingURL=data:application/json;charset=utf-8;base64,${Buffer.from(JSON.stringify(map)).toString('base64')}`;
+}
+
+/** Every real file the bundle was built from, with its stamp; undefined when the source map is missing. */
+function sourcesOf(code: string): Record<string, SourceStamp> | undefined {
+  const map = inlineSourceMap(code)?.map;
+  if (!map) return undefined;
+  const files: Record<string, SourceStamp> = {};
   for (const source of map.sources) {
     if (!path.isAbsolute(source)) continue; // webpack's own runtime modules
     // The entry point webpack generates is rebuilt from the others; any other missing file voids the entry.
@@ -83,7 +123,8 @@ function sourcesOf(code: string): Record<string, string> | undefined {
       if (source.endsWith('-autogenerated-entrypoint.cjs')) continue;
       return undefined;
     }
-    files[source] = sha256(fs.readFileSync(source));
+    const { size, mtimeMs } = fs.statSync(source);
+    files[source] = { hash: sha256(fs.readFileSync(source)), size, mtimeMs };
   }
   return files;
 }

@@ -22,6 +22,8 @@ import { createCrashWatch } from './crash-watch';
 import { RecentFailures } from './recent-failures';
 import { createWorkerMetrics } from './worker-metrics';
 import { loadWorkflowBundle, workerInterceptorModules } from './workflow-bundle';
+import { providerEndpoints } from '../../activities/providers/endpoints';
+import { loadConfiguredSdks } from '../../activities/providers/sdk-modules';
 
 /** Connects to Temporal, retrying while the server is still starting. */
 async function connectTemporal(address: string, log: (m: string) => void): Promise<NativeConnection> {
@@ -110,6 +112,9 @@ async function main(): Promise<void> {
   // Printed whatever the log level: `strand up` and the tests wait for this line.
   if (readyFile) fs.writeFileSync(readyFile, `${process.pid}\n`);
   console.log(`[worker] ready task_queue=${taskQueue} temporal=${env.temporalAddress} nats=${env.natsUrl} metrics=http://127.0.0.1:${metricsServer.port}/metrics${tracing.enabled ? ' tracing=on' : ''}`);
+  // The LLM SDKs are not loaded before ready (activities/providers/sdk-modules.ts); those a step here
+  // may use are loaded now, so the first step with a real model does not wait for them.
+  setImmediate(() => loadConfiguredSdks(providerEndpoints(process.env)));
   // A run that ends while stopping is the shutdown's to finish and report (onShutdown exits).
   await running.catch((err: unknown) => {
     if (!stopping) throw err;

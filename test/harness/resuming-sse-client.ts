@@ -21,8 +21,11 @@ export interface ResumingSse {
 export interface FollowOptions {
   /** The cursor of the first connection (`'0'`: everything the session has); default: none (live). */
   after?: string;
-  /** Pause before reconnecting, as an EventSource's `retry` (default 250 ms). */
-  retryMs?: number;
+  /**
+   * Pause before reconnecting, as an EventSource's `retry` (default 250 ms); or the pause after
+   * `failures` attempts in a row that got no live stream (from 1; back to 1 once a stream is live).
+   */
+  retryMs?: number | ((failures: number) => number);
   /**
    * A connection whose response headers have not come within this time is given up and retried: a
    * gateway can accept a connection and then wait on a server that is down (default 10 s).
@@ -41,8 +44,14 @@ const FOREVER_MS = 24 * 3_600_000;
  * `onEvent` as it arrives; the client never filters or de-duplicates, so a caller sees exactly what
  * the server sent across all connections.
  */
-export function followSse(url: string, onEvent: (event: SseEvent) => void, options: FollowOptions = {}): ResumingSse {
-  const retryMs = options.retryMs ?? 250;
+export function followSse(url: string | string[], onEvent: (event: SseEvent) => void, options: FollowOptions = {}): ResumingSse {
+  // Several URLs (the same stream on several gateways): each reconnection goes to the next one, as a
+  // client that knows several gateways (or a balancer in front of them) does when one is gone.
+  const urls = Array.isArray(url) ? url : [url];
+  const retry = options.retryMs ?? 250;
+  const pauseMs = typeof retry === 'number' ? () => retry : retry;
+  let failures = 0;
+  let next = 0;
   const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
   let lastId = options.after;
   let closed = false;
@@ -68,13 +77,14 @@ export function followSse(url: string, onEvent: (event: SseEvent) => void, optio
       const timer = setTimeout(() => attempt.abort(), connectTimeoutMs);
       let reason: string;
       try {
-        const conn = await openSse(url, { lastEventId: lastId, signal: attempt.signal, ...(options.headers ? { headers: options.headers } : {}) });
+        const conn = await openSse(urls[next % urls.length]!, { lastEventId: lastId, signal: attempt.signal, ...(options.headers ? { headers: options.headers } : {}) });
         clearTimeout(timer);
         if (conn.status !== 200) {
           conn.close();
           reason = `answered ${conn.status}`;
         } else {
           opened++;
+          failures = 0;
           onConnected();
           reason = await readAll(conn);
         }
@@ -84,7 +94,8 @@ export function followSse(url: string, onEvent: (event: SseEvent) => void, optio
       }
       if (closed) break;
       drops.push({ at: performance.now(), reason });
-      await new Promise((r) => setTimeout(r, retryMs));
+      next++;
+      await new Promise((r) => setTimeout(r, pauseMs(++failures)));
     }
   })();
 

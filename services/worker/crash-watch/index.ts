@@ -29,7 +29,11 @@ export async function createCrashWatch(opts: {
 }): Promise<{ registry: RunningRegistry; watcher: CrashWatcher; close(): Promise<void> }> {
   const workerId = newWorkerId();
   const kv = await opts.nc.jetstream().views.kv(RUNNING_ACTIVITIES_BUCKET, { history: 1, ttl: ENTRY_TTL_MS, replicas: natsReplicas() });
-  const connection = await Connection.connect({ address: opts.temporalAddress });
+  // Opened in the background, not awaited: the worker's start does not wait for this second
+  // connection (its own NativeConnection already proved Temporal answers), and it is open long
+  // before a peer's death needs it. A call made earlier still connects on demand.
+  const connection = Connection.lazy({ address: opts.temporalAddress });
+  void connection.ensureConnected().catch((err: unknown) => opts.log('warn', `crash watch: Temporal did not answer yet (${err instanceof Error ? err.message : String(err)}); its calls will connect when made`));
   const client = new Client({ connection, namespace: opts.namespace });
   const registry = new RunningRegistry(kv, workerId, (m) => opts.log('warn', m));
   const watcher = new CrashWatcher({ nc: opts.nc, kv, selfId: workerId, temporal: createTemporalPort(client, opts.namespace), log: opts.log });
