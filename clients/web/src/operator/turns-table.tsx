@@ -1,7 +1,7 @@
-import { useState } from 'preact/hooks';
 import type { RunningTurn } from './api';
 import { duration, usd } from './format';
 import { OutLink, SessionLink } from './links';
+import { useCancel } from './use-cancel';
 import { useNow } from './use-now';
 
 /** "retrying (attempt 2)" for a turn retrying a model step; the phase as the job gives it otherwise. */
@@ -42,17 +42,7 @@ export function TurnsTable({ jobs, cancel }: { jobs: RunningTurn[] | undefined; 
 }
 
 function TurnRow({ job, now, cancel }: { job: RunningTurn; now: number; cancel: (job: RunningTurn) => Promise<string> }) {
-  const [cancelling, setCancelling] = useState(false);
-  const [note, setNote] = useState<string | undefined>(undefined);
-  const onCancel = async () => {
-    setCancelling(true);
-    try {
-      setNote(await cancel(job));
-    } catch (err) {
-      setNote((err as Error).message);
-      setCancelling(false);
-    }
-  };
+  const { cancelling, note, onCancel } = useCancel(() => cancel(job));
   return (
     <tr class={job.phase === 'retrying' ? 'retrying' : undefined}>
       <td>

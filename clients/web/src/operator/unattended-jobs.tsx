@@ -1,9 +1,9 @@
-import { useState } from 'preact/hooks';
 import { jobDurationMs, jobRunning, jobStatusText } from '../../../core/job-calls';
 import type { ListedJob } from './api';
 import { DataTable, type Column } from './data-table';
 import { duration, usd, when } from './format';
 import { ReportLink, SessionLink } from './links';
+import { useCancel } from './use-cancel';
 import { useNow } from './use-now';
 
 /** The calls waiting for a person, as one cell: `shell_exec (call_1a2b)`. */
@@ -40,17 +40,7 @@ export function JobsTable({ jobs, cancel }: { jobs: ListedJob[] | undefined; can
 }
 
 function JobActions({ job, cancel }: { job: ListedJob; cancel: (job: ListedJob) => Promise<string> }) {
-  const [cancelling, setCancelling] = useState(false);
-  const [note, setNote] = useState<string | undefined>(undefined);
-  const onCancel = async () => {
-    setCancelling(true);
-    try {
-      setNote(await cancel(job));
-    } catch (err) {
-      setNote((err as Error).message);
-      setCancelling(false);
-    }
-  };
+  const { cancelling, note, onCancel } = useCancel(() => cancel(job));
   return (
     <>
       {jobRunning(job.status) && (
