@@ -80,7 +80,8 @@ test('a job started over HTTP is listed on both pages; its session shows the ans
   const listed = sidebarJobs(page).getByRole('link').filter({ hasText: 'run job-ok' }).filter({ hasText: id });
   await listed.waitFor();
   expect(await listed.textContent()).toContain('succeeded');
-  expect(await page.getByRole('navigation', { name: 'Sessions' }).getByRole('link', { name: /job / }).filter({ hasNotText: 'run job' }).count()).toBe(0);
+  // Its session is listed once, as the job (not again under the job's workspace as a project).
+  expect(await page.locator(`a[href="#session=job-${id}"]`).count()).toBe(1);
   await listed.click();
   await jobStatus(page).filter({ hasText: /^succeeded$/ }).waitFor();
   await answers(page).filter({ hasText: 'Added hello.txt with two lines.' }).waitFor();
@@ -120,6 +121,14 @@ test('an escalated call shows with its arguments while the job runs; Allow lets 
   expect(await page.getByRole('article', { name: 'Tool shell_exec' }).getByLabel('Tool status').textContent()).toBe('waiting for a person (see the job above)');
   expect((await jobView(id)).status).toBe('running');
   await web.browser.screenshot(page, 'job-escalation');
+
+  // The operator view names the call waiting, and what the running job has spent so far.
+  const operator = (await web.open('/operator')).page;
+  const row = operatorJobRow(operator, id);
+  const callId = (await jobView(id)).progress.escalations[0].tool_call_id;
+  await row.getByRole('cell').nth(8).filter({ hasText: `shell_exec (${callId})` }).waitFor();
+  expect(await row.getByRole('cell').nth(6).textContent()).toBe('$0.0000');
+  expect(await row.getByRole('cell').nth(7).textContent()).toMatch(/^[1-9]\d*$/);
 
   await waiting.getByRole('textbox', { name: 'Reason' }).fill('harmless');
   await waiting.getByRole('button', { name: 'Allow' }).click();
