@@ -21,7 +21,7 @@ const POLL_MS = 2_000;
  * while it runs, its report once it ended, and what a person does to it (cancel, answer an
  * escalation). The job's route is the one owner of all of it — the session's stream carries its
  * conversation, not its status — so this reads `GET /api/jobs/{id}` every POLL_MS while the job runs,
- * at once after an action, and once more when it ended. A session so named whose job the route does
+ * at once after an action, and once more when it ended (not while the tab is hidden). A session so named whose job the route does
  * not know (404) is an ordinary session: `notAJob`.
  */
 export class JobWatch {
@@ -42,6 +42,7 @@ export class JobWatch {
     readonly jobId: string,
     private readonly ended: () => void,
   ) {
+    document.addEventListener('visibilitychange', this.onVisibility);
     void this.read();
   }
 
@@ -62,6 +63,7 @@ export class JobWatch {
   close(): void {
     this.closed = true;
     clearTimeout(this.timer);
+    document.removeEventListener('visibilitychange', this.onVisibility);
     this.listeners.clear();
   }
 
@@ -110,9 +112,15 @@ export class JobWatch {
 
   private schedule(): void {
     clearTimeout(this.timer);
-    if (this.closed || this.notAJob || (this.view && !jobRunning(this.view.status))) return;
+    if (this.closed || document.hidden || this.notAJob || (this.view && !jobRunning(this.view.status))) return;
     this.timer = setTimeout(() => void this.read(), POLL_MS);
   }
+
+  /** A hidden tab reads nothing; shown again, it reads at once (as the operator view polls). */
+  private readonly onVisibility = () => {
+    if (document.hidden) clearTimeout(this.timer);
+    else if (this.running && !this.notAJob) void this.read();
+  };
 
   /** Runs an action, then reads the job at once; a failure is said (`problem`), not thrown. */
   private async act(what: string, action: () => Promise<unknown>): Promise<boolean> {
