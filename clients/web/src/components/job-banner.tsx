@@ -129,6 +129,7 @@ function ReportSummary({ job, report }: { job: JobWatch; report: Report }) {
         <strong>{jobStatusText(report.status)}</strong>
         {report.reason ? `: ${report.reason}` : ''}
       </p>
+      {report.limits_hit.length > 0 && <p>Limits reached: {report.limits_hit.join(', ')}</p>}
       <p class="job-usage" aria-label="Spent">
         {usd(report.usage.cost_usd)} · {report.usage.tokens} tokens · {report.usage.steps} model steps · {seconds(report.duration_ms)}
       </p>
