@@ -9,6 +9,7 @@ import { SettingsState } from './settings-state';
 import { Reverts } from './revert';
 import { SessionFeed } from '../../core/session-feed';
 import { refreshSessionFacts } from '../../core/session-facts';
+import { lastTurnOf } from './job-watch';
 
 /** A file a turn wrote, edited or deleted (`file.changed`). */
 export interface FileChange {
@@ -62,7 +63,15 @@ export class ChatSession {
   private notifyTimer: ReturnType<typeof setTimeout> | undefined;
   private eventTurn: string | undefined;
 
-  constructor(readonly id: string) {
+  /**
+   * `job`: the session is a job's (job-watch.ts). Its turns are the job's, not a session workflow's, so
+   * the gateway knows no turn in progress to replay from: the stream is followed from its start, and
+   * while the job runs its last stored turn is left to its replayed events, as a running turn is.
+   */
+  constructor(
+    readonly id: string,
+    private readonly job?: { readonly running: boolean },
+  ) {
     this.turns = new TurnControl({
       calls: turnCallsOn(api, this.id, (text, requestId, images) => api.prompt(this.id, text, requestId, images)),
       view: () => this.view,
@@ -74,7 +83,7 @@ export class ChatSession {
       requestId: () => crypto.randomUUID(),
     });
     this.feed = new SessionFeed({
-      follow: (handlers) => followEvents(id, handlers),
+      follow: (handlers) => followEvents(id, handlers, job ? 0 : undefined),
       readStored: (first) => this.loadHistory(first),
       apply: (data) => this.apply(data),
       settled: async (first) => {
@@ -158,7 +167,7 @@ export class ChatSession {
       const session = await api.session(this.id);
       this.session = session;
       const items = await api.messages(this.id);
-      const live = session.active_turn ?? undefined;
+      const live = session.active_turn ?? (this.job?.running ? lastTurnOf(items) : undefined);
       this.view.addHistory(blocksOfHistory(items, live), live);
     } catch (err) {
       this.view.notice('error', `could not read the conversation: ${(err as Error).message}`);

@@ -29,10 +29,12 @@ function pauseUntilOnline(ms: number): Promise<void> {
 /**
  * The page's follower of `GET /api/sessions/{id}/events`: the clients' one follower
  * (clients/core/event-follower.ts) with the page's token, no HTTP cache, and a backoff cut short when
- * the network comes back. With fetch, since EventSource cannot send the Authorization header.
+ * the network comes back. With fetch, since EventSource cannot send the Authorization header. `after`:
+ * where the first connection starts (0: the session's whole stream), instead of the turn in progress.
  */
-export function followEvents(sessionId: string, handlers: FollowHandlers): { close(): void } {
+export function followEvents(sessionId: string, handlers: FollowHandlers, after?: number): { close(): void } {
   return follow({
+    ...(after !== undefined ? { after } : {}),
     url: gateway.url(`/api/sessions/${encodeURIComponent(sessionId)}/events`),
     headers: (extra) => gateway.headers(extra),
     init: { cache: 'no-store' },

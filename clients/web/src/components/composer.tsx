@@ -24,18 +24,18 @@ const size = (n: number) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 102
  * While a turn runs, Send queues the message as a follow-up, and Steer hands it to the running turn's
  * next model step instead. Attach image adds images to the prompt (docs/images.md); they are sent with
  * the next Send, and the gateway's refusal (too large, a model without image support) is shown as any
- * refused prompt is.
+ * refused prompt is. `locked`: no prompt may be sent here (a job's session), and the sentence says why.
  */
-export function Composer({ chat }: { chat: ChatSession }) {
+export function Composer({ chat, locked }: { chat: ChatSession; locked?: string }) {
   const [text, setText] = useState('');
   const [sending, setSending] = useState(false);
   const [images, setImages] = useState<Attached[]>([]);
   const box = useRef<HTMLTextAreaElement>(null);
-  const running = chat.running;
+  const running = chat.running && !locked;
 
   const submit = async (how: 'send' | 'steer') => {
     const message = text;
-    if (!message.trim() || sending) return;
+    if (!message.trim() || sending || locked) return;
     setSending(true);
     const ok = how === 'send' ? await chat.send(message, images) : await chat.steer(message);
     setSending(false);
@@ -55,12 +55,19 @@ export function Composer({ chat }: { chat: ChatSession }) {
       <label class="visually-hidden" for="message">
         Message
       </label>
+      {locked && (
+        <p id="composer-locked" class="hint locked">
+          {locked}
+        </p>
+      )}
       <textarea
         id="message"
         ref={box}
         rows={3}
-        placeholder={running ? 'A follow-up (queued), or steer the running turn…' : 'Ask the agent… (Enter sends, Shift-Enter for a new line)'}
+        placeholder={locked ? 'No prompts here' : running ? 'A follow-up (queued), or steer the running turn…' : 'Ask the agent… (Enter sends, Shift-Enter for a new line)'}
         value={text}
+        disabled={!!locked}
+        aria-describedby={locked ? 'composer-locked' : undefined}
         onInput={(e) => setText(e.currentTarget.value)}
         onKeyDown={(e) => {
           if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
@@ -68,7 +75,7 @@ export function Composer({ chat }: { chat: ChatSession }) {
             void submit('send');
           }
         }}
-        autofocus
+        autofocus={!locked}
       />
       {images.length > 0 && (
         <ul class="attachments" aria-label="Attached images">
@@ -83,10 +90,11 @@ export function Composer({ chat }: { chat: ChatSession }) {
         </ul>
       )}
       <div class="composer-buttons">
-        <label class="attach">
+        <label class={`attach${locked ? ' disabled' : ''}`}>
           Attach image
           <input
             type="file"
+            disabled={!!locked}
             accept={IMAGE_TYPES}
             multiple
             onChange={async (e) => {
@@ -98,7 +106,7 @@ export function Composer({ chat }: { chat: ChatSession }) {
             }}
           />
         </label>
-        <button type="submit" class="primary" disabled={sending || !text.trim()}>
+        <button type="submit" class="primary" disabled={sending || !text.trim() || !!locked}>
           Send
         </button>
         {running && (
@@ -111,7 +119,7 @@ export function Composer({ chat }: { chat: ChatSession }) {
             Steer
           </button>
         )}
-        <button type="button" class="danger" disabled={!running} onClick={() => void chat.stop()} title="Stop the running turn (Esc)">
+        <button type="button" class="danger" disabled={!running} hidden={!!locked} onClick={() => void chat.stop()} title="Stop the running turn (Esc)">
           Stop
         </button>
       </div>

@@ -56,9 +56,10 @@ function TurnEnd({ block, chat }: { block: Block<'turn-end'>; chat: ChatSession 
 /**
  * The conversation as blocks: prompts, answers (markdown, thinking folded), tool calls as rows that
  * update in place, notices, and each turn's end with the files it changed. It follows the bottom
- * while the reader is there, and leaves them be when they scrolled up to read.
+ * while the reader is there, and leaves them be when they scrolled up to read. A job's session
+ * (`job`) shows its calls waiting for a person (`escalated`) and offers no undo: the job owns its turns.
  */
-export function Conversation({ chat }: { chat: ChatSession }) {
+export function Conversation({ chat, job }: { chat: ChatSession; job?: { escalated: ReadonlySet<string> } }) {
   const view = chat.view;
   const box = useRef<HTMLDivElement>(null);
   const pinned = useRef(true);
@@ -77,7 +78,7 @@ export function Conversation({ chat }: { chat: ChatSession }) {
   const phase = view.phase;
   return (
     <div class="conversation" role="log" aria-label="Conversation" aria-live="polite" ref={box} onScroll={onScroll}>
-      {view.blocks.length === 0 && <p class="hint">Nothing here yet: ask something below.</p>}
+      {view.blocks.length === 0 && <p class="hint">{job ? 'Nothing here yet: the job has not started its turn.' : 'Nothing here yet: ask something below.'}</p>}
       {view.blocks.map((block) => {
         switch (block.kind) {
           case 'user': {
@@ -86,14 +87,14 @@ export function Conversation({ chat }: { chat: ChatSession }) {
               <article key={block.key} class="msg user" aria-label="Prompt">
                 <div class="user-text">{block.text}</div>
                 {forkAt && !chat.running && <ForkButton chat={chat} entryId={forkAt} />}
-                {block.turn && !chat.running && <UndoButton chat={chat} turn={block.turn} />}
+                {block.turn && !chat.running && !job && <UndoButton chat={chat} turn={block.turn} />}
               </article>
             );
           }
           case 'assistant':
             return <Assistant key={block.key} block={block} streaming={!block.done} chat={chat} />;
           case 'tool':
-            return <ToolRow key={block.key} block={block} chat={chat} waiting={pending.has(block.callId)} />;
+            return <ToolRow key={block.key} block={block} chat={chat} waiting={pending.has(block.callId)} escalated={job?.escalated.has(block.callId) ?? false} />;
           case 'notice':
             return (
               <p key={block.key} class={`notice ${block.level}`}>

@@ -22,9 +22,10 @@ function saveAs(name: string, text: string, type: string): void {
 
 /**
  * The open session's name and project, whether its event stream is live, its transcript, Compact
- * (between turns only) and the button that shows its settings.
+ * (between turns only) and the button that shows its settings. A job's session (`job`) is the job's to
+ * run: it has no Compact, Redo or Settings here.
  */
-export function SessionBar({ chat, settingsOpen, toggleSettings }: { chat: ChatSession; settingsOpen: boolean; toggleSettings: () => void }) {
+export function SessionBar({ chat, settingsOpen, toggleSettings, job = false }: { chat: ChatSession; settingsOpen: boolean; toggleSettings: () => void; job?: boolean }) {
   const [problem, setProblem] = useState<string | undefined>(undefined);
   const s = chat.session;
   const download = async (format: 'markdown' | 'org') => {
@@ -56,13 +57,17 @@ export function SessionBar({ chat, settingsOpen, toggleSettings }: { chat: ChatS
           Org
         </button>
       </span>
-      <button type="button" disabled={chat.running || chat.compacting} onClick={() => void chat.compact()} title="Summarise the older conversation now, to free context (between turns only)">
-        Compact
-      </button>
-      <RedoButton chat={chat} />
-      <button type="button" aria-expanded={settingsOpen} aria-controls="session-settings" onClick={toggleSettings}>
-        Settings
-      </button>
+      {!job && (
+        <>
+          <button type="button" disabled={chat.running || chat.compacting} onClick={() => void chat.compact()} title="Summarise the older conversation now, to free context (between turns only)">
+            Compact
+          </button>
+          <RedoButton chat={chat} />
+          <button type="button" aria-expanded={settingsOpen} aria-controls="session-settings" onClick={toggleSettings}>
+            Settings
+          </button>
+        </>
+      )}
       {problem && <span class="problem">{problem}</span>}
     </header>
   );

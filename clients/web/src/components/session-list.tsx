@@ -1,6 +1,8 @@
 import { useState } from 'preact/hooks';
+import type { JobFacts } from '../../../core/job-calls';
 import { api, type ListedSession } from '../api';
 import { openSession } from '../address';
+import { JobList } from './job-list';
 
 const PROJECT_KEY = 'strand.project';
 const lastProject = () => {
@@ -26,11 +28,14 @@ function byProject(sessions: ListedSession[]): Array<[string, ListedSession[]]> 
 }
 
 /**
- * The left column: a new session in a project folder, and the caller's sessions by project (open,
- * delete). Deleting asks once more in place rather than in a dialog.
+ * The left column: a new session in a project folder, the caller's jobs (job-list.tsx), and the
+ * caller's other sessions by project (open, delete). A listed job's session is shown as its job only.
+ * Deleting asks once more in place rather than in a dialog.
  */
-export function SessionList(props: { sessions: ListedSession[] | undefined; problem: string | undefined; currentId: string | undefined; reload: () => Promise<void> }) {
+export function SessionList(props: { sessions: ListedSession[] | undefined; jobs: JobFacts[] | undefined; problem: string | undefined; currentId: string | undefined; reload: () => Promise<void> }) {
   const current = props.sessions?.find((s) => s.session_id === props.currentId);
+  const jobSessions = new Set((props.jobs ?? []).map((j) => j.session_id));
+  const sessions = props.sessions?.filter((s) => !jobSessions.has(s.session_id));
   const [project, setProject] = useState(lastProject());
   const [problem, setProblem] = useState<string | undefined>(undefined);
   const [confirming, setConfirming] = useState<string | undefined>(undefined);
@@ -83,9 +88,10 @@ export function SessionList(props: { sessions: ListedSession[] | undefined; prob
           {problem ?? props.problem}
         </p>
       )}
-      {props.sessions === undefined && !props.problem && <p class="hint">Loading sessions…</p>}
-      {props.sessions?.length === 0 && <p class="hint">No sessions yet.</p>}
-      {byProject(props.sessions ?? []).map(([path, list]) => (
+      <JobList jobs={props.jobs} currentId={props.currentId} />
+      {sessions === undefined && !props.problem && <p class="hint">Loading sessions…</p>}
+      {sessions?.length === 0 && <p class="hint">No sessions yet.</p>}
+      {byProject(sessions ?? []).map(([path, list]) => (
         <section class="project" key={path}>
           <h2 title={path}>
             <bdi>{path}</bdi>

@@ -19,9 +19,9 @@ const count = (n: number) => n.toLocaleString('en-US');
 
 /**
  * The footer: the model (any `<provider>/<model>`, the models the stack can run offered), the reasoning level, and the session's totals — tokens, cost, and how full the context
- * window was at the last step.
+ * window was at the last step. `locked`: the model and level are shown, not changed (a job's session runs the job's).
  */
-export function StatusBar({ chat }: { chat: ChatSession }) {
+export function StatusBar({ chat, locked = false }: { chat: ChatSession; locked?: boolean }) {
   const [offered, setOffered] = useState<Array<{ ref: string; name: string }>>([]);
   const [model, setModel] = useState('');
   useEffect(() => {
@@ -45,7 +45,7 @@ export function StatusBar({ chat }: { chat: ChatSession }) {
         }}
       >
         <label for="model">Model</label>
-        <input id="model" list="models" value={model} spellcheck={false} onInput={(e) => setModel(e.currentTarget.value)} onChange={(e) => e.currentTarget.value !== current && void chat.setModel(e.currentTarget.value)} />
+        <input id="model" list="models" value={model} disabled={locked} spellcheck={false} onInput={(e) => setModel(e.currentTarget.value)} onChange={(e) => e.currentTarget.value !== current && void chat.setModel(e.currentTarget.value)} />
         <datalist id="models">
           {offered.map((m) => (
             <option key={m.ref} value={m.ref} label={m.name} />
@@ -55,7 +55,7 @@ export function StatusBar({ chat }: { chat: ChatSession }) {
       <span class="picker">
         {/* "Reasoning": the level; "thinking" is the phase (the wire field stays thinking_level). */}
         <label for="thinking">Reasoning</label>
-        <select id="thinking" value={chat.session?.thinking_level ?? 'off'} onChange={(e) => void chat.setThinking(e.currentTarget.value)}>
+        <select id="thinking" disabled={locked} value={chat.session?.thinking_level ?? 'off'} onChange={(e) => void chat.setThinking(e.currentTarget.value)}>
           {THINKING_LEVELS.map((l) => (
             <option key={l} value={l}>
               {l}

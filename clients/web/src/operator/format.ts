@@ -8,6 +8,13 @@ export function clock(epochMs: number): string {
   return `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
 }
 
+/** A time as the tables show it: the time of day today, with the date before another day's. */
+export function when(epochMs: number, now = Date.now()): string {
+  const d = new Date(epochMs);
+  const sameDay = d.toDateString() === new Date(now).toDateString();
+  return sameDay ? clock(epochMs) : `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${clock(epochMs)}`;
+}
+
 /** A duration as people read it: 42 s, 3 min 05 s, 1 h 02 min. */
 export function duration(ms: number): string {
   const s = Math.max(0, Math.floor(ms / 1000));

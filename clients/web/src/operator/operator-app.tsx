@@ -1,19 +1,20 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { TokenPrompt } from '../components/token-prompt';
 import { tokenStore } from '../token';
-import { operatorApi, type Job } from './api';
+import { operatorApi, type ListedJob, type RunningTurn } from './api';
 import { Chart } from './chart';
 import { allCharts } from './chart-data';
 import { RecentFailures } from './failures';
 import { clock, span } from './format';
 import { Instances } from './instances';
-import { JobsTable, RetriesInProgress } from './jobs-table';
 import { OutLink } from './links';
 import { OperatorPoller, type OperatorState } from './poller';
+import { RetriesInProgress, TurnsTable } from './turns-table';
+import { JobsTable } from './unattended-jobs';
 
 /**
  * The operator view at `/operator` (docs/operator.md): the running turns across sessions with
- * Cancel, the turns retrying, live charts of the cluster's recent history, the recent failures with
+ * Cancel, the turns retrying, the unattended jobs with Cancel and their reports, live charts of the cluster's recent history, the recent failures with
  * their classified reason, and which gateways and workers are up. Everything is polled (poller.ts).
  */
 export function OperatorApp() {
@@ -29,10 +30,16 @@ export function OperatorApp() {
     };
   }, [poller]);
 
-  const cancel = async (job: Job) => {
-    const { status } = await operatorApi.cancel(job.job_id);
+  const cancelTurn = async (turn: RunningTurn) => {
+    const { status } = await operatorApi.cancelTurn(turn.job_id);
     await poller.poll();
     return status === 'cancelled' ? 'cancelling…' : 'it had already ended';
+  };
+
+  const cancelJob = async (job: ListedJob) => {
+    const { status } = await operatorApi.cancelJob(job.job_id);
+    await poller.poll();
+    return status === 'cancel_requested' ? 'cancelling: it collects what was done, then reports' : 'it had already ended';
   };
 
   const tokenGiven = (token: string) => {
@@ -60,14 +67,19 @@ export function OperatorApp() {
         </p>
       )}
 
-      <section aria-labelledby="jobs-title">
-        <h2 id="jobs-title">Running turns</h2>
-        <JobsTable jobs={state.jobs} cancel={cancel} />
+      <section aria-labelledby="turns-title">
+        <h2 id="turns-title">Running turns</h2>
+        <TurnsTable jobs={state.turns} cancel={cancelTurn} />
       </section>
 
       <section aria-labelledby="retries-title">
         <h2 id="retries-title">Retries in progress</h2>
-        <RetriesInProgress jobs={state.jobs} />
+        <RetriesInProgress jobs={state.turns} />
+      </section>
+
+      <section aria-labelledby="jobs-title">
+        <h2 id="jobs-title">Jobs</h2>
+        <JobsTable jobs={state.jobs} cancel={cancelJob} />
       </section>
 
       <section aria-labelledby="charts-title">

@@ -1,32 +1,34 @@
 import type { ApiError } from '../../../core/api-client';
-import { operatorApi, type Job, type OperatorOverview } from './api';
+import { operatorApi, type ListedJob, type OperatorOverview, type RunningTurn } from './api';
 
-/** How often the page reads the jobs and the overview again. */
+/** How often the page reads the turns, the jobs and the overview again. */
 const POLL_MS = 5_000;
 
 export interface OperatorState {
   /** The running turns; undefined until the first answer. */
-  jobs: Job[] | undefined;
+  turns: RunningTurn[] | undefined;
+  /** The unattended jobs, running ones first; undefined until the first answer. */
+  jobs: ListedJob[] | undefined;
   /** The history and failures; null while the gateway has none to give (no data yet), undefined before the first poll. */
   overview: OperatorOverview | null | undefined;
   /** The last poll got no answer from the gateway: the page says so and keeps polling. */
   unreachable: boolean;
   /** The gateway answered 401: tokens are configured and this tab has none, or a refused one. */
   needToken: boolean;
-  /** The jobs could not be read for another reason (Temporal down: 503 UNAVAILABLE). */
+  /** The turns or the jobs could not be read for another reason (Temporal down: 503 UNAVAILABLE). */
   problem: string | undefined;
   /** When the last poll that reached the gateway ended. */
   updatedAt: number | undefined;
 }
 
 /**
- * Reads the jobs and the overview every POLL_MS while the tab is visible; a hidden tab polls
+ * Reads the turns, the jobs and the overview every POLL_MS while the tab is visible; a hidden tab polls
  * nothing (the timer is dropped) and polls at once when shown again. A poll that fails is answered
  * by the next one, so the page recovers by itself when the gateway is back. No drawing here: the
  * components subscribe to the state.
  */
 export class OperatorPoller {
-  private current: OperatorState = { jobs: undefined, overview: undefined, unreachable: false, needToken: false, problem: undefined, updatedAt: undefined };
+  private current: OperatorState = { turns: undefined, jobs: undefined, overview: undefined, unreachable: false, needToken: false, problem: undefined, updatedAt: undefined };
   private readonly listeners = new Set<(s: OperatorState) => void>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private polling: Promise<void> | undefined;
@@ -74,15 +76,16 @@ export class OperatorPoller {
     clearTimeout(this.timer);
     const had = this.current.overview?.series;
     const since = had && had.length > 0 ? had[had.length - 1]!.at : undefined;
-    const [jobs, overview] = await Promise.allSettled([operatorApi.jobs(), operatorApi.overview(since)]);
-    const failed = [jobs, overview].flatMap((r) => (r.status === 'rejected' ? [r.reason as ApiError] : []));
+    const [turns, jobs, overview] = await Promise.allSettled([operatorApi.turns(), operatorApi.jobs(), operatorApi.overview(since)]);
+    const failed = [turns, jobs, overview].flatMap((r) => (r.status === 'rejected' ? [r.reason as ApiError] : []));
     if (failed.some((e) => e.status === 401)) return this.update({ needToken: true, unreachable: false });
     if (failed.some((e) => e.status === 0)) return this.update({ unreachable: true });
     this.update({
       unreachable: false,
       updatedAt: Date.now(),
+      turns: turns.status === 'fulfilled' ? turns.value : this.current.turns,
       jobs: jobs.status === 'fulfilled' ? jobs.value : this.current.jobs,
-      problem: jobs.status === 'rejected' ? `running turns: ${(jobs.reason as Error).message}` : undefined,
+      problem: problemOf([turns, 'running turns'], [jobs, 'jobs']),
       // A gateway without the overview answers 400/404: no data yet, not an error of the page.
       overview: overview.status === 'fulfilled' ? withHistory(overview.value, had) : null,
     });
@@ -103,6 +106,12 @@ export class OperatorPoller {
     this.current = { ...this.current, ...patch };
     for (const listener of this.listeners) listener(this.current);
   }
+}
+
+/** What could not be read (Temporal down: 503), named; undefined when everything was. */
+function problemOf(...reads: Array<[PromiseSettledResult<unknown>, string]>): string | undefined {
+  const lines = reads.flatMap(([read, what]) => (read.status === 'rejected' ? [`${what}: ${(read.reason as Error).message}`] : []));
+  return lines.length > 0 ? lines.join('; ') : undefined;
 }
 
 /**

@@ -1,17 +1,17 @@
-import { useState } from 'preact/hooks';
-import type { Job } from './api';
+import type { RunningTurn } from './api';
 import { duration, usd } from './format';
 import { OutLink, SessionLink } from './links';
+import { useCancel } from './use-cancel';
 import { useNow } from './use-now';
 
 /** "retrying (attempt 2)" for a turn retrying a model step; the phase as the job gives it otherwise. */
-const phaseOf = (job: Job) => (job.phase === 'retrying' && job.retry_attempt ? `retrying (attempt ${job.retry_attempt})` : job.phase);
+const phaseOf = (job: RunningTurn) => (job.phase === 'retrying' && job.retry_attempt ? `retrying (attempt ${job.retry_attempt})` : job.phase);
 
 /**
  * The running turns across sessions (`GET /api/turns`): where each runs, what it is doing, for how
  * long (counted here, from its start), what it has used, and Cancel.
  */
-export function JobsTable({ jobs, cancel }: { jobs: Job[] | undefined; cancel: (job: Job) => Promise<string> }) {
+export function TurnsTable({ jobs, cancel }: { jobs: RunningTurn[] | undefined; cancel: (job: RunningTurn) => Promise<string> }) {
   const now = useNow(1000, (jobs?.length ?? 0) > 0);
   if (!jobs) return <p class="hint">Loading running turns…</p>;
   if (jobs.length === 0) return <p class="hint">No turn is running.</p>;
@@ -34,25 +34,15 @@ export function JobsTable({ jobs, cancel }: { jobs: Job[] | undefined; cancel: (
       </thead>
       <tbody>
         {jobs.map((job) => (
-          <JobRow key={job.job_id} job={job} now={now} cancel={cancel} />
+          <TurnRow key={job.job_id} job={job} now={now} cancel={cancel} />
         ))}
       </tbody>
     </table>
   );
 }
 
-function JobRow({ job, now, cancel }: { job: Job; now: number; cancel: (job: Job) => Promise<string> }) {
-  const [cancelling, setCancelling] = useState(false);
-  const [note, setNote] = useState<string | undefined>(undefined);
-  const onCancel = async () => {
-    setCancelling(true);
-    try {
-      setNote(await cancel(job));
-    } catch (err) {
-      setNote((err as Error).message);
-      setCancelling(false);
-    }
-  };
+function TurnRow({ job, now, cancel }: { job: RunningTurn; now: number; cancel: (job: RunningTurn) => Promise<string> }) {
+  const { cancelling, note, onCancel } = useCancel(() => cancel(job));
   return (
     <tr class={job.phase === 'retrying' ? 'retrying' : undefined}>
       <td>
@@ -84,7 +74,7 @@ function JobRow({ job, now, cancel }: { job: Job; now: number; cancel: (job: Job
 }
 
 /** The turns retrying a failed model step now (their phase is `retrying`). */
-export function RetriesInProgress({ jobs }: { jobs: Job[] | undefined }) {
+export function RetriesInProgress({ jobs }: { jobs: RunningTurn[] | undefined }) {
   const retrying = (jobs ?? []).filter((j) => j.phase === 'retrying');
   if (retrying.length === 0) return <p class="hint">No turn is retrying a model step.</p>;
   return (
