@@ -111,6 +111,9 @@ test('EDN: a job started over HTTP is listed, watched to its end (its session fo
   const listed = (await alice.request('list_jobs', {})).jobs as EdnMap[];
   expect(listed.find((j) => j['job-id'] === jobId)).toMatchObject({ 'job-id': jobId, status: 'running', 'session-id': `job-${jobId}`, 'project-path': repo, 'escalations-waiting': 0 });
   expect(typeof listed[0]!['started-at']).toBe('number');
+  // The same list as an EQL attribute, in the style of :psi.session/list.
+  const eql = (await alice.request('query_eql', { query: '[{:strand.job/list [:job-id :status :session-id]}]' })).result as EdnMap;
+  expect((eql['strand.job/list'] as EdnMap[]).find((j) => j['job-id'] === jobId)).toEqual({ 'job-id': jobId, status: 'running', 'session-id': `job-${jobId}` });
 
   const from = alice.frames.length;
   const watch = alice.send('watch_job', { 'job-id': jobId });
@@ -144,6 +147,7 @@ test('EDN: a job started over HTTP is listed, watched to its end (its session fo
   // Bob: the same answers as for a job that does not exist, as over HTTP.
   const bob = await ednAs(BOB);
   expect(((await bob.request('list_jobs', {})).jobs as EdnMap[]).map((j) => j['job-id'])).not.toContain(jobId);
+  expect((((await bob.request('query_eql', { query: '[{:strand.job/list [:job-id]}]' })).result as EdnMap)['strand.job/list'] as EdnMap[]).map((j) => j['job-id'])).not.toContain(jobId);
   for (const op of ['get_job', 'get_job_report', 'watch_job', 'cancel_job']) {
     const refused = await bob.failure(op, { 'job-id': jobId });
     expect([op, errorCode(refused), String(refused['error-message'])]).toEqual([op, 'request/not-found', `no job ${jobId}`]);
