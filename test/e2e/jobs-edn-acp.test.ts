@@ -220,9 +220,10 @@ test('ACP: /jobs lists the caller\'s jobs, /job shows one, session/load of job-<
   const loaded = (await alice.agent.request('session/load', { sessionId: jobSession, cwd: repo, mcpServers: [] })) as acp.LoadSessionResponse;
   expect(loaded.modes).toBeDefined();
   await alice.until(() => chunkText(alice.updates(jobSession), 'agent_message_chunk').includes('the end.'), 60_000, "the job's last answer");
+  // Followed live: the streaming step's words from the load on (a job's turn is no session workflow's,
+  // so the step under way is not replayed from its start: docs/acp.md, "Jobs"), then its last answer.
   const text = chunkText(alice.updates(jobSession), 'agent_message_chunk');
-  expect(text).toContain('w0 w1 w2');
-  expect(text.endsWith('Wrote watched.txt. the end.')).toBe(true);
+  expect(text).toMatch(/w39 Wrote watched\.txt\. the end\.$/);
   expect(alice.updates(jobSession).some((u) => u.sessionUpdate === 'tool_call' && JSON.stringify(u).includes('watched.txt'))).toBe(true);
 
   for (let i = 0; i < 360 && (await as(ALICE, 'GET', `/api/jobs/${jobId}`)).body.status === 'running'; i++) await new Promise((r) => setTimeout(r, 250));
