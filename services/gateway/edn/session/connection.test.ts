@@ -203,6 +203,18 @@ test('params are checked: missing message, images, bad behavior, bad thinking le
   c.handler.close();
 });
 
+test('a param an op does not take is refused before the op runs, naming it; a job op for no job is request/not-found', async () => {
+  const c = connect();
+  await c.handler.handshake({});
+  const refused = await c.failure('prompt', { message: 'hi', mesage: 'hi' });
+  expect([refused.code, refused.message]).toEqual(['request/invalid-params', 'invalid params for prompt: :mesage: unrecognized key']);
+  expect(c.fake.calls.filter(([name]) => name === 'prompt')).toEqual([]);
+  expect((await c.failure('set_model', { 'model-id': 'echo', provider: 'scripted', modle: 'x' })).message).toBe('invalid params for set_model: :modle: unrecognized key');
+  const missing = await c.failure('watch_job', { 'job-id': 'j1' });
+  expect([missing.code, missing.message]).toEqual(['request/not-found', 'no job j1']);
+  c.handler.close();
+});
+
 test('error codes: unknown op, unknown model, unknown session, no dialog, no login, bash', async () => {
   const c = connect();
   await c.handler.handshake({});
