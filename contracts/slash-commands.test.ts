@@ -99,11 +99,20 @@ test('a command a surface does not offer is unknown there, with a pointer to /he
 });
 
 test('each surface has its own subset of the one table, in its order', () => {
-  expect(commandsFor('acp').map((c) => c.name)).toEqual(['model', 'thinking', 'compact', 'name', 'status', 'help']);
-  expect(commandsFor('edn').map((c) => c.name)).toEqual(['model', 'thinking', 'compact', 'undo', 'redo', 'fork', 'tree', 'new', 'resume', 'name', 'history', 'status', 'login', 'help', 'quit']);
+  expect(commandsFor('acp').map((c) => c.name)).toEqual(['model', 'thinking', 'compact', 'name', 'status', 'jobs', 'job', 'help']);
+  expect(commandsFor('edn').map((c) => c.name)).toEqual(['model', 'thinking', 'compact', 'undo', 'redo', 'fork', 'tree', 'new', 'resume', 'name', 'history', 'status', 'jobs', 'job', 'login', 'help', 'quit']);
 });
 
 test('docs/commands.md lists every command of the table with its usage', () => {
   const page = fs.readFileSync(path.join(__dirname, '..', 'docs', 'commands.md'), 'utf8');
   for (const c of SLASH_COMMANDS) expect(page).toContain(`| \`${commandUsage(c).replace(/\|/g, '\\|')}\` |`);
+});
+
+test('/jobs takes nothing; /job takes at most one job id, on EDN and ACP only', () => {
+  expect(ok('/jobs', 'edn')).toEqual({ name: 'jobs' });
+  expect(ok('/job 20261129-3fa9c2d1', 'acp')).toEqual({ name: 'job', jobId: '20261129-3fa9c2d1' });
+  expect(ok('/job', 'edn')).toEqual({ name: 'job' });
+  expect(error('/job a b', 'edn').error).toBe('/job takes at most one id (usage: /job [job-id])');
+  expect(error('/jobs all', 'acp').error).toBe('/jobs takes no argument (usage: /jobs)');
+  expect(error('/jobs', 'chat').unknown).toBe(true);
 });

@@ -37,6 +37,8 @@ export const SLASH_COMMANDS = [
   { name: 'name', aliases: [], args: '[name]', help: "show or set this session's name", surfaces: ['edn', 'acp'] },
   { name: 'history', aliases: [], help: 'list the conversation so far', surfaces: ['edn'] },
   { name: 'status', aliases: [], help: "show this session's id, model, state and usage", surfaces: ['edn', 'acp'] },
+  { name: 'jobs', aliases: [], help: 'list your unattended jobs: status, project, started, escalations waiting', surfaces: ['edn', 'acp'] },
+  { name: 'job', aliases: [], args: '[job-id]', help: "show a job (and, in EDN, watch it: its session becomes this client's); no id lists them", surfaces: ['edn', 'acp'] },
   { name: 'login', aliases: ['logout'], help: 'say how strand authenticates to providers (API keys, no login)', surfaces: ['edn'] },
   { name: 'help', aliases: ['?'], help: 'list the commands', surfaces: ALL },
   { name: 'quit', aliases: ['exit'], help: 'close this client (a running turn goes on without it)', surfaces: TERMINALS },
@@ -61,7 +63,8 @@ export type ParsedCommand =
   | { name: 'resume'; sessionId?: string }
   | { name: 'export'; file?: string }
   | { name: 'name'; title?: string }
-  | { name: 'sessions' | 'new' | 'history' | 'status' | 'login' | 'help' | 'quit' };
+  | { name: 'job'; jobId?: string }
+  | { name: 'sessions' | 'new' | 'history' | 'status' | 'jobs' | 'login' | 'help' | 'quit' };
 
 export type ParseResult =
   | { ok: true; command: ParsedCommand }
@@ -131,8 +134,10 @@ export function parseSlashCommand(text: string, surface: CommandSurface): ParseR
       return { ok: true, command: { name, force: words.includes('force') } };
     case 'fork':
     case 'tree':
-    case 'resume': {
+    case 'resume':
+    case 'job': {
       if (words.length > 1) return bad('takes at most one id');
+      if (name === 'job') return { ok: true, command: { name, ...(words[0] ? { jobId: words[0] } : {}) } };
       if (name === 'fork') return { ok: true, command: { name, ...(words[0] ? { entryId: words[0] } : {}) } };
       return { ok: true, command: { name, ...(words[0] ? { sessionId: words[0] } : {}) } };
     }

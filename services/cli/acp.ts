@@ -92,9 +92,10 @@ export async function acpAgent(args: AcpArgs): Promise<void> {
     .catch(() => undefined);
 
   const agent = createAcpAgent({
-    sessions: async () => {
+    stack: async () => {
       try {
-        return (await (await linked()).ready()).sessions;
+        const { sessions, jobs } = await (await linked()).ready();
+        return { sessions, jobs };
       } catch (err) {
         const message = (err as Error).message;
         if (message !== lastReported) log.error({ reason: message }, 'the strand stack is not reachable');

@@ -54,7 +54,7 @@ export async function rpcEdn(args: RpcEdnArgs): Promise<void> {
   let sessionFactory: EdnSessionHandlerFactory | undefined;
   const factory = deferredHandlerFactory(async () => {
     const runtime = await ednStackReady(link);
-    return (sessionFactory ??= ednSessionHandlerFactory({ sessions: runtime.sessions, log }));
+    return (sessionFactory ??= ednSessionHandlerFactory({ sessions: runtime.sessions, jobs: runtime.jobs, log }));
   });
 
   let finish: (why: string) => void = () => undefined;

@@ -70,7 +70,7 @@ async function main(): Promise<void> {
     operator: { aggregator: operator.aggregator, owners: new SessionOwners(store), temporalUi: temporalUiUrl() },
   });
   // Listening before the HTTP server starts: once /healthz answers (the stack's readiness), EDN is up too.
-  const edn = (started.edn = await startEdnTcpServer(config.host, ednConfig.port, { factory: ednSessionHandlerFactory({ sessions, log }), auth, log, config: ednConfig, cwd: process.cwd() }));
+  const edn = (started.edn = await startEdnTcpServer(config.host, ednConfig.port, { factory: ednSessionHandlerFactory({ sessions, jobs, log }), auth, log, config: ednConfig, cwd: process.cwd() }));
   const server = serve({ fetch: drainUnreadBody(app.fetch, unreadBodyLimits(config.maxBodyBytes, config.limits)), hostname: config.host, port: config.port, serverOptions: httpServerOptions(config.limits) }, (info) => {
     const url = `http://${config.host}:${info.port}`;
     console.log(`[gateway] ready url=${url} docs=${config.publicUrl ?? url}/api/docs edn=${config.host}:${edn.port} default_model=${config.defaultModel}`);

@@ -29,7 +29,7 @@ test('initialize says what strand takes; a new session streams its answer and en
   const commands = a.updates(sid).find((u) => u.sessionUpdate === 'available_commands_update') as Extract<acp.SessionUpdate, { sessionUpdate: 'available_commands_update' }>;
   // The editor is offered the shared table's ACP entries (contracts/slash-commands.ts), nothing else.
   expect(commands.availableCommands.map((c) => c.name)).toEqual(commandsFor('acp').map((c) => c.name));
-  expect(commands.availableCommands.map((c) => c.name)).toEqual(['model', 'thinking', 'compact', 'name', 'status', 'help']);
+  expect(commands.availableCommands.map((c) => c.name)).toEqual(['model', 'thinking', 'compact', 'name', 'status', 'jobs', 'job', 'help']);
   // Nothing about the session reaches the client before its id does.
   expect(indexOf(a.sent, (m) => m.result?.sessionId === sid)).toBeLessThan(indexOf(a.sent, (m) => m.method === 'session/update'));
 

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import * as acp from '@agentclientprotocol/sdk';
 import type { Logger } from '../../common/logger';
+import type { JobService } from '../jobs/job-service';
 import type { SessionService } from '../sessions/session-service';
 import { toRequestError } from './errors';
 import { mcpServersOf } from './mcp-servers';
@@ -15,8 +16,8 @@ import { thinkingLevelSchema } from '../../../contracts/session-settings';
 const TOKEN_AUTH_METHOD = 'strand-token';
 
 export interface AcpAgentDeps {
-  /** The session service once the stack answers; rejects with a message naming what is down. */
-  sessions(): Promise<SessionService>;
+  /** The session service and the jobs once the stack answers; rejects with a message naming what is down. */
+  stack(): Promise<{ sessions: SessionService; jobs: JobService }>;
   log: Logger;
   /** Where a relative `cwd` is resolved (ACP asks clients for absolute ones). */
   baseDir: string;
@@ -43,10 +44,11 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; close()
   });
 
   /** Runs a session request: authenticated, the stack reachable, failures as the protocol's errors. */
-  const serve = async <T>(method: string, about: Record<string, unknown>, fn: (sessions: SessionService) => Promise<T>): Promise<T> => {
+  const serve = async <T>(method: string, about: Record<string, unknown>, fn: (sessions: SessionService, jobs: JobService) => Promise<T>): Promise<T> => {
     if (auth.enabled && auth.principal === undefined) throw acp.RequestError.authRequired({ authMethods: [TOKEN_AUTH_METHOD] }, 'set STRAND_TOKEN to a token of this strand stack in the agent\'s environment');
     try {
-      return await fn(await deps.sessions());
+      const { sessions, jobs } = await deps.stack();
+      return await fn(sessions, jobs);
     } catch (err) {
       throw toRequestError(err, log, { method, ...about });
     }
@@ -85,23 +87,23 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; close()
       return {};
     })
     .onRequest(acp.methods.agent.session.new, ({ params, client }) =>
-      serve('session/new', {}, async (sessions) => {
+      serve('session/new', {}, async (sessions, jobs) => {
         const project = path.resolve(deps.baseDir, params.cwd);
         const mcp_servers = mcpServersOf(params.mcpServers);
         const created = await sessions.create({ project_path: project, mcp_servers, ...(auth.principal !== undefined && auth.enabled ? { owner: auth.principal } : {}) });
         const session = await sessions.open(created.session_id, principalOf(auth));
-        const opened = await openSession({ sessions, principal: principalOf(auth), log, client: link(client) }, session, false);
+        const opened = await openSession({ sessions, jobs, principal: principalOf(auth), log, client: link(client) }, session, false);
         live.set(created.session_id, opened.live);
         opened.afterAnswer();
         return { sessionId: created.session_id, ...opened.settings };
       }),
     )
     .onRequest(acp.methods.agent.session.load, ({ params, client }) =>
-      serve('session/load', { session: params.sessionId }, async (sessions) => {
+      serve('session/load', { session: params.sessionId }, async (sessions, jobs) => {
         const session = await sessions.open(params.sessionId, principalOf(auth));
         live.get(params.sessionId)?.stop();
         live.delete(params.sessionId);
-        const opened = await openSession({ sessions, principal: principalOf(auth), log, client: link(client) }, session, true);
+        const opened = await openSession({ sessions, jobs, principal: principalOf(auth), log, client: link(client) }, session, true);
         live.set(params.sessionId, opened.live);
         opened.afterAnswer();
         return { ...opened.settings };

@@ -3,6 +3,8 @@ import { StrandError } from '../../../contracts/errors';
 import { thinkingLevelSchema } from '../../../contracts/session-settings';
 import { commandsFor, commandUsage, parseSlashCommand, type ParsedCommand, type ParseResult } from '../../../contracts/slash-commands';
 import { budgetCapsText, compactResultText, modelSetText, nameSetText, thinkingSetText } from '../../../contracts/user-texts';
+import type { JobService } from '../jobs/job-service';
+import { jobListText, jobViewText, listJobDigests } from '../jobs/job-digest';
 import { availableModels } from '../sessions/model-list';
 import type { SessionRef, SessionService } from '../sessions/session-service';
 
@@ -16,6 +18,7 @@ export const ACP_COMMANDS: AvailableCommand[] = commandsFor('acp').map((c) => ({
 
 export interface CommandTarget {
   sessions: SessionService;
+  jobs: JobService;
   sessionId: string;
   principal: string | undefined;
 }
@@ -40,7 +43,7 @@ export async function runCommand(parsed: ParseResult, t: CommandTarget): Promise
   }
 }
 
-async function run(command: ParsedCommand, { sessions, sessionId, principal }: CommandTarget): Promise<string> {
+async function run(command: ParsedCommand, { sessions, jobs, sessionId, principal }: CommandTarget): Promise<string> {
   // A command is one client action: the session is read and its owner checked once for it (not at all for /help).
   let opened: Promise<SessionRef> | undefined;
   const session = () => (opened ??= sessions.open(sessionId, principal));
@@ -69,6 +72,11 @@ async function run(command: ParsedCommand, { sessions, sessionId, principal }: C
         ...(stats.budget ? [`budget ${budgetCapsText(stats.budget)} (spent $${stats.usage.cost_usd.toFixed(4)}, ${stats.usage.input + stats.usage.output + stats.usage.cache_read + stats.usage.cache_write} tokens)`] : []),
       ].join('\n');
     }
+    case 'jobs':
+      return jobListText(await listJobDigests(jobs, principal, { limit: 20 }), 'Watch one by loading its session `job-<id>` (session/load): its conversation, then its events as they come; /job <id> shows it.');
+    case 'job':
+      if (!command.jobId) return run({ name: 'jobs' }, { sessions, jobs, sessionId, principal });
+      return `${jobViewText(await jobs.get(command.jobId, principal))}\nWatch it by loading session job-${command.jobId}.`;
     default:
       return commandsFor('acp').map((c) => `${commandUsage(c)}: ${c.help}`).join('\n');
   }

@@ -7,6 +7,7 @@ import { ApprovalGate } from '../events/approval-gate';
 import { ResponseHold } from '../events/response-hold';
 import { TurnStream, type StreamedEvent } from '../events/turn-stream';
 import { addUsage, zeroUsage, type UsageTotals } from '../events/usage-totals';
+import type { JobService } from '../jobs/job-service';
 import type { SessionService } from '../sessions/session-service';
 import type { RawPromptImage } from '../sessions/prompt-images';
 import { commandOfPrompt, runCommand } from './commands';
@@ -27,6 +28,8 @@ export interface AcpClientLink {
 
 export interface LiveSessionDeps {
   sessions: SessionService;
+  /** Unattended jobs, for `/jobs` and `/job`. */
+  jobs: JobService;
   principal: string | undefined;
   log: Logger;
   client: AcpClientLink;
@@ -106,10 +109,10 @@ export class AcpLiveSession {
   /** One prompt: a slash command answered at once, or a turn (queued behind one already running) until it ends. */
   async prompt(text: string, images: readonly RawPromptImage[] = []): Promise<PromptResponse> {
     if (this.pending) throw RequestError.invalidRequest({ sessionId: this.sessionId }, 'a prompt of this session is still running: cancel it first');
-    const { sessions, principal } = this.deps;
+    const { sessions, jobs, principal } = this.deps;
     const command = commandOfPrompt(text);
     if (command) {
-      const reply = await runCommand(command, { sessions, sessionId: this.sessionId, principal });
+      const reply = await runCommand(command, { sessions, jobs, sessionId: this.sessionId, principal });
       await this.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: reply } });
       return { stopReason: 'end_turn' };
     }

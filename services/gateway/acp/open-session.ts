@@ -1,5 +1,6 @@
 import type { SessionConfigOption, SessionModeState, SessionUpdate } from '@agentclientprotocol/sdk';
 import type { Logger } from '../../common/logger';
+import type { JobService } from '../jobs/job-service';
 import { availableModels } from '../sessions/model-list';
 import type { SessionRef, SessionService } from '../sessions/session-service';
 import { readTranscript } from '../sessions/session-transcript';
@@ -10,6 +11,7 @@ import { configOptions, modeState } from './settings';
 
 export interface OpenSessionDeps {
   sessions: SessionService;
+  jobs: JobService;
   principal: string | undefined;
   log: Logger;
   client: AcpClientLink;

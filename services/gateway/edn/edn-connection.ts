@@ -6,6 +6,7 @@ import { checkEnvelope } from './envelope';
 import { errorLine, eventLine, responseLine, type ErrorFrameFields } from './frames';
 import { readHandshake, serverInfoWithDefaults } from './handshake';
 import { LineFramer } from './line-framer';
+import { checkParams, HANDSHAKE_PARAMS } from './strict-params';
 import { EdnErrorCode, EdnOpError, type EdnPeer, type EdnRequest, type EdnSessionHandler, type EdnSessionHandlerFactory } from './protocol';
 
 /** Where a connection's frames go: one stdio pipe or one TCP socket. */
@@ -134,6 +135,8 @@ export class EdnConnection {
 
   private async handshake(req: EdnRequest): Promise<EdnMap> {
     const { clientInfo, token } = readHandshake(req.params);
+    // A key the handshake does not take, in its params or its :client-info, is refused (docs/edn.md, "Params").
+    checkParams(HANDSHAKE_PARAMS, 'handshake', req.params);
     const auth = this.deps.auth;
     if (auth?.enabled) {
       const principal = auth.principalOf(token);

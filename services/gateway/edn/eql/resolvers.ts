@@ -4,13 +4,16 @@ import type { EdnMap, EdnValue } from '../edn-value';
 import { iso, jsonText, messageToEdn, textOfBlocks } from '../session/content';
 import type { SessionFacts } from '../session/session-facts';
 import { modelInfo, modelList } from '../session/models';
+import type { JobDigest } from '../../jobs/job-digest';
 import type { EqlResolvers } from './engine';
 import { modelParts } from '../../../../contracts/models';
 
-/** What a query is answered from: the target session's facts and the slash commands strand knows. */
+/** What a query is answered from: the target session's facts, the slash commands strand knows, the principal's jobs. */
 interface EqlContext {
   facts: SessionFacts;
   commands: ReadonlyArray<{ name: string; description: string }>;
+  /** The connection's principal's jobs, as `list_jobs` answers them (JSON shapes). */
+  jobs(): Promise<readonly JobDigest[]>;
 }
 
 type R = EqlResolvers<EqlContext>;
@@ -127,8 +130,26 @@ const psiAttributes: R = {
   },
 };
 
-/** strand's own attributes (`:strand.session/*`). */
+const JOB_KEYS = ['job-id', 'status', 'title', 'project-path', 'model', 'session-id', 'owner', 'started-at', 'closed-at', 'escalations-waiting'];
+
+/** strand's own attributes (`:strand.session/*`, and the principal's jobs as `:strand.job/list`). */
 const strandAttributes: R = {
+  'strand.job/list': {
+    resolve: async (c) =>
+      (await c.jobs()).map((j) => ({
+        'job-id': j.job_id,
+        status: j.status,
+        title: j.title,
+        'project-path': j.project_path,
+        model: j.model,
+        'session-id': j.session_id,
+        owner: j.owner ?? null,
+        'started-at': iso(j.started_at),
+        'closed-at': j.closed_at === null ? null : iso(j.closed_at),
+        'escalations-waiting': j.escalations_waiting,
+      })),
+    children: JOB_KEYS,
+  },
   'strand.session/id': { resolve: (c) => c.facts.sessionId },
   'strand.session/title': { resolve: async (c) => (await view(c)).title },
   'strand.session/name': { resolve: async (c) => (await c.facts.name()) ?? null },

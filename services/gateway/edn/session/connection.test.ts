@@ -6,6 +6,7 @@ import { builtinModelCatalog } from '../../../../contracts/model-catalog';
 import type { SequencedEvent } from '../../events/agent-event-reader';
 import { readSessionRecord } from '../../../../contracts/session-record';
 import { ModelChoice } from '../../sessions/model-choice';
+import type { JobService } from '../../jobs/job-service';
 import type { SessionService } from '../../sessions/session-service';
 import { StackModels } from '../../sessions/stack-models';
 import { isKeyword, type EdnMap } from '../edn-value';
@@ -124,13 +125,18 @@ function fakeSessions() {
       },
     });
   };
-  return { sessions: { ...service, open } as unknown as SessionService, store, feeds, calls };
+  // No jobs exist here: every job op answers as for an unknown (or another principal's) job.
+  const noJob = async (id: string) => {
+    throw new StrandError(ErrorCode.JOB_NOT_FOUND, `no job ${id}`);
+  };
+  const jobs = { get: noJob, report: noJob, cancel: noJob, answer: noJob, list: async () => [] } as unknown as JobService;
+  return { sessions: { ...service, open } as unknown as SessionService, jobs, store, feeds, calls };
 }
 
 function connect() {
   const fake = fakeSessions();
   const log: Array<{ topic: string; data: EdnMap; id?: string } | { response: string }> = [];
-  const handler = ednSessionHandlerFactory({ sessions: fake.sessions, log: pino({ level: 'silent' }) })({ event: (topic, data, id) => log.push({ topic, data, ...(id ? { id } : {}) }) }, { transport: 'stdio', cwd: '/work/proj' });
+  const handler = ednSessionHandlerFactory({ sessions: fake.sessions, jobs: fake.jobs, log: pino({ level: 'silent' }) })({ event: (topic, data, id) => log.push({ topic, data, ...(id ? { id } : {}) }) }, { transport: 'stdio', cwd: '/work/proj' });
   let n = 0;
   const request = async (op: string, params: EdnMap = {}) => {
     const id = `req-${++n}`;
@@ -194,6 +200,18 @@ test('params are checked: missing message, images, bad behavior, bad thinking le
   expect((await c.failure('prompt_while_streaming', { message: 'x', behavior: 'shout' })).code).toBe('request/invalid-params');
   expect((await c.failure('set_thinking_level', { level: 'extreme' })).code).toBe('request/invalid-params');
   expect((await c.failure('set_auto_retry', { enabled: 'yes' })).code).toBe('request/invalid-params');
+  c.handler.close();
+});
+
+test('a param an op does not take is refused before the op runs, naming it; a job op for no job is request/not-found', async () => {
+  const c = connect();
+  await c.handler.handshake({});
+  const refused = await c.failure('prompt', { message: 'hi', mesage: 'hi' });
+  expect([refused.code, refused.message]).toEqual(['request/invalid-params', 'invalid params for prompt: :mesage: unrecognized key']);
+  expect(c.fake.calls.filter(([name]) => name === 'prompt')).toEqual([]);
+  expect((await c.failure('set_model', { 'model-id': 'echo', provider: 'scripted', modle: 'x' })).message).toBe('invalid params for set_model: :modle: unrecognized key');
+  const missing = await c.failure('watch_job', { 'job-id': 'j1' });
+  expect([missing.code, missing.message]).toEqual(['request/not-found', 'no job j1']);
   c.handler.close();
 });
 

@@ -1,4 +1,5 @@
 import type { Logger } from '../../../common/logger';
+import type { JobService } from '../../jobs/job-service';
 import type { SessionRef, SessionService } from '../../sessions/session-service';
 import type { EdnMap } from '../edn-value';
 import { EdnErrorCode, EdnOpError, type EdnOutbound, type EdnPeer, type EdnRequest, type EdnSessionHandler } from '../protocol';
@@ -6,6 +7,7 @@ import { messageToEdn } from './content';
 import { toEdnError } from './errors';
 import { FocusFeed, type FeedSink } from './feed';
 import type { OpContext, OpHandler, PendingAction, Snapshot } from './op-context';
+import { checkOpParams } from './op-params';
 import { optText } from './params';
 import { contextSnapshot, footerSnapshot, SessionFacts, sessionUpdatedSnapshot } from './session-facts';
 import { TopicSubscription } from './topics';
@@ -33,7 +35,7 @@ export class EdnSessionConnection implements EdnSessionHandler {
   private beforeHandshake: Array<[string, EdnMap, string | undefined]> | undefined = [];
 
   constructor(
-    private readonly deps: { sessions: SessionService; log: Logger },
+    private readonly deps: { sessions: SessionService; jobs: JobService; log: Logger },
     private readonly out: EdnOutbound,
     private readonly peer: EdnPeer,
     private readonly ops: Readonly<Record<string, OpHandler>>,
@@ -84,6 +86,8 @@ export class EdnSessionConnection implements EdnSessionHandler {
     if (!handler) {
       throw new EdnOpError(EdnErrorCode.opNotSupported, `unsupported op: ${req.op}`, { 'supported-ops': ['handshake', ...Object.keys(this.ops)].sort() });
     }
+    // A key the op does not take is refused before anything runs (docs/edn.md, "Params").
+    checkOpParams(req.op, req.params);
     const ctx = this.context(req);
     try {
       return await handler(ctx);
@@ -198,6 +202,7 @@ export class EdnSessionConnection implements EdnSessionHandler {
       req,
       params: req.params,
       sessions,
+      jobs: this.deps.jobs,
       log,
       peer: this.peer,
       principal: this.peer.principal,

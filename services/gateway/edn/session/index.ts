@@ -1,10 +1,12 @@
 import type { Logger } from '../../../common/logger';
+import type { JobService } from '../../jobs/job-service';
 import type { SessionService } from '../../sessions/session-service';
 import type { EdnOutbound, EdnPeer, EdnSessionHandler, EdnSessionHandlerFactory } from '../protocol';
 import { EdnSessionConnection } from './connection';
 import type { OpHandler } from './op-context';
 import { commandOps } from './ops/commands';
 import { dialogOps } from './ops/dialogs';
+import { jobOps } from './ops/jobs';
 import { navigationOps } from './ops/navigation';
 import { readOps } from './ops/reads';
 import { settingsOps } from './ops/settings';
@@ -12,9 +14,10 @@ import { shellOps } from './ops/shell';
 import { turnOps } from './ops/turns';
 import { unavailableOps } from './ops/unavailable';
 
-/** What the EDN session layer needs from the gateway: the protocol-neutral session face and a logger. */
+/** What the EDN session layer needs from the gateway: the protocol-neutral session face, the jobs and a logger. */
 export interface EdnSessionDeps {
   sessions: SessionService;
+  jobs: JobService;
   log: Logger;
 }
 
@@ -27,6 +30,7 @@ export const EDN_OPS: Readonly<Record<string, OpHandler>> = {
   ...commandOps,
   ...dialogOps,
   ...shellOps,
+  ...jobOps,
   ...unavailableOps,
 };
 

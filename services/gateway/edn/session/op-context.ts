@@ -1,4 +1,5 @@
 import type { Logger } from '../../../common/logger';
+import type { JobService } from '../../jobs/job-service';
 import type { SessionRef, SessionService } from '../../sessions/session-service';
 import type { EdnMap } from '../edn-value';
 import type { EdnPeer, EdnRequest } from '../protocol';
@@ -24,6 +25,8 @@ export interface OpContext {
   readonly req: EdnRequest;
   readonly params: EdnMap;
   readonly sessions: SessionService;
+  /** Unattended jobs (docs/jobs.md), read and acted on for this connection's principal. */
+  readonly jobs: JobService;
   readonly log: Logger;
   readonly peer: EdnPeer;
   readonly principal: string | undefined;

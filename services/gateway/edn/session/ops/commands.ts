@@ -8,6 +8,7 @@ import { textOfBlocks } from '../content';
 import { footerSnapshot } from '../session-facts';
 import type { OpContext, OpHandler } from '../op-context';
 import { optText, text } from '../params';
+import { jobListText, jobViewText, listJobDigests } from '../../../jobs/job-digest';
 import { forkSession, newSession } from './navigation';
 import { PICKERS, pickedModel, pickedTreeItem, requestPicker } from './pickers';
 import { setModel, setThinkingLevel } from './settings';
@@ -82,6 +83,17 @@ async function run(ctx: OpContext, sessionId: string, command: ParsedCommand): P
     case 'redo':
       say(ctx, await undo(ctx, sessionId, true, undefined, command.force));
       return false;
+    case 'jobs':
+      say(ctx, jobListText(await listJobDigests(ctx.jobs, ctx.principal, { limit: 20 }), 'Watch one with /job <id> (its session becomes this one).'));
+      return false;
+    case 'job': {
+      if (!command.jobId) return run(ctx, sessionId, { name: 'jobs' });
+      // Read (and owner-checked) first: another principal's job is no job, as over HTTP.
+      const job = await ctx.jobs.get(command.jobId, ctx.principal);
+      await ctx.navigate(job.session_id);
+      say(ctx, jobViewText(job));
+      return true;
+    }
     case 'help':
       say(ctx, commandsFor('edn').map((c) => `${commandUsage(c)} — ${c.help}`).join('\n'));
       return false;

@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ErrorCode, StrandError } from '../../../../../contracts/errors';
+import { listJobDigests } from '../../../jobs/job-digest';
 import { renderHtml } from '../../../sessions/transcript-html';
 import { fsProblem } from '../../../transcripts/transcripts';
 import { EdnSyntaxError, parseEdn } from '../../codec';
@@ -132,7 +133,11 @@ export const readOps: Record<string, OpHandler> = {
     }
     const sessionId = await ctx.target();
     try {
-      return { result: await runEql(parsed, eqlResolvers, { facts: ctx.facts(sessionId), commands: commandsFor('edn').map((c) => ({ name: c.name, description: c.help })) }) };
+      return { result: await runEql(parsed, eqlResolvers, {
+        facts: ctx.facts(sessionId),
+        commands: commandsFor('edn').map((c) => ({ name: c.name, description: c.help })),
+        jobs: () => listJobDigests(ctx.jobs, ctx.principal, { limit: 50 }),
+      }) };
     } catch (err) {
       if (err instanceof EqlError && err.reason === 'unknown') throw new EdnOpError(EdnErrorCode.invalidQuery, err.message, { 'unknown-attributes': err.attributes });
       if (err instanceof EqlError) {
