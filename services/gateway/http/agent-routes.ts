@@ -1,103 +1,85 @@
-import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import type { OpenAPIHono } from '@hono/zod-openapi';
 import { ErrorCode as E, ErrorCode, StrandError } from '../../../contracts/errors';
 import { promptBodySchema, promptQuerySchema, steerBodySchema } from '../../../contracts/http-api';
 import * as R from '../../../contracts/http-replies';
 import type { SessionService } from '../sessions/session-service';
-import { principalOf } from './auth-middleware';
-import { errors, jsonBody, jsonReply, openApiApp, readJsonBody, SESSION_READ, sessionIdParams, sessionReply } from './openapi/route-kit';
+import { errors, jsonBody, jsonReply, readJsonBody, routeTable, serveRoutes, SESSION_READ, sessionIdParams, sessionOf, sessionReply } from './openapi/route-kit';
 
-const params = sessionIdParams;
-const tags = ['agent'];
-
-const prompt = createRoute({
-  method: 'post',
-  path: '/{id}/prompt',
-  operationId: 'prompt',
-  summary: 'Start a turn',
-  description:
-    'While a turn runs the prompt is refused (409 SESSION_BUSY) unless `?queue=1`. The same `request_id` sent again answers 202 with the same `turn_id` and starts nothing. `images` (docs/images.md): a bad media type, base64 that does not decode to an image of that type, or one over the caps is 400 INVALID_REQUEST naming the image; a session whose model does not take images answers 400 IMAGES_NOT_SUPPORTED naming the model; in both cases no turn starts.',
-  tags,
-  middleware: readJsonBody,
-  request: { params, query: promptQuerySchema, body: jsonBody(promptBodySchema) },
-  responses: { 202: jsonReply(R.promptAcceptedReplySchema, 'Accepted (started, or queued).') },
-  ...errors(...SESSION_READ, E.SESSION_BUSY, E.IMAGES_NOT_SUPPORTED),
-});
-
-const steer = createRoute({
-  method: 'post',
-  path: '/{id}/steer',
-  operationId: 'steer',
-  summary: 'Send a message to the running turn',
-  description: 'Delivered after the current tool batch; the next model step sees it. With no turn running: 400 INVALID_REQUEST.',
-  tags,
-  middleware: readJsonBody,
-  request: { params, body: jsonBody(steerBodySchema) },
-  responses: { 202: jsonReply(R.steerAcceptedSchema, 'Delivered to the running turn.') },
-  ...errors(...SESSION_READ),
-});
-
-const interrupt = createRoute({
-  method: 'post',
-  path: '/{id}/interrupt',
-  operationId: 'interrupt',
-  summary: 'Abort the running turn',
-  description: 'Answers once the turn has ended; its partial answer is kept with stop reason `aborted`.',
-  tags,
-  ...sessionReply(R.interruptReplySchema, 'The turn ended (or none was running).'),
-});
-
-const abortRetry = createRoute({
-  method: 'post',
-  path: '/{id}/abort-retry',
-  operationId: 'abortRetry',
-  summary: 'Give up a scheduled provider retry',
-  description: 'strand extension: the turn ends with the error it was retrying.',
-  tags,
-  ...sessionReply(R.abortRetryReplySchema, 'Whether a retry was waiting.'),
+const routes = routeTable(['agent'], {
+  prompt: {
+    post: '/{id}/prompt',
+    id: 'prompt',
+    summary: 'Start a turn',
+    description:
+      'While a turn runs the prompt is refused (409 SESSION_BUSY) unless `?queue=1`. The same `request_id` sent again answers 202 with the same `turn_id` and starts nothing. `images` (docs/images.md): a bad media type, base64 that does not decode to an image of that type, or one over the caps is 400 INVALID_REQUEST naming the image; a session whose model does not take images answers 400 IMAGES_NOT_SUPPORTED naming the model; in both cases no turn starts.',
+    middleware: readJsonBody,
+    request: { params: sessionIdParams, query: promptQuerySchema, body: jsonBody(promptBodySchema) },
+    responses: { 202: jsonReply(R.promptAcceptedReplySchema, 'Accepted (started, or queued).') },
+    ...errors(...SESSION_READ, E.SESSION_BUSY, E.IMAGES_NOT_SUPPORTED),
+  },
+  steer: {
+    post: '/{id}/steer',
+    id: 'steer',
+    summary: 'Send a message to the running turn',
+    description: 'Delivered after the current tool batch; the next model step sees it. With no turn running: 400 INVALID_REQUEST.',
+    middleware: readJsonBody,
+    request: { params: sessionIdParams, body: jsonBody(steerBodySchema) },
+    responses: { 202: jsonReply(R.steerAcceptedSchema, 'Delivered to the running turn.') },
+    ...errors(...SESSION_READ),
+  },
+  interrupt: {
+    post: '/{id}/interrupt',
+    id: 'interrupt',
+    summary: 'Abort the running turn',
+    description: 'Answers once the turn has ended; its partial answer is kept with stop reason `aborted`.',
+    ...sessionReply(R.interruptReplySchema, 'The turn ended (or none was running).'),
+  },
+  abortRetry: {
+    post: '/{id}/abort-retry',
+    id: 'abortRetry',
+    summary: 'Give up a scheduled provider retry',
+    description: 'strand extension: the turn ends with the error it was retrying.',
+    ...sessionReply(R.abortRetryReplySchema, 'Whether a retry was waiting.'),
+  },
 });
 
 /** `/api/sessions/{id}/prompt|steer|interrupt|abort-retry`: a session's turns. */
 export function agentRoutes(deps: { sessions: SessionService }): OpenAPIHono {
-  const app = openApiApp();
   const { sessions } = deps;
-
-  app.openapi(prompt, async (c) => {
-    const body = c.req.valid('json');
-    const session = await sessions.open(c.req.valid('param').id, principalOf(c));
-    const accepted = await session.prompt(
-      { text: body.text, behavior: c.req.valid('query').queue === '1' ? 'queue' : 'reject', ...(body.request_id ? { request_id: body.request_id } : {}), ...(body.budget ? { budget: body.budget } : {}) },
-      body.images ?? [],
-    );
-    return c.json(
-      {
-        status: 'accepted' as const,
-        agent_state: accepted.agent_state,
-        turn_id: accepted.turn_id,
-        queued: accepted.queued,
-        ...(accepted.queue_position !== undefined ? { queue_position: accepted.queue_position } : {}),
-      },
-      202,
-    );
+  return serveRoutes(routes, {
+    prompt: async (c) => {
+      const body = c.req.valid('json');
+      const session = await sessionOf(sessions, c);
+      const accepted = await session.prompt(
+        { text: body.text, behavior: c.req.valid('query').queue === '1' ? 'queue' : 'reject', ...(body.request_id ? { request_id: body.request_id } : {}), ...(body.budget ? { budget: body.budget } : {}) },
+        body.images ?? [],
+      );
+      return c.json(
+        {
+          status: 'accepted' as const,
+          agent_state: accepted.agent_state,
+          turn_id: accepted.turn_id,
+          queued: accepted.queued,
+          ...(accepted.queue_position !== undefined ? { queue_position: accepted.queue_position } : {}),
+        },
+        202,
+      );
+    },
+    // Delivered to the running turn after its current tool batch; the next model step sees it.
+    steer: async (c) => {
+      const body = c.req.valid('json');
+      const result = await (await sessionOf(sessions, c)).steer(body.text, body.request_id);
+      if (!result.delivered) throw new StrandError(ErrorCode.INVALID_REQUEST, 'no turn is running to steer: send a prompt instead');
+      return c.json({ status: 'accepted' as const, turn_id: result.turn_id }, 202);
+    },
+    // Answers once the turn has ended (its partial answer recorded as `aborted`), with the state after it.
+    interrupt: async (c) => {
+      const session = await sessionOf(sessions, c);
+      const result = await session.abort();
+      const view = await session.describe();
+      return c.json({ status: result.aborted ? ('interrupted' as const) : ('not_running' as const), turn_id: result.turn_id, agent_state: view.agent_state }, 200);
+    },
+    // strand extension: stop waiting for a provider retry; the turn ends with that error.
+    abortRetry: async (c) => c.json(await (await sessionOf(sessions, c)).abortRetry(), 200),
   });
-
-  // Delivered to the running turn after its current tool batch; the next model step sees it.
-  app.openapi(steer, async (c) => {
-    const body = c.req.valid('json');
-    const result = await (await sessions.open(c.req.valid('param').id, principalOf(c))).steer(body.text, body.request_id);
-    if (!result.delivered) throw new StrandError(ErrorCode.INVALID_REQUEST, 'no turn is running to steer: send a prompt instead');
-    return c.json({ status: 'accepted' as const, turn_id: result.turn_id }, 202);
-  });
-
-  // Answers once the turn has ended (its partial answer recorded as `aborted`), with the state after it.
-  app.openapi(interrupt, async (c) => {
-    const session = await sessions.open(c.req.valid('param').id, principalOf(c));
-    const result = await session.abort();
-    const view = await session.describe();
-    return c.json({ status: result.aborted ? ('interrupted' as const) : ('not_running' as const), turn_id: result.turn_id, agent_state: view.agent_state }, 200);
-  });
-
-  // strand extension: stop waiting for a provider retry; the turn ends with that error.
-  app.openapi(abortRetry, async (c) => c.json(await (await sessions.open(c.req.valid('param').id, principalOf(c))).abortRetry(), 200));
-
-  return app;
 }

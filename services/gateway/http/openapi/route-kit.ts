@@ -1,8 +1,10 @@
-import { OpenAPIHono, type Hook } from '@hono/zod-openapi';
-import type { Env, MiddlewareHandler } from 'hono';
+import { createRoute, OpenAPIHono, type Hook, type RouteConfig, type RouteHandler } from '@hono/zod-openapi';
+import type { Context, Env, MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import { ErrorCode, StrandError } from '../../../../contracts/errors';
 import { strictRequest } from '../../../../contracts/strict-request';
+import type { SessionService } from '../../sessions/session-service';
+import { principalOf } from '../auth-middleware';
 import { toStrandError } from '../errors';
 
 /**
@@ -19,6 +21,38 @@ const invalidRequestHook: Hook<unknown, Env, string, undefined> = (result) => {
 /** A sub-app whose routes are declared with `createRoute` and served by `app.openapi(route, handler)`. */
 export function openApiApp(): OpenAPIHono {
   return new OpenAPIHono({ defaultHook: invalidRequestHook });
+}
+
+type Verb = 'get' | 'post' | 'put' | 'patch' | 'delete';
+const VERBS: readonly Verb[] = ['get', 'post', 'put', 'patch', 'delete'];
+
+/**
+ * One row of a route table: its method as the key of its path (`post: '/{id}/approve'`), its
+ * operationId as `id`, and the rest as `createRoute` takes it.
+ */
+export type RouteRow = { [V in Verb]?: string } & { id: string; summary: string } & Omit<RouteConfig, 'method' | 'path' | 'operationId' | 'tags'>;
+type Declared<R> = Omit<R, Verb | 'id'> & { method: Verb; path: string; operationId: string; tags: string[] };
+
+/** A file's routes, each row made a `createRoute` definition with the file's tags. */
+export function routeTable<T extends Record<string, RouteRow>>(tags: string[], rows: T): { [K in keyof T]: Declared<T[K]> } {
+  const routes: Record<string, RouteConfig> = {};
+  for (const [name, { id, ...row }] of Object.entries(rows)) {
+    const methods = VERBS.filter((v) => row[v] !== undefined);
+    if (methods.length !== 1) throw new Error(`route ${name}: one method with its path, not ${methods.length}`);
+    const [method] = methods as [Verb];
+    const { [method]: path, ...rest } = row;
+    routes[name] = createRoute({ method, path: path!, operationId: id, ...rest, tags });
+  }
+  return routes as { [K in keyof T]: Declared<T[K]> };
+}
+
+/**
+ * A sub-app serving `routes` (a route table) with one typed handler each, registered in the table's
+ * order (which is the routing order and the document's).
+ */
+export function serveRoutes<T extends Record<string, RouteConfig>>(routes: T, handlers: { [K in keyof T]: RouteHandler<T[K]> }, app = openApiApp()): OpenAPIHono {
+  for (const name of Object.keys(routes)) app.openapi(routes[name]!, handlers[name] as never);
+  return app;
 }
 
 /** Error codes a route answers beyond the ones every route of its kind can (auth, rate limit, body, internal); build-document.ts turns them into responses. */
@@ -44,6 +78,11 @@ export const sessionReply = <S extends z.ZodType>(reply: S, description: string,
   responses: { 200: jsonReply(reply, description) },
   ...errors(...SESSION_READ, ...extra),
 });
+
+/** The session a `/{id}/…` route names, opened for the caller (another principal's answers as an unknown one). */
+export const sessionOf = <E extends Env, P extends string, I extends SessionInput>(sessions: SessionService, c: Context<E, P, I>) =>
+  sessions.open((c.req.valid('param') as { id: string }).id, principalOf(c));
+type SessionInput = { in?: object; out: { param: { id: string } } };
 
 /** The same for a route on one session that takes a JSON body (`body`), read by readJsonBody. */
 export const sessionChange = <B extends z.ZodType, S extends z.ZodType>(body: B, reply: S, description: string, ...extra: ErrorCode[]) => ({
