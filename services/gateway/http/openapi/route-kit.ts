@@ -36,12 +36,13 @@ type Declared<R> = Omit<R, Verb | 'id'> & { method: Verb; path: string; operatio
 /** A file's routes, each row made a `createRoute` definition with the file's tags. */
 export function routeTable<T extends Record<string, RouteRow>>(tags: string[], rows: T): { [K in keyof T]: Declared<T[K]> } {
   const routes: Record<string, RouteConfig> = {};
-  for (const [name, { id, ...row }] of Object.entries(rows)) {
+  for (const [name, { id, summary, description, ...row }] of Object.entries(rows)) {
     const methods = VERBS.filter((v) => row[v] !== undefined);
     if (methods.length !== 1) throw new Error(`route ${name}: one method with its path, not ${methods.length}`);
     const [method] = methods as [Verb];
     const { [method]: path, ...rest } = row;
-    routes[name] = createRoute({ method, path: path!, operationId: id, ...rest, tags });
+    // The document lists an operation's keys in this order.
+    routes[name] = createRoute({ method, path: path!, operationId: id, summary, ...(description === undefined ? {} : { description }), tags, ...rest });
   }
   return routes as { [K in keyof T]: Declared<T[K]> };
 }
