@@ -16,15 +16,12 @@ import {
 } from '../../../contracts/job-hook';
 import { hookSignatureMatches } from '../../../contracts/job-hook-signature';
 import type { JobSpec } from '../../../contracts/job-spec';
-import { sendPatiently } from '../temporal/patient-update';
-import type { TemporalLink } from '../temporal/temporal-link';
+import { sendCommand } from '../temporal/patient-update';
+import { connectedClient, type TemporalLink } from '../temporal/temporal-link';
 import { translateFailure } from '../temporal/translate-failure';
 import type { HookStore } from './hook-store';
 import { checkDefinition, fillTemplate, valuesFrom } from './hook-template';
 
-/** As a session command (session-commands.ts): each attempt within 10 s, sent again under its update id for up to a minute. */
-const UPDATE_ATTEMPT_MS = 10_000;
-const UPDATE_PATIENCE_MS = 60_000;
 const MAX_DELIVERY_ID = 200;
 const MAX_KEY = 200;
 
@@ -131,8 +128,7 @@ export class HookService {
 
   /** The delivery handed to its coordinator, started if need be; one update id per request (a repeat is answered by the coordinator's record). */
   private async coordinate(hook: string, key: string | null, delivery: HookDelivery): Promise<HookDeliveryReply> {
-    const client = this.deps.temporal.current;
-    if (!client) throw new StrandError(ErrorCode.UNAVAILABLE, this.deps.temporal.unavailableReason);
+    const client = connectedClient(this.deps.temporal);
     const input: HookCoordinatorInput = { hook, key };
     const updateId = randomUUID();
     const startWorkflowOperation = () =>
@@ -144,11 +140,8 @@ export class HookService {
         staticSummary: `hook ${hook}${key === null ? '' : ` · ${key}`}`,
       });
     try {
-      return await sendPatiently(updateId, () => client.workflow.executeUpdateWithStart(hookDeliveryUpdate, { args: [delivery], updateId, startWorkflowOperation: startWorkflowOperation() }), {
-        attemptMs: UPDATE_ATTEMPT_MS,
-        patienceMs: UPDATE_PATIENCE_MS,
-        withDeadline: (ms, fn) => this.deps.temporal.withDeadline(ms, fn),
-      });
+      // As a session command (session-commands.ts): sent again under its update id for up to a minute.
+      return await sendCommand(this.deps.temporal, updateId, () => client.workflow.executeUpdateWithStart(hookDeliveryUpdate, { args: [delivery], updateId, startWorkflowOperation: startWorkflowOperation() }));
     } catch (err) {
       throw translateFailure(err);
     }

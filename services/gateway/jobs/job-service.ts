@@ -6,7 +6,7 @@ import { jobReportSchema, type JobReport } from '../../../contracts/job-report';
 import { escalationAnswerSignal, JOB_WORKFLOW_TYPE, jobProgressQuery, jobSessionId, jobWorkflowId } from '../../../contracts/job-workflow';
 import type { StoreClient } from '../../../contracts/session-store/client';
 import { searchAttributeKeys } from '../../../contracts/search-attributes';
-import type { TemporalLink } from '../temporal/temporal-link';
+import { connectedClient, type TemporalLink } from '../temporal/temporal-link';
 import { translateFailure } from '../temporal/translate-failure';
 import { readJobMemo } from './job-memo';
 import { jobSessionSpending } from './job-spending';
@@ -35,9 +35,7 @@ export class JobService {
   constructor(private readonly deps: JobServiceDeps) {}
 
   private client(): Client {
-    const client = this.deps.temporal.current;
-    if (!client) throw new StrandError(ErrorCode.UNAVAILABLE, this.deps.temporal.unavailableReason);
-    return client;
+    return connectedClient(this.deps.temporal);
   }
 
   private async temporal<T>(fn: (client: Client) => Promise<T>, deadlineMs = READ_DEADLINE_MS): Promise<T> {

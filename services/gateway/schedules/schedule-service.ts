@@ -19,7 +19,7 @@ import {
   type ScheduleView,
 } from '../../../contracts/job-schedule';
 import type { ScheduleLedgerStore } from '../../../contracts/schedule-ledger-kv';
-import type { TemporalLink } from '../temporal/temporal-link';
+import { connectedClient, type TemporalLink } from '../temporal/temporal-link';
 import { placeRuns } from './ledger';
 import { latestMatchingTimes, matchingTimes } from './matching-times';
 
@@ -60,9 +60,7 @@ export class ScheduleService {
   }
 
   private client(): Client {
-    const client = this.deps.temporal.current;
-    if (!client) throw new StrandError(ErrorCode.UNAVAILABLE, this.deps.temporal.unavailableReason);
-    return client;
+    return connectedClient(this.deps.temporal);
   }
 
   async create(body: CreateBody, owner: string | undefined): Promise<ScheduleView> {

@@ -4,6 +4,20 @@ import { isDeadlineExceeded, isWorkflowTaskFailure, translateFailure } from './t
 /** How long to wait before sending a command again that was refused because the workflow task failed. */
 const TASK_RETRY_DELAYS_MS = [250, 750, 1_500, 3_000];
 
+/**
+ * A command is sent under one update id, each attempt within `attemptMs`, and sent again under that id
+ * (the server applies it once, and answers a retry with the first one's outcome) until `patienceMs`
+ * have passed. Sized from `npm run bench:load` (docs/configuration.md): on a busy machine with a worker
+ * killed an update took up to a few seconds; a command that needs longer than a minute is answered
+ * UNAVAILABLE with its request id, to send again for its outcome. Session commands and hook deliveries.
+ */
+export const COMMAND_PATIENCE = { attemptMs: 10_000, patienceMs: 60_000 } as const;
+
+/** sendPatiently with COMMAND_PATIENCE, each attempt under `temporal`'s deadline (TemporalLink.withDeadline). */
+export function sendCommand<T>(temporal: Pick<Patience, 'withDeadline'>, updateId: string, call: () => Promise<T>): Promise<T> {
+  return sendPatiently(updateId, call, { ...COMMAND_PATIENCE, withDeadline: (ms, fn) => temporal.withDeadline(ms, fn) });
+}
+
 export interface Patience {
   /** Each attempt runs within this (the gRPC deadline). */
   attemptMs: number;

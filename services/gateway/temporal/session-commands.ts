@@ -36,24 +36,15 @@ import {
 import type { SessionSettings } from '../../../contracts/session-settings';
 import { CHECKPOINT_LIST_WORKFLOW_TYPE, checkpointListWorkflowId, SESSION_WORKFLOW_TYPE, sessionWorkflowId } from '../../../contracts/workflow-ids';
 import { describeJob, listRunningJobs, type TurnJob } from './jobs';
-import { sendPatiently } from './patient-update';
+import { COMMAND_PATIENCE, sendCommand } from './patient-update';
 import { translateFailure } from './translate-failure';
 import { describeSession, listSessions, type SessionRead } from './session-views';
 import { liveViewOf, type SessionLiveView } from '../../../contracts/session-live-view';
 import { searchAttributeKeys as saKeys } from '../../../contracts/search-attributes';
-import type { TemporalLink } from './temporal-link';
+import { connectedClient, type TemporalLink } from './temporal-link';
 
 /** Reads (a describe, a visibility query, the fallback query) answer within this, or the read fails as UNAVAILABLE. */
 const QUERY_DEADLINE_MS = 5_000;
-/**
- * A command is sent under one update id, each attempt within UPDATE_ATTEMPT_MS, and sent again under
- * that id (the server applies it once, and answers a retry with the first one's outcome) until
- * UPDATE_PATIENCE_MS have passed. Sized from `npm run bench:load` (docs/configuration.md): on a busy
- * machine with a worker killed an update took up to a few seconds; a command that needs longer than a
- * minute is answered UNAVAILABLE with its request id, to send again for its outcome.
- */
-const UPDATE_ATTEMPT_MS = 10_000;
-const UPDATE_PATIENCE_MS = 60_000;
 
 const { sessionId: saSession, projectPath: saProject, model: saModel, phase: saPhase, owner: saOwner } = saKeys;
 
@@ -79,9 +70,7 @@ export class SessionCommands {
   ) {}
 
   private client(): Client {
-    const client = this.temporal.current;
-    if (!client) throw new StrandError(ErrorCode.UNAVAILABLE, this.temporal.unavailableReason);
-    return client;
+    return connectedClient(this.temporal);
   }
 
   private startOperation(info: SessionStartInfo) {
@@ -127,7 +116,7 @@ export class SessionCommands {
    */
   async listCheckpoints(sessionId: string): Promise<{ checkpoints: CheckpointSummary[] }> {
     try {
-      return await this.temporal.withDeadline(UPDATE_ATTEMPT_MS, () =>
+      return await this.temporal.withDeadline(COMMAND_PATIENCE.attemptMs, () =>
         this.client().workflow.execute(CHECKPOINT_LIST_WORKFLOW_TYPE, {
           workflowId: checkpointListWorkflowId(sessionId, randomUUID()),
           taskQueue: this.taskQueue,
@@ -303,9 +292,9 @@ export class SessionCommands {
     return this.onRunning(sessionId, whenNotRunning, (h) => this.patiently(updateId, () => execute(h)));
   }
 
-  /** Sends an update's call under one id until answered or UPDATE_PATIENCE_MS are spent (patient-update.ts). */
+  /** Sends an update's call under one id until answered or the command patience is spent (patient-update.ts). */
   private patiently<T>(updateId: string, call: () => Promise<T>): Promise<T> {
-    return sendPatiently(updateId, call, { attemptMs: UPDATE_ATTEMPT_MS, patienceMs: UPDATE_PATIENCE_MS, withDeadline: (ms, fn) => this.temporal.withDeadline(ms, fn) });
+    return sendCommand(this.temporal, updateId, call);
   }
 
   /** Runs `fn` on the session's open workflow; `whenNotRunning` when there is none. */

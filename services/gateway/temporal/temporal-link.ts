@@ -1,4 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
+import { ErrorCode, StrandError } from '../../../contracts/errors';
 import { tracingClientInterceptors } from '../../common/tracing-temporal';
 
 /**
@@ -61,4 +62,11 @@ export class TemporalLink {
     await this.connection?.close();
     await this.connecting.catch(() => undefined);
   }
+}
+
+/** The link's client, or the request fails as UNAVAILABLE saying why: what every service that talks to Temporal starts with. */
+export function connectedClient(temporal: Pick<TemporalLink, 'current' | 'unavailableReason'>): Client {
+  const client = temporal.current;
+  if (!client) throw new StrandError(ErrorCode.UNAVAILABLE, temporal.unavailableReason);
+  return client;
 }
