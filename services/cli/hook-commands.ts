@@ -1,7 +1,6 @@
 import fs from 'node:fs';
-import { ApiClient } from '../../clients/core/api-client';
 import { signHookBody } from '../../contracts/job-hook-signature';
-import { stackConfigFromEnv } from '../../infra/stack/stack-config';
+import { gatewayApi, gatewayUrl } from './gateway-api';
 import { say } from './safe-output';
 
 /** `strand hook …` as cli-args.ts parses it. */
@@ -19,17 +18,7 @@ interface HookDefinition {
   updated_at: string;
 }
 
-/** The gateway: STRAND_GATEWAY_URL, else the local stack's address (as `strand jobs`). */
-function gatewayUrl(env: NodeJS.ProcessEnv = process.env): string {
-  const explicit = env.STRAND_GATEWAY_URL?.trim();
-  if (explicit) return explicit.replace(/\/$/, '');
-  const config = stackConfigFromEnv(env);
-  return `http://${env.STRAND_GATEWAY_HOST?.trim() || config.host}:${config.ports.gateway}`;
-}
-
-function api(): ApiClient {
-  return new ApiClient({ baseUrl: gatewayUrl(), token: () => process.env.STRAND_TOKEN?.trim() || undefined, timeoutMs: 15_000, unreachableHint: 'is the stack running? (strand up)' });
-}
+const api = () => gatewayApi(15_000);
 
 const route = (name: string) => `/api/hooks/${encodeURIComponent(name)}`;
 

@@ -1,28 +1,15 @@
 import fs from 'node:fs';
-import { ApiClient, ApiError } from '../../clients/core/api-client';
 import type { JobFacts, JobStarted, JobView } from '../../contracts/job-http';
 import type { JobsCommand } from './job-args';
 import { say, sayError } from './safe-output';
-import { gatewayUrl } from './turns-commands';
+import { gatewayApi, gatewayUrl, type GatewayApi } from './gateway-api';
 
 /** How often `strand job run --wait` asks how the job is doing. */
 const POLL_MS = 1_000;
 
 type JobCommand = Extract<JobsCommand, { command: 'job' }>;
 
-function api(): ApiClient {
-  return new ApiClient({ baseUrl: gatewayUrl(), token: () => process.env.STRAND_TOKEN?.trim() || undefined, timeoutMs: 30_000, unreachableHint: 'is the stack running? (strand up)' });
-}
-
-/** The gateway's refusal as one line with its code (JOB_NOT_FOUND: no job x). */
-async function calling<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof ApiError && err.status !== 0) throw new Error(`${err.code}: ${err.message}`);
-    throw err;
-  }
-}
+const api = () => gatewayApi(30_000);
 
 const ago = (ms: number) => {
   const s = Math.max(0, Math.round((Date.now() - ms) / 1000));
@@ -32,7 +19,7 @@ const ago = (ms: number) => {
 /** `strand jobs [list] [--status S]`: the caller's jobs, newest first. */
 export async function jobs(cmd: Extract<JobsCommand, { command: 'jobs' }>): Promise<void> {
   const query = cmd.status ? `?status=${cmd.status}` : '';
-  const { jobs: list } = await calling(() => api().call<{ jobs: JobFacts[] }>('GET', `/api/jobs${query}`));
+  const { jobs: list } = await api().call<{ jobs: JobFacts[] }>('GET', `/api/jobs${query}`);
   if (list.length === 0) return say(cmd.status ? `no ${cmd.status} jobs` : 'no jobs');
   say(['job'.padEnd(36), 'status'.padEnd(12), ' since', 'task'].join('  '));
   for (const j of list) say([j.job_id.padEnd(36), j.status.padEnd(12), ago(j.started_at).padStart(6), j.title].join('  '));
@@ -45,30 +32,30 @@ export async function job(cmd: JobCommand): Promise<number> {
   switch (cmd.action) {
     case 'run': {
       const spec = readSpec(cmd.spec);
-      const started = await calling(() => client.call<JobStarted>('POST', '/api/jobs', { ...spec, ...(cmd.jobId !== undefined ? { job_id: cmd.jobId } : {}) }));
+      const started = await client.call<JobStarted>('POST', '/api/jobs', { ...spec, ...(cmd.jobId !== undefined ? { job_id: cmd.jobId } : {}) });
       say(`job ${started.job_id} started`);
       say(`  follow it:     strand job show ${started.job_id}   (its session's events: GET ${gatewayUrl()}/api/sessions/${started.session_id}/events)`);
       say(`  its report:    strand job report ${started.job_id}   (once it has ended)`);
       if (!cmd.wait) return 0;
       const ended = await waitForEnd(client, started.job_id);
-      say(await calling(() => client.text(`${at(started.job_id)}/report?format=markdown`)));
+      say(await client.text(`${at(started.job_id)}/report?format=markdown`));
       return ended.status === 'succeeded' ? 0 : 1;
     }
     case 'show':
-      say(describe(await calling(() => client.call<JobView>('GET', at(cmd.jobId)))));
+      say(describe(await client.call<JobView>('GET', at(cmd.jobId))));
       return 0;
     case 'report':
-      if (cmd.json) say(JSON.stringify(await calling(() => client.call('GET', `${at(cmd.jobId)}/report`)), null, 2));
-      else say((await calling(() => client.text(`${at(cmd.jobId)}/report?format=markdown`))).trimEnd());
+      if (cmd.json) say(JSON.stringify(await client.call('GET', `${at(cmd.jobId)}/report`), null, 2));
+      else say((await client.text(`${at(cmd.jobId)}/report?format=markdown`)).trimEnd());
       return 0;
     case 'cancel': {
-      const { status } = await calling(() => client.call<{ status: string }>('POST', `${at(cmd.jobId)}/cancel`, {}));
+      const { status } = await client.call<{ status: string }>('POST', `${at(cmd.jobId)}/cancel`, {});
       say(status === 'cancel_requested' ? `cancel requested: job ${cmd.jobId} stops its work, collects what was done and reports cancelled` : `job ${cmd.jobId} is not running`);
       return 0;
     }
     case 'answer': {
       const body = { decision: cmd.decision, ...(cmd.reason !== undefined ? { reason: cmd.reason } : {}) };
-      const answered = await calling(() => client.call<{ by: string }>('POST', `${at(cmd.jobId)}/escalations/${encodeURIComponent(cmd.toolCallId)}`, body));
+      const answered = await client.call<{ by: string }>('POST', `${at(cmd.jobId)}/escalations/${encodeURIComponent(cmd.toolCallId)}`, body);
       say(`${cmd.decision === 'allow' ? 'allowed' : 'denied'} ${cmd.toolCallId} of job ${cmd.jobId} (answered by ${answered.by})`);
       return 0;
     }
@@ -94,11 +81,11 @@ function readSpec(from: string): Record<string, unknown> {
 }
 
 /** Follows the job until it ends; each escalated call that starts waiting is announced once (on stderr), with how to answer it. */
-async function waitForEnd(client: ApiClient, jobId: string): Promise<JobView> {
+async function waitForEnd(client: GatewayApi, jobId: string): Promise<JobView> {
   const announced = new Set<string>();
   let phase: string | undefined;
   for (;;) {
-    const view = await calling(() => client.call<JobView>('GET', `/api/jobs/${encodeURIComponent(jobId)}`));
+    const view = await client.call<JobView>('GET', `/api/jobs/${encodeURIComponent(jobId)}`);
     if (view.status !== 'running') return view;
     if (view.progress && view.progress.phase !== phase) sayError(`[job ${jobId}] ${(phase = view.progress.phase)}`);
     for (const e of view.progress?.escalations ?? []) {

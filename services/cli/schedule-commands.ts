@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
-import { stackConfigFromEnv } from '../../infra/stack/stack-config';
+import { gatewayApi } from './gateway-api';
 import { say } from './safe-output';
 
 /**
@@ -89,31 +89,7 @@ export function parseScheduleCommand(positionals: string[], values: Values, base
   }
 }
 
-/** The gateway the CLI talks to: STRAND_GATEWAY_URL, else the local stack's address. */
-function gatewayUrl(env: NodeJS.ProcessEnv = process.env): string {
-  const explicit = env.STRAND_GATEWAY_URL?.trim();
-  if (explicit) return explicit.replace(/\/$/, '');
-  const config = stackConfigFromEnv(env);
-  return `http://${env.STRAND_GATEWAY_HOST?.trim() || config.host}:${config.ports.gateway}`;
-}
-
-async function call<T>(method: string, route: string, body?: unknown): Promise<T> {
-  const token = process.env.STRAND_TOKEN?.trim();
-  let res: Response;
-  try {
-    res = await fetch(`${gatewayUrl()}${route}`, {
-      method,
-      headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      signal: AbortSignal.timeout(30_000),
-    });
-  } catch (err) {
-    throw new Error(`the gateway at ${gatewayUrl()} did not answer (${(err as Error).message}); is the stack running? (strand up)`);
-  }
-  const answer = (await res.json().catch(() => ({}))) as { error?: { code: string; message: string } };
-  if (!res.ok) throw new Error(answer.error ? `${answer.error.code}: ${answer.error.message}` : `${method} ${route} answered ${res.status}`);
-  return answer as T;
-}
+const api = () => gatewayApi(30_000);
 
 interface Entry {
   due_at: string;
@@ -130,35 +106,35 @@ export async function schedule(cmd: ScheduleCommand): Promise<void> {
   const at = (name: string) => `/api/schedules/${encodeURIComponent(name)}`;
   switch (cmd.action) {
     case 'list': {
-      const { schedules } = await call<{ schedules: Array<{ name: string; paused: boolean; next_runs: string[] }> }>('GET', '/api/schedules');
+      const { schedules } = await api().call<{ schedules: Array<{ name: string; paused: boolean; next_runs: string[] }> }>('GET', '/api/schedules');
       if (schedules.length === 0) return say('no schedules');
       for (const s of schedules) say([s.name.padEnd(42), (s.paused ? 'paused' : 'active').padEnd(8), s.next_runs[0] ?? ''].join('  '));
       return;
     }
     case 'create': {
       const spec = JSON.parse(fs.readFileSync(cmd.specFile, 'utf8')) as unknown;
-      const created = await call<{ name: string; next_runs: string[] }>('POST', '/api/schedules', { ...cmd.body, spec });
+      const created = await api().call<{ name: string; next_runs: string[] }>('POST', '/api/schedules', { ...cmd.body, spec });
       return say(`created ${created.name}; next run ${created.next_runs[0] ?? '(none)'}`);
     }
     case 'show': {
-      const { ledger, ...rest } = await call<{ ledger: Entry[] }>('GET', at(cmd.name));
+      const { ledger, ...rest } = await api().call<{ ledger: Entry[] }>('GET', at(cmd.name));
       say(JSON.stringify(rest, null, 2));
       say(`ledger (latest ${ledger.length}; all of it: GET ${at(cmd.name)}/runs):`);
       for (const e of ledger) say(`  ${ledgerLine(e)}`);
       return;
     }
     case 'pause':
-      await call('POST', `${at(cmd.name)}/pause`, cmd.note !== undefined ? { note: cmd.note } : {});
+      await api().call('POST', `${at(cmd.name)}/pause`, cmd.note !== undefined ? { note: cmd.note } : {});
       return say(`paused ${cmd.name}`);
     case 'backfill':
-      await call('POST', `${at(cmd.name)}/backfill`, { from: cmd.from, to: cmd.to });
+      await api().call('POST', `${at(cmd.name)}/backfill`, { from: cmd.from, to: cmd.to });
       return say(`backfilling ${cmd.name} from ${cmd.from} to ${cmd.to}`);
     case 'resume':
     case 'trigger':
-      await call('POST', `${at(cmd.name)}/${cmd.action}`);
+      await api().call('POST', `${at(cmd.name)}/${cmd.action}`);
       return say(`${cmd.action === 'resume' ? 'resumed' : 'triggered'} ${cmd.name}`);
     case 'delete':
-      await call('DELETE', at(cmd.name));
+      await api().call('DELETE', at(cmd.name));
       return say(`deleted ${cmd.name}`);
   }
 }

@@ -1,4 +1,4 @@
-import { stackConfigFromEnv } from '../../infra/stack/stack-config';
+import { gatewayApi } from './gateway-api';
 import { say } from './safe-output';
 
 interface Turn {
@@ -14,27 +14,7 @@ interface Turn {
   model?: string;
 }
 
-/** The gateway the CLI talks to: STRAND_GATEWAY_URL, else the local stack's address. */
-export function gatewayUrl(env: NodeJS.ProcessEnv = process.env): string {
-  const explicit = env.STRAND_GATEWAY_URL?.trim();
-  if (explicit) return explicit.replace(/\/$/, '');
-  const config = stackConfigFromEnv(env);
-  return `http://${env.STRAND_GATEWAY_HOST?.trim() || config.host}:${config.ports.gateway}`;
-}
-
-async function call(method: string, route: string): Promise<unknown> {
-  const url = `${gatewayUrl()}${route}`;
-  const token = process.env.STRAND_TOKEN?.trim();
-  let res: Response;
-  try {
-    res = await fetch(url, { method, headers: token ? { Authorization: `Bearer ${token}` } : {}, signal: AbortSignal.timeout(15_000) });
-  } catch (err) {
-    throw new Error(`the gateway at ${gatewayUrl()} did not answer (${(err as Error).message}); is the stack running? (npm start)`);
-  }
-  const body = (await res.json().catch(() => ({}))) as { error?: { code: string; message: string } };
-  if (!res.ok) throw new Error(body.error ? `${body.error.code}: ${body.error.message}` : `${method} ${route} answered ${res.status}`);
-  return body;
-}
+const api = () => gatewayApi(15_000);
 
 const ago = (ms: number) => {
   const s = Math.max(0, Math.round((Date.now() - ms) / 1000));
@@ -49,17 +29,17 @@ function row(j: Turn): string {
 export async function turns(cmd: { action: 'list' } | { action: 'show' | 'cancel'; turnId: string }): Promise<void> {
   switch (cmd.action) {
     case 'list': {
-      const { turns: list } = (await call('GET', '/api/turns')) as { turns: Turn[] };
+      const { turns: list } = (await api().call('GET', '/api/turns')) as { turns: Turn[] };
       if (list.length === 0) return say('no running turns');
       say(['turn'.padEnd(44), 'phase'.padEnd(16), 'model'.padEnd(28), 'steps', '      cost', ' since'].join('  '));
       for (const j of list) say(row(j));
       return;
     }
     case 'show':
-      say(JSON.stringify(await call('GET', `/api/turns/${encodeURIComponent(cmd.turnId)}`), null, 2));
+      say(JSON.stringify(await api().call('GET', `/api/turns/${encodeURIComponent(cmd.turnId)}`), null, 2));
       return;
     case 'cancel': {
-      const { status } = (await call('POST', `/api/turns/${encodeURIComponent(cmd.turnId)}/cancel`)) as { status: string };
+      const { status } = (await api().call('POST', `/api/turns/${encodeURIComponent(cmd.turnId)}/cancel`)) as { status: string };
       say(status === 'cancelled' ? `cancelled ${cmd.turnId}` : `${cmd.turnId} is not running`);
       return;
     }
