@@ -35,3 +35,21 @@ export function positiveIntFromEnv(env: NodeJS.ProcessEnv, name: string, fallbac
   if (!Number.isInteger(n) || n <= 0) throw new Error(`${name}=${raw} is not a positive integer`);
   return n;
 }
+
+/**
+ * The environment variable `name` as an http(s) URL's origin and path, without a trailing slash;
+ * undefined when unset or blank. A value that is no http(s) URL throws, naming `example`: a process
+ * reads it when it starts, so a wrong value stops it there.
+ */
+export function httpUrlFromEnv(env: NodeJS.ProcessEnv, name: string, example: string): string | undefined {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`${name}=${raw} is not a URL (e.g. ${example})`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`${name}=${raw} is not an http or https URL`);
+  return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+}

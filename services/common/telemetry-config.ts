@@ -1,4 +1,4 @@
-import { positiveIntFromEnv } from './env';
+import { httpUrlFromEnv, positiveIntFromEnv } from './env';
 
 /** How often every gateway and worker publishes its telemetry snapshot (docs/observability.md, "The operator view's data"). */
 const DEFAULT_TELEMETRY_INTERVAL_MS = 5_000;
@@ -13,14 +13,5 @@ export function telemetryIntervalMs(env: NodeJS.ProcessEnv = process.env): numbe
  * unset (the operator view and `/api/turns` then link no workflow). A value that is no http(s) URL stops the process.
  */
 export function temporalUiUrl(env: NodeJS.ProcessEnv = process.env): string | null {
-  const raw = env.STRAND_TEMPORAL_UI_URL?.trim();
-  if (!raw) return null;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new Error(`STRAND_TEMPORAL_UI_URL=${raw} is not a URL (e.g. http://127.0.0.1:8233)`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`STRAND_TEMPORAL_UI_URL=${raw} is not an http or https URL`);
-  return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+  return httpUrlFromEnv(env, 'STRAND_TEMPORAL_UI_URL', 'http://127.0.0.1:8233') ?? null;
 }

@@ -1,6 +1,6 @@
 import type { ModelCatalog } from '../../contracts/model-catalog';
 import { loadModelCatalog } from '../common/model-catalog-file';
-import { portFromEnv } from '../common/env';
+import { httpUrlFromEnv, portFromEnv } from '../common/env';
 import { providerConfig } from '../common/provider-config';
 import { limitsFromEnv, type GatewayLimits } from './limits/limits-config';
 import type { Budget } from '../../contracts/session-settings';
@@ -36,16 +36,7 @@ export interface GatewayConfig {
 
 /** STRAND_GATEWAY_PUBLIC_URL as an origin and path without a trailing slash; a value that is no http(s) URL stops the gateway. */
 function publicUrlFromEnv(env: NodeJS.ProcessEnv): string | undefined {
-  const raw = env.STRAND_GATEWAY_PUBLIC_URL?.trim();
-  if (!raw) return undefined;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new Error(`STRAND_GATEWAY_PUBLIC_URL=${raw} is not a URL (e.g. https://strand.example.org)`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`STRAND_GATEWAY_PUBLIC_URL=${raw} is not an http or https URL`);
-  return `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+  return httpUrlFromEnv(env, 'STRAND_GATEWAY_PUBLIC_URL', 'https://strand.example.org');
 }
 
 /**
