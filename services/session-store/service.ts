@@ -50,14 +50,19 @@ export async function startStoreService(opts: StoreServiceOptions): Promise<Runn
   const runtime = await StoreRuntime.start(opts.config, emit, log, { ...(opts.ids ? { ids: opts.ids } : {}), ...(opts.storage ? { storage: opts.storage } : {}), nc });
   const store = () => runtime.store;
 
+  /** Reads first take what other instances committed (shared storage; nothing to do otherwise): a session's read, its session's. */
+  const caughtUp =
+    <R extends { session_id: string }, T>(read: (r: R) => T) =>
+    async (r: R) => {
+      await store().catchUp(r.session_id);
+      return read(r);
+    };
+
   const handlers: Record<StoreFunction, (req: never) => unknown> = {
     create: (r) => store().create(r),
     ensure: (r) => store().ensure(r),
-    // Reads first take what other instances committed (shared storage; nothing to do otherwise).
-    get: async (r: ParsedRequest<'get'>) => {
-      await store().catchUp(r.session_id);
-      return store().get(r);
-    },
+    get: caughtUp((r: ParsedRequest<'get'>) => store().get(r)),
+    // A list first takes what other instances committed to any session.
     list: async (r: ParsedRequest<'list'>) => {
       await store().catchUp();
       return store().list(r);
@@ -70,14 +75,8 @@ export async function startStoreService(opts: StoreServiceOptions): Promise<Runn
     updateMessage: (r) => store().updateMessage(r),
     fork: (r) => store().fork(r),
     setActiveLeaf: (r) => store().setActiveLeaf(r),
-    getMessage: async (r: ParsedRequest<'getMessage'>) => {
-      await store().catchUp(r.session_id);
-      return store().getMessage(r);
-    },
-    messages: async (r: ParsedRequest<'messages'>) => {
-      await store().catchUp(r.session_id);
-      return store().messages(r);
-    },
+    getMessage: caughtUp((r: ParsedRequest<'getMessage'>) => store().getMessage(r)),
+    messages: caughtUp((r: ParsedRequest<'messages'>) => store().messages(r)),
     configStatus: () => runtime.configStatus(),
   };
 
