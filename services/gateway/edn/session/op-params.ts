@@ -69,7 +69,6 @@ export const EDN_OP_PARAMS = {
   answer_job_escalation: params({ 'job-id': opt, 'tool-call-id': opt, decision: opt, reason: opt }),
 } as const satisfies Record<string, z.ZodType>;
 
-export type EdnOpName = keyof typeof EDN_OP_PARAMS;
 
 const strict = new Map<string, z.ZodType>(Object.entries(EDN_OP_PARAMS).map(([op, schema]) => [op, strictRequest(schema)]));
 

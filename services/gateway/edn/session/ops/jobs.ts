@@ -16,7 +16,7 @@ import { optInt, optText, text } from '../params';
  */
 
 /** `tool_call_id` → `:tool-call-id`: JSON shapes (contracts/job-http.ts, job-report.ts) as EDN maps, whose keys are all declared names. */
-export function jsonToEdn(v: unknown): EdnValue {
+function jsonToEdn(v: unknown): EdnValue {
   if (v === undefined || v === null) return null;
   if (Array.isArray(v)) return v.map(jsonToEdn);
   if (typeof v === 'object') {
