@@ -69,7 +69,6 @@ export const EDN_OP_PARAMS = {
   answer_job_escalation: params({ 'job-id': opt, 'tool-call-id': opt, decision: opt, reason: opt }),
 } as const satisfies Record<string, z.ZodType>;
 
-
 const strict = new Map<string, z.ZodType>(Object.entries(EDN_OP_PARAMS).map(([op, schema]) => [op, strictRequest(schema)]));
 
 /** The op's params checked against its declaration (an unknown op is refused before, as request/op-not-supported). */
