@@ -26,6 +26,12 @@ export const jobWorkspaceInfoSchema = z.strictObject({
   base_commit: z.string().nullable(),
   /** The repository the worktree belongs to (the project path's repository root). */
   repository: z.string().nullable(),
+  /**
+   * The task queue of the worker host that made the workspace (`<task queue>@<host id>`): the job's
+   * later workspace activities and its turns run there (docs/jobs.md, "Worker faults and several
+   * hosts"). Absent from a worker without per-host queues: any worker then runs them.
+   */
+  task_queue: z.string().min(1).optional(),
 });
 export type JobWorkspaceInfo = z.infer<typeof jobWorkspaceInfoSchema>;
 

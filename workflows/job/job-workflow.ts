@@ -19,6 +19,17 @@ import { retryPrompt, wrapUpPrompt } from './wrap-up';
 /** Workspace and store work: git on a big repository may take a while; retried like the store's own calls. */
 const acts = wf.proxyActivities<JobActivities>({ startToCloseTimeout: '10 minutes', retry: { ...storeRetry, maximumAttempts: 5 } });
 
+/**
+ * The workspace's own activities, on the task queue of the host that made it (docs/jobs.md, "Worker
+ * faults and several hosts"): a host that is gone holds them until it is back.
+ */
+function workspaceActivities(taskQueue: string) {
+  return wf.proxyActivities<Pick<JobActivities, 'collectJobDeliverable' | 'verifyJobDeliverable'>>({ taskQueue, startToCloseTimeout: '10 minutes', retry: { ...storeRetry, maximumAttempts: 5 } });
+}
+
+/** Patch: a job's work after its workspace runs on the queue of the host that made it. */
+export const JOB_HOST_QUEUE_PATCH = 'job-host-queue';
+
 /** The worker's settings for jobs: a quick read, retried a few times. */
 const workerSettings = wf.proxyActivities<Pick<JobAftercareActivities, 'jobRetentionHours'>>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 5 } });
 
@@ -55,6 +66,9 @@ async function runJob(run: JobRun, job_id: string, spec: Spec, started_ms: numbe
   let deliverable: JobDeliverableReport | null = null;
   let summary: JobSessionSummary | null = null;
   let failure: string | undefined;
+  // Where the workspace's work runs: the workflow's own queue until a workspace names its host's.
+  let onHost: Pick<JobActivities, 'collectJobDeliverable' | 'verifyJobDeliverable'> = acts;
+  let hostQueue: string | undefined;
   // The deadline counts from the job's start; the wrap-up begins `wrap_up_before_s` before it.
   const { deadline_s, wrap_up_before_s } = spec.limits;
   // No wrap-up time: no soft deadline (two timers due at once may fire in either order).
@@ -62,12 +76,16 @@ async function runJob(run: JobRun, job_id: string, spec: Spec, started_ms: numbe
   void wf.sleep(deadline_s * 1000).then(() => run.stopHard('deadline_hard', 'abort'));
   try {
     workspace = await acts.prepareJobWorkspace({ job_id, project_path: spec.task.project_path, kind: spec.workspace.kind, ...(spec.task.ref ? { ref: spec.task.ref } : {}) });
+    if (workspace.task_queue && wf.patched(JOB_HOST_QUEUE_PATCH)) {
+      hostQueue = workspace.task_queue;
+      onHost = workspaceActivities(hostQueue);
+    }
     const settings = { model: spec.task.model, thinking_level: spec.task.thinking_level, auto_retry: true, auto_compaction: true, approval: jobApprovalPolicy(spec), name: `job ${job_id}` };
     await acts.createJobSession({ job_id, project_path: workspace.path, title: `job ${job_id}: ${spec.task.prompt.split('\n')[0]!.slice(0, 80)}`, settings, ...(owner ? { owner } : {}) });
     run.session_id = session_id;
     let nextTurn = 1;
     const turn = (kind: TurnKind, role: 'work' | 'wrap_up', text: string, max_steps: number, budget: Budget | undefined) =>
-      runTurn(run, { session_id, project_path: workspace!.path, turn_number: nextTurn, text, settings, max_steps, record: { last_turn: nextTurn++, requests: [] }, thinking_before_next_step: true, ...(budget ? { budget } : {}) }, kind, role);
+      runTurn(run, hostQueue, { session_id, project_path: workspace!.path, turn_number: nextTurn, text, settings, max_steps, record: { last_turn: nextTurn++, requests: [] }, thinking_before_next_step: true, ...(budget ? { budget } : {}) }, kind, role);
     // One role's turn, and the watchdog's one retry when it stalled (docs/jobs.md, "Watchdog"):
     // a stall cuts the turn; a second stall in the job ends it failed, with the diagnosis.
     const runRole = async (role: 'work' | 'wrap_up', text: string, max_steps: number, budget: Budget | undefined) => {
@@ -115,8 +133,8 @@ async function runJob(run: JobRun, job_id: string, spec: Spec, started_ms: numbe
   if (workspace) {
     try {
       summary = await acts.summarizeJobSession({ session_id });
-      deliverable = await acts.collectJobDeliverable({ job_id, workspace, patch_file: spec.deliverable.patch_file });
-      deliverable = await acts.verifyJobDeliverable({ workspace, deliverable });
+      deliverable = await onHost.collectJobDeliverable({ job_id, workspace, patch_file: spec.deliverable.patch_file });
+      deliverable = await onHost.verifyJobDeliverable({ workspace, deliverable });
     } catch (err) {
       if (!(err instanceof wf.ActivityFailure)) throw err;
       failure ??= `collecting the deliverable failed: ${messageOf(err)}`;
@@ -146,7 +164,7 @@ async function runJob(run: JobRun, job_id: string, spec: Spec, started_ms: numbe
   const retention_hours = workspace ? await workerSettings.jobRetentionHours().catch(() => null) : null;
   // Nothing to notify and no workspace to remove: no aftercare.
   if (spec.notify?.events.includes('job.finished') || retention_hours !== null) {
-    await startAftercare({ job_id, report, ...(spec.notify ? { notify: spec.notify } : {}), has_workspace: workspace !== null, retention_hours });
+    await startAftercare({ job_id, report, ...(spec.notify ? { notify: spec.notify } : {}), has_workspace: workspace !== null, retention_hours, ...(hostQueue ? { workspace_task_queue: hostQueue } : {}) });
   }
   return report;
 }
@@ -185,9 +203,10 @@ type TurnKind = JobReport['turns'][number]['kind'];
 
 /**
  * One turn of the job's session as a child workflow; its progress reaches `run` through its
- * reports, which the watchdog also hears: a turn silent for `limits.stall_s` is aborted.
+ * reports, which the watchdog also hears: a turn silent for `limits.stall_s` is aborted. On the
+ * workspace's host queue when there is one: the turn's activities (its tools) run on its queue.
  */
-async function runTurn(run: JobRun, input: TurnWorkflowInput, kind: TurnKind, role: 'work' | 'wrap_up'): Promise<JobReport['turns'][number]> {
+async function runTurn(run: JobRun, hostQueue: string | undefined, input: TurnWorkflowInput, kind: TurnKind, role: 'work' | 'wrap_up'): Promise<JobReport['turns'][number]> {
   const workflow_id = turnWorkflowId(input.session_id, input.turn_number);
   const turn_id = turnId(input.turn_number);
   // Set before the start: the turn's first report may arrive in the same activation as its start.
@@ -196,7 +215,7 @@ async function runTurn(run: JobRun, input: TurnWorkflowInput, kind: TurnKind, ro
   try {
     const child = await wf.startChild<(i: TurnWorkflowInput) => Promise<TurnWorkflowResult>>(TURN_WORKFLOW_TYPE, {
       workflowId: workflow_id,
-      taskQueue: wf.workflowInfo().taskQueue,
+      taskQueue: hostQueue ?? wf.workflowInfo().taskQueue,
       args: [input],
       staticSummary: `job ${run.jobId}: ${kind === 'wrap_up' ? 'wrap-up' : kind}`,
       parentClosePolicy: 'TERMINATE',
