@@ -163,5 +163,24 @@ export function jobsRoutes(deps: { jobs: JobService; turns: RunningTurns }): Ope
     return c.json(await deps.jobs.answer(id, tool_call_id, c.req.valid('json'), principal, principal ?? LOCAL_PRINCIPAL), 200);
   });
 
+  app.openapi(resume, async (c) => {
+    const principal = principalOf(c);
+    return c.json(await deps.jobs.resume(c.req.valid('param').id, c.req.valid('json'), principal, principal ?? LOCAL_PRINCIPAL), 200);
+  });
+
   return app;
 }
+
+const resume = createRoute({
+  method: 'post',
+  path: '/{id}/resume',
+  operationId: 'resumeJob',
+  summary: 'Resume a job that needs a person',
+  description:
+    "A job that reported `needs_human` (an escalation nobody answered, `on_timeout: abort`) waits `policy.escalation.resume_wait_s` for this: the caller's decision for the call it stopped at, signalled with the caller's principal (`local` with auth off). The work goes on where it stopped; the final report's `resumed` names who and when. A job not waiting: 409 JOB_NOT_WAITING.",
+  tags,
+  middleware: readJsonBody,
+  request: { params, body: jsonBody(J.jobResumeBodySchema) },
+  responses: { 200: jsonReply(J.jobResumedSchema, 'The resume was delivered.') },
+  ...errors(E.JOB_NOT_FOUND, E.JOB_NOT_WAITING, E.UNAVAILABLE),
+});
