@@ -104,7 +104,8 @@ export class JobRun {
       turn_id: this.turn?.turn_id ?? null,
       step: this.step,
       escalations: [...this.escalations].filter(([id, e]) => !e.answer && !this.decisions.has(id)).map(([tool_call_id, e]) => ({ tool_call_id, tool: e.tool, turn_id: e.turn_id, rule_source: e.rule_source, expires_at: e.expires_at })),
-      ...(this.humanWait ? { needs_human: this.humanWait } : {}),
+      // Shown once the waiting report is made: a client that sees needs_human can read that report.
+      ...(this.humanWait && this.waitingReport ? { needs_human: this.humanWait } : {}),
     }));
   }
 
@@ -188,6 +189,7 @@ export class JobRun {
   private async waitForResume(callId: string, e: Escalation, reason: string): Promise<void> {
     const waitMs = this.spec.policy.escalation.resume_wait_s * 1000;
     const since = Date.now();
+    this.waitingReport = null;
     this.humanWait = { reason, tool_call_id: callId, tool: e.tool, since, resume_by: since + waitMs };
     await this.hooks!.needsHuman(reason, callId);
     await wf.condition(() => this.resume !== undefined || e.answer !== undefined || this.cancelled || this.decisions.has(callId), Math.max(1, since + waitMs - Date.now()));
