@@ -10,7 +10,8 @@ import { startTestStack, type TestStack } from '../harness/stack-fixture';
  * on a real stack with tokens: an escalated call nobody answers within a second (`on_timeout:
  * abort`) makes the job report `needs_human` (GET /api/jobs/{id} and its report say so) and wait;
  * another principal cannot resume it; its owner's `POST …/resume` allows the call, the command runs,
- * the job succeeds and its report names who resumed it. An ended job answers 409 JOB_NOT_WAITING.
+ * the job succeeds and its report names who resumed it. An ended job answers 409 JOB_NOT_WAITING; a
+ * prompt into the job's session is refused (409 JOB_SESSION).
  */
 const ALICE = 'tok-alice';
 const BOB = 'tok-bob';
@@ -75,6 +76,10 @@ test('a job that needs a person is resumed over HTTP by its owner: the call runs
   expect(final.tool_calls.map((c) => [c.tool, c.outcome, c.decided_by, c.answered_by])).toEqual([['shell_exec', 'ran', 'person', 'alice']]);
   expect(final.commands.map((c) => c.exit_code)).toEqual([0]);
   expect(await gitOk(repo, ['show', `strand/job-${id}:approved.txt`])).toBe('yes\n');
+  // A client's prompt into the job's session would start a second owner of its turns: refused, naming the job.
+  const prompted = await as(ALICE, 'POST', `/api/sessions/job-${id}/prompt`, { text: 'and one more thing' });
+  expect(prompted).toMatchObject({ status: 409, body: { error: { code: 'JOB_SESSION', message: expect.stringContaining(`belongs to job ${id}`), details: { job_id: id } } } });
+  expect(prompted.body.error.message).toContain(`POST /api/jobs/${id}/cancel`);
   // Ended: nothing to resume.
   expect(await as(ALICE, 'POST', `/api/jobs/${id}/resume`, { decision: 'allow' })).toMatchObject({ status: 409, body: { error: { code: 'JOB_NOT_WAITING' } } });
 }, 300_000);
