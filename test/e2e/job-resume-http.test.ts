@@ -62,6 +62,9 @@ test('a job that needs a person is resumed over HTTP by its owner: the call runs
   expect(waiting.progress.needs_human).toMatchObject({ tool: 'shell_exec', reason: expect.stringMatching(/needs a person: nobody answered within 1 s$/) });
   expect(waiting.progress.needs_human.resume_by - waiting.progress.needs_human.since).toBe(600_000);
   expect(waiting.report).toMatchObject({ status: 'needs_human', deliverable: { verified: true } });
+  // The list reads visibility alone: a job waiting for a person is listed under needs_human.
+  const listed = (await as(ALICE, 'GET', '/api/jobs?status=needs_human')).body.jobs;
+  expect(listed.map((j: { job_id: string; status: string }) => [j.job_id, j.status])).toEqual([[id, 'needs_human']]);
   const report = await as(ALICE, 'GET', `/api/jobs/${id}/report`);
   expect(report).toMatchObject({ status: 200, body: { status: 'needs_human' } });
   // Another principal's job is no job to them.
@@ -80,6 +83,8 @@ test('a job that needs a person is resumed over HTTP by its owner: the call runs
   const prompted = await as(ALICE, 'POST', `/api/sessions/job-${id}/prompt`, { text: 'and one more thing' });
   expect(prompted).toMatchObject({ status: 409, body: { error: { code: 'JOB_SESSION', message: expect.stringContaining(`belongs to job ${id}`), details: { job_id: id } } } });
   expect(prompted.body.error.message).toContain(`POST /api/jobs/${id}/cancel`);
+  expect((await as(ALICE, 'GET', '/api/jobs?status=succeeded')).body.jobs.map((j: { job_id: string }) => j.job_id)).toEqual([id]);
+  expect((await as(ALICE, 'GET', '/api/jobs?status=needs_human')).body.jobs).toEqual([]);
   // Ended: nothing to resume.
   expect(await as(ALICE, 'POST', `/api/jobs/${id}/resume`, { decision: 'allow' })).toMatchObject({ status: 409, body: { error: { code: 'JOB_NOT_WAITING' } } });
 }, 300_000);

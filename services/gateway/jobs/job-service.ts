@@ -53,18 +53,23 @@ export class JobService {
     return this.temporal((client) => startJob(spec, owner, { client, taskQueue: this.deps.taskQueue, origin: 'http', ...(jobId !== undefined ? { jobId } : {}) }), 10_000);
   }
 
-  /** The principal's jobs (everyone's with auth off): the running ones, then the most recently ended. */
+  /**
+   * The principal's jobs (everyone's with auth off): the running ones, then the most recently ended.
+   * One visibility query: an ended job's status is its `StrandJobStatus` (the report's status, set
+   * as the job ends); only a job without it (a namespace without the attribute) has its result read.
+   */
   async list(principal: string | undefined, filter: JobListFilter): Promise<JobFacts[]> {
     const clauses = [`WorkflowType = '${JOB_WORKFLOW_TYPE}'`];
     if (principal !== undefined) clauses.push(`${searchAttributeKeys.owner.name} = '${principal.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`);
     if (filter.status === 'running') clauses.push(`ExecutionStatus = 'Running'`);
-    else if (filter.status !== undefined) clauses.push(`ExecutionStatus != 'Running'`);
+    // A job waiting for a person to resume it runs, and its StrandJobStatus says needs_human.
+    else if (filter.status !== undefined && filter.status !== 'needs_human') clauses.push(`ExecutionStatus != 'Running'`);
     return this.temporal(async (client) => {
       const found: JobFacts[] = [];
       // Visibility answers the running first, then the most recently ended (its own order; the dev
       // server's SQL visibility takes no ORDER BY); an ended job's status is its report's, from its result.
       for await (const w of client.workflow.list({ query: clauses.join(' AND ') })) {
-        const facts = this.factsOf(w, (await this.outcome(client, w)).status);
+        const facts = this.factsOf(w, listedStatus(w) ?? (await this.outcome(client, w)).status);
         if (filter.status === undefined || facts.status === filter.status) found.push(facts);
         if (found.length >= filter.limit) break;
       }
@@ -213,4 +218,18 @@ export class JobService {
       closed_at: w.closeTime ? w.closeTime.getTime() : null,
     };
   }
+}
+
+const JOB_STATUSES: ReadonlySet<string> = new Set(['succeeded', 'partial', 'failed', 'cancelled', 'needs_human']);
+
+/**
+ * A listed job's status from visibility alone: a completed job's `StrandJobStatus` is its report's,
+ * a running one's `needs_human` while it waits for a person. Undefined when visibility cannot say
+ * (no attribute, or a workflow that ended otherwise): then its result is read.
+ */
+function listedStatus(w: WorkflowExecutionInfo): JobViewStatus | undefined {
+  const value = w.typedSearchAttributes?.get(searchAttributeKeys.jobStatus);
+  if (typeof value !== 'string' || !JOB_STATUSES.has(value)) return w.status.name === 'RUNNING' ? 'running' : undefined;
+  if (w.status.name === 'COMPLETED' || (w.status.name === 'RUNNING' && value === 'needs_human')) return value as JobViewStatus;
+  return w.status.name === 'RUNNING' ? 'running' : undefined;
 }
