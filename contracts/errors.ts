@@ -15,6 +15,10 @@ export const ErrorCode = {
   JOB_NOT_FINISHED: 'JOB_NOT_FINISHED',
   /** An answer to a job's escalated call that was decided already (by a person, its timeout or the job). */
   JOB_ESCALATION_ANSWERED: 'JOB_ESCALATION_ANSWERED',
+  /** A resume of a job that is not waiting for a person (it runs on, or it ended). */
+  JOB_NOT_WAITING: 'JOB_NOT_WAITING',
+  /** A prompt into a job's session (`job-<id>`): its turns are the job's; steer or cancel the job instead. */
+  JOB_SESSION: 'JOB_SESSION',
   /** No such turn (`session:<id>:turn:<n>`), or another principal's. */
   TURN_NOT_FOUND: 'TURN_NOT_FOUND',
   /** No hook of that name is defined (docs/jobs.md, "Triggers"). */

@@ -21,6 +21,8 @@ export interface JobAftercareInput {
   has_workspace: boolean;
   /** How long the workspace is kept: the worker's `STRAND_JOB_RETENTION_HOURS` as the job ended; null: for good. */
   retention_hours: number | null;
+  /** The task queue of the host holding the workspace (its removal runs there); absent: the workflow's own. */
+  workspace_task_queue?: string;
 }
 
 export interface JobAftercareView {

@@ -68,6 +68,10 @@ const jobProgressSchema = z.object({
   cost_usd: z.number().nonnegative(),
   tokens: count,
   escalations: z.array(jobEscalationSchema).describe('Calls waiting for a person: answer with `POST /api/jobs/{id}/escalations/{tool_call_id}`.'),
+  needs_human: z
+    .object({ reason: z.string(), tool_call_id: z.string(), tool: z.string(), since: epochMs, resume_by: epochMs.describe('Past it, nobody having resumed it, the job ends `needs_human`.') })
+    .optional()
+    .describe('The job reported `needs_human` and waits for a person: resume it with `POST /api/jobs/{id}/resume`.'),
 });
 export type JobProgress = z.infer<typeof jobProgressSchema>;
 
@@ -83,6 +87,20 @@ export const jobCancelReplySchema = z.object({
   job_id: z.string(),
   status: z.enum(['cancel_requested', 'not_running']).describe('`cancel_requested`: Temporal accepted the cancel; the job stops its turn, collects what was done and reports `cancelled`.'),
 });
+
+/** `POST /api/jobs/{id}/resume`: the person's decision for the call the job stopped at, and a message the model reads. */
+export const jobResumeBodySchema = z.strictObject({
+  decision: z.enum(['allow', 'deny']).describe('Run the call the job stopped at (`allow`), or refuse it (`deny`).'),
+  message: z.string().min(1).max(4000).optional().describe('For the model: with `deny` the refusal\'s reason, with `allow` read after the call.'),
+});
+
+export const jobResumedSchema = z.object({
+  job_id: z.string(),
+  tool_call_id: z.string().describe('The call the job stopped at, now decided.'),
+  decision: z.enum(['allow', 'deny']),
+  by: z.string().describe("The caller's principal; the report's `resumed` names it."),
+});
+export type JobResumed = z.infer<typeof jobResumedSchema>;
 
 /** `POST /api/jobs/{id}/escalations/{tool_call_id}`. */
 export const escalationAnswerBodySchema = z.object({

@@ -7,7 +7,7 @@ import { z } from 'zod';
  * (`secret_env`), which the delivering activity reads.
  */
 
-const JOB_NOTIFY_EVENTS = ['job.finished', 'job.escalation'] as const;
+const JOB_NOTIFY_EVENTS = ['job.finished', 'job.escalation', 'job.needs_human'] as const;
 const jobNotifyEventSchema = z.enum(JOB_NOTIFY_EVENTS);
 export type JobNotifyEvent = z.infer<typeof jobNotifyEventSchema>;
 
@@ -28,7 +28,7 @@ export const jobNotifySchema = z.strictObject({
     .string()
     .regex(new RegExp(`^${JOB_SECRET_ENV_PREFIX}[A-Z0-9_]{1,64}$`), `secret_env names an environment variable ${JOB_SECRET_ENV_PREFIX}<NAME> (capitals, digits, _)`)
     .optional(),
-  /** Which events are sent. Default both. */
+  /** Which events are sent. Default all three (`job.needs_human`: the report of a job that waits for a person to resume it). */
   events: z.array(jobNotifyEventSchema).min(1).default([...JOB_NOTIFY_EVENTS]),
 });
 export type JobNotify = z.infer<typeof jobNotifySchema>;
@@ -49,6 +49,8 @@ export const NOTIFY_HEADERS = {
 export const notifyDeliveryId = {
   finished: (jobId: string) => `job:${jobId}:report`,
   escalation: (jobId: string, toolCallId: string) => `job:${jobId}:escalation:${toolCallId}`,
+  /** The report a job sends as it starts waiting for a person to resume it (one per call it stopped at). */
+  needsHuman: (jobId: string, toolCallId: string) => `job:${jobId}:needs_human:${toolCallId}`,
 };
 
 /** What became of one delivery. */

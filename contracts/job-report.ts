@@ -26,6 +26,12 @@ export const jobWorkspaceInfoSchema = z.strictObject({
   base_commit: z.string().nullable(),
   /** The repository the worktree belongs to (the project path's repository root). */
   repository: z.string().nullable(),
+  /**
+   * The task queue of the worker host that made the workspace (`<task queue>@<host id>`): the job's
+   * later workspace activities and its turns run there (docs/jobs.md, "Worker faults and several
+   * hosts"). Absent from a worker without per-host queues: any worker then runs them.
+   */
+  task_queue: z.string().min(1).optional(),
 });
 export type JobWorkspaceInfo = z.infer<typeof jobWorkspaceInfoSchema>;
 
@@ -104,5 +110,10 @@ export const jobReportSchema = z.strictObject({
   notifications: z.array(jobNotificationOutcomeSchema).optional(),
   /** The watchdog's diagnosis of each stalled turn (docs/jobs.md, "Watchdog"); absent when none stalled. */
   stalls: z.array(z.string()).optional(),
+  /**
+   * Each time the job, waiting in `needs_human`, was resumed by a person: who, when (ISO 8601), the
+   * call they decided and how, and their message to the model. Absent when it never was.
+   */
+  resumed: z.array(z.strictObject({ by: z.string(), at: z.string(), tool_call_id: z.string(), tool: z.string(), decision: z.enum(['allow', 'deny']), message: z.string().optional() })).optional(),
 });
 export type JobReport = z.infer<typeof jobReportSchema>;

@@ -8,7 +8,7 @@ test('a minimal spec gets the documented defaults at every depth', () => {
   expect(jobSpecSchema.parse(minimal)).toEqual({
     version: 1,
     task: { prompt: 'fix the tests', project_path: '/src/app', model: 'scripted/echo', thinking_level: 'off' },
-    policy: { default: 'allow', tools: {}, mcp_tools: {}, escalation: { timeout_s: 3600, on_timeout: 'deny' } },
+    policy: { default: 'allow', tools: {}, mcp_tools: {}, escalation: { timeout_s: 3600, on_timeout: 'deny', resume_wait_s: 86400 } },
     limits: { max_steps: 200, deadline_s: 3600, wrap_up_before_s: 300, soft_share: 0.8, stall_s: 300 },
     workspace: { kind: 'auto' },
     deliverable: { patch_file: true },
@@ -90,11 +90,11 @@ test('the report is strict and versioned', () => {
   expect(jobReportSchema.safeParse({ ...report, commands: [{ command: 'ls', exit_code: 0 }] }).success).toBe(false);
 });
 
-test('notify names a URL and, for the secret, an environment variable of the worker; events default to both', () => {
+test('notify names a URL and, for the secret, an environment variable of the worker; events default to all three', () => {
   expect(jobSpecSchema.parse({ ...minimal, notify: { url: 'https://hooks.example/strand', secret_env: 'STRAND_JOB_SECRET_CI' } }).notify).toEqual({
     url: 'https://hooks.example/strand',
     secret_env: 'STRAND_JOB_SECRET_CI',
-    events: ['job.finished', 'job.escalation'],
+    events: ['job.finished', 'job.escalation', 'job.needs_human'],
   });
   const paths = (notify: unknown) => {
     const r = jobSpecSchema.safeParse({ ...minimal, notify });

@@ -31,6 +31,12 @@ const escalationSchema = z.strictObject({
    * job stops and reports `needs_human`.
    */
   on_timeout: z.enum(['deny', 'skip', 'abort']).default('deny'),
+  /**
+   * After `abort`: how long the job, having reported `needs_human`, waits for a person to resume it
+   * (`POST /api/jobs/{id}/resume`, docs/jobs.md "Resuming a job that needs a person"). Default 86400
+   * (a day); 0: it ends `needs_human` at once. Past it, it ends `needs_human`.
+   */
+  resume_wait_s: z.number().int().nonnegative().max(30 * 24 * 3600).default(86400),
 });
 
 const jobPolicySchema = z.strictObject({

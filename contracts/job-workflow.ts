@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import { jobIdSchema, jobSpecSchema } from './job-spec';
+import type { JobReport } from './job-report';
 
 /**
  * The job workflow's contract (docs/jobs.md): how a job starts, the answer a person gives to an
@@ -44,6 +45,21 @@ export type EscalationAnswer = z.infer<typeof escalationAnswerSchema>;
 
 export const escalationAnswerSignal = defineSignal<[EscalationAnswer]>('jobEscalationAnswer');
 
+/**
+ * A person resumes a job waiting in `needs_human` (docs/jobs.md, "Resuming a job that needs a
+ * person"): their decision for the call it stopped at, and a message the model reads.
+ */
+export const jobResumeSchema = z.strictObject({
+  decision: z.enum(['allow', 'deny']),
+  message: z.string().min(1).max(4000).optional(),
+  by: z.string().min(1).max(200),
+});
+export type JobResume = z.infer<typeof jobResumeSchema>;
+export const jobResumeSignal = defineSignal<[JobResume]>('jobResume');
+
+/** The job's report as it started waiting for a person (status `needs_human`); null when it does not wait. */
+export const jobWaitingReportQuery = defineQuery<JobReport | null>('jobWaitingReport');
+
 /** Where a running job is. */
 export interface JobProgressView {
   job_id: string;
@@ -53,6 +69,11 @@ export interface JobProgressView {
   step: number | null;
   /** Calls waiting for a person, with when nobody's answer is taken as the timeout's outcome (ms since the epoch). */
   escalations: Array<{ tool_call_id: string; tool: string; turn_id: string; rule_source: string; expires_at: number }>;
+  /**
+   * The job reported `needs_human` and waits for a person to resume it: why, the call it stopped at,
+   * since when and until when it waits (ms since the epoch). Absent otherwise.
+   */
+  needs_human?: { reason: string; tool_call_id: string; tool: string; since: number; resume_by: number };
 }
 
 export const jobProgressQuery = defineQuery<JobProgressView>('jobProgress');

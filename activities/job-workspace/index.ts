@@ -8,6 +8,11 @@ import { prepareJobWorkspace, removeJobWorkspace, type PrepareJobWorkspaceInput 
 export interface JobWorkspaceDeps {
   /** The folder under which each job has `<id>/workspace`, `<id>/workspace.json` and `<id>/job.patch`. */
   jobsDir: string;
+  /**
+   * This worker's own task queue (`<task queue>@<host id>`), which only workers of this host poll:
+   * a workspace made here names it, so the job's later work comes here, where its files are.
+   */
+  hostTaskQueue?: string;
 }
 
 /** `STRAND_JOBS_DIR`, else `.strand/data/jobs` under the worker's folder (docs/jobs.md). */
@@ -21,7 +26,7 @@ export function jobsDirFromEnv(env: NodeJS.ProcessEnv = process.env): string {
  */
 export function createJobWorkspaceActivities(deps: JobWorkspaceDeps) {
   return {
-    prepareJobWorkspace: (input: PrepareJobWorkspaceInput): Promise<JobWorkspaceInfo> => prepareJobWorkspace(deps.jobsDir, input),
+    prepareJobWorkspace: (input: PrepareJobWorkspaceInput): Promise<JobWorkspaceInfo> => prepareJobWorkspace(deps.jobsDir, input, deps.hostTaskQueue),
     collectJobDeliverable: (input: CollectDeliverableInput): Promise<JobDeliverableReport> => collectJobDeliverable(deps.jobsDir, input),
     verifyJobDeliverable: (input: { workspace: JobWorkspaceInfo; deliverable: JobDeliverableReport }): Promise<JobDeliverableReport> => verifyJobDeliverable(input),
     removeJobWorkspace: (input: { job_id: string }): Promise<{ removed: boolean }> => removeJobWorkspace(deps.jobsDir, input),

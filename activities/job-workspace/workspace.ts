@@ -48,7 +48,7 @@ async function writeRecord(file: string, info: JobWorkspaceInfo): Promise<void> 
  * copy is made a repository of its own (one commit of everything) so the deliverable is collected the
  * same way. The project's own checkout is never touched.
  */
-export async function prepareJobWorkspace(jobsDir: string, input: PrepareJobWorkspaceInput): Promise<JobWorkspaceInfo> {
+export async function prepareJobWorkspace(jobsDir: string, input: PrepareJobWorkspaceInput, hostTaskQueue?: string): Promise<JobWorkspaceInfo> {
   const paths = jobPaths(jobsDir, input.job_id);
   const done = await readRecord(paths.record);
   if (done) return done;
@@ -57,7 +57,8 @@ export async function prepareJobWorkspace(jobsDir: string, input: PrepareJobWork
   await fs.mkdir(paths.root, { recursive: true });
   const repository = input.kind === 'copy' ? undefined : await repositoryOf(input.project_path);
   if (input.kind === 'git_worktree' && !repository) throw refuse(`the project ${input.project_path} is no git repository (workspace.kind git_worktree)`);
-  const info = repository ? await addWorktree(paths.workspace, repository, input) : await copyFolder(paths.workspace, input);
+  const made = repository ? await addWorktree(paths.workspace, repository, input) : await copyFolder(paths.workspace, input);
+  const info: JobWorkspaceInfo = { ...made, ...(hostTaskQueue ? { task_queue: hostTaskQueue } : {}) };
   await writeRecord(paths.record, info);
   return info;
 }

@@ -86,16 +86,20 @@ describe('strand jobs and strand job', () => {
     expect(parse('job', 'report', 'j1', '--json')).toEqual({ command: 'job', action: 'report', jobId: 'j1', json: true });
     expect(parse('job', 'answer', 'j1', 'call_1', 'allow')).toEqual({ command: 'job', action: 'answer', jobId: 'j1', toolCallId: 'call_1', decision: 'allow' });
     expect(parse('job', 'answer', 'j1', 'call_1', 'deny', '--reason', 'not on main')).toEqual({ command: 'job', action: 'answer', jobId: 'j1', toolCallId: 'call_1', decision: 'deny', reason: 'not on main' });
+    expect(parse('job', 'resume', 'j1', 'allow', '--message', 'go ahead')).toEqual({ command: 'job', action: 'resume', jobId: 'j1', decision: 'allow', message: 'go ahead' });
+    expect(parse('job', 'resume', 'j1', 'deny')).toEqual({ command: 'job', action: 'resume', jobId: 'j1', decision: 'deny' });
   });
 
   test('a missing action, id or answer, an unknown action and an option of another action are refused', () => {
-    expect(refusal('job')).toBe('strand job: needs an action: run, show, report, cancel, answer (see `strand job --help`)');
-    expect(refusal('job', 'stop', 'j1')).toBe('strand job: unknown action "stop": run, show, report, cancel, answer (see `strand job --help`)');
+    expect(refusal('job')).toBe('strand job: needs an action: run, show, report, cancel, answer, resume (see `strand job --help`)');
+    expect(refusal('job', 'stop', 'j1')).toBe('strand job: unknown action "stop": run, show, report, cancel, answer, resume (see `strand job --help`)');
     expect(refusal('job', 'show')).toBe('strand job show: needs a job id (see `strand job --help`)');
     expect(refusal('job', 'show', 'j1', 'j2')).toBe('strand job: unexpected argument "j2" after the job id (see `strand job --help`)');
     expect(refusal('job', 'answer', 'j1')).toBe("strand job answer: needs the escalated call's id (strand job show <id> lists them) (see `strand job --help`)");
     expect(refusal('job', 'answer', 'j1', 'call_1', 'yes')).toBe('strand job answer: the answer is allow or deny, not "yes" (see `strand job --help`)');
     expect(refusal('job', 'answer', 'j1', 'call_1')).toBe('strand job answer: the answer is allow or deny (see `strand job --help`)');
+    expect(refusal('job', 'resume', 'j1', 'yes')).toBe('strand job resume: the decision for the call the job stopped at is allow or deny, not "yes" (see `strand job --help`)');
+    expect(refusal('job', 'answer', 'j1', 'call_1', 'allow', '--message', 'x')).toBe('strand job answer: --message is an option of `strand job resume` (see `strand job --help`)');
     expect(refusal('job', 'show', 'j1', '--json')).toBe('strand job show: --json is an option of `strand job report` (see `strand job --help`)');
     expect(refusal('job', 'report', 'j1', '--wait')).toBe('strand job report: --wait is an option of `strand job run` (see `strand job --help`)');
     expect(refusal('job', 'run', 'a.json', '--reason', 'x')).toBe('strand job run: --reason is an option of `strand job answer` (see `strand job --help`)');

@@ -46,7 +46,7 @@ const OPTIONS: Record<keyof typeof COMMAND_HELP, Options> = {
   status: HELP,
   turns: HELP,
   jobs: { ...HELP, status: { type: 'string' } },
-  job: { ...HELP, wait: { type: 'boolean' }, json: { type: 'boolean' }, reason: { type: 'string' }, id: { type: 'string' } },
+  job: { ...HELP, wait: { type: 'boolean' }, json: { type: 'boolean' }, reason: { type: 'string' }, id: { type: 'string' }, message: { type: 'string' } },
   hook: { ...HELP, 'secret-env': { type: 'string' } },
   schedule: SCHEDULE_OPTIONS,
   'rpc-edn': { ...HELP, cwd: { type: 'string' }, 'session-id': { type: 'string' } },

@@ -31,6 +31,7 @@ export const COMMAND_HELP = {
        strand job report <id> [--json]
        strand job cancel <id>
        strand job answer <id> <tool call id> allow|deny [--reason TEXT]
+       strand job resume <id> allow|deny [--message TEXT]
   Unattended jobs (docs/jobs.md) through the gateway (STRAND_GATEWAY_URL picks one; STRAND_TOKEN is
   sent as the bearer token).
   run       start a job from its spec (a file, or - for stdin); prints its id and how to follow it
@@ -40,7 +41,9 @@ export const COMMAND_HELP = {
   show      its progress (phase, steps, cost, escalated calls waiting) or, once ended, its report's gist
   report    its report as markdown (--json: as JSON); only once the job has ended
   cancel    stop it: it collects what was done and reports \`cancelled\`
-  answer    allow or deny an escalated tool call the job waits on (you are named in the report)`,
+  answer    allow or deny an escalated tool call the job waits on (you are named in the report)
+  resume    a job waiting in needs_human: allow or deny the call it stopped at, with a message for
+            the model (--message); the work goes on and its report names you`,
   hook: `usage: strand hook define <name> <file.json> | list | show <name> | delete <name>
        strand hook sign <name> <body-file> [--secret-env VAR]
   Hooks: signed web deliveries that start unattended jobs (docs/jobs.md, "Triggers"), through the

@@ -16,7 +16,8 @@ export type JobsCommand =
   | { command: 'job'; action: 'run'; spec: string; jobId?: string; wait: boolean }
   | { command: 'job'; action: 'show' | 'cancel'; jobId: string }
   | { command: 'job'; action: 'report'; jobId: string; json: boolean }
-  | { command: 'job'; action: 'answer'; jobId: string; toolCallId: string; decision: 'allow' | 'deny'; reason?: string };
+  | { command: 'job'; action: 'answer'; jobId: string; toolCallId: string; decision: 'allow' | 'deny'; reason?: string }
+  | { command: 'job'; action: 'resume'; jobId: string; decision: 'allow' | 'deny'; message?: string };
 
 type Values = Record<string, string | boolean | undefined>;
 type Rest = (max: number, what: string) => void;
@@ -35,12 +36,12 @@ export function jobsCommand(values: Values, positionals: string[], rest: Rest): 
 }
 
 /** Options that only one action of `strand job` takes. */
-const ONLY: Record<string, string> = { wait: 'run', id: 'run', json: 'report', reason: 'answer' };
+const ONLY: Record<string, string> = { wait: 'run', id: 'run', json: 'report', reason: 'answer', message: 'resume' };
 
-/** `strand job run <spec.json|-> [--id ID] [--wait] | show <id> | report <id> [--json] | cancel <id> | answer <id> <tool call id> allow|deny [--reason TEXT]`. */
+/** `strand job run <spec.json|-> [--id ID] [--wait] | show <id> | report <id> [--json] | cancel <id> | answer <id> <tool call id> allow|deny [--reason TEXT] | resume <id> allow|deny [--message TEXT]`. */
 export function jobCommand(values: Values, positionals: string[], rest: Rest, base: string): JobsCommand {
   const [action, first, second, third] = positionals;
-  const actions = ['run', 'show', 'report', 'cancel', 'answer'];
+  const actions = ['run', 'show', 'report', 'cancel', 'answer', 'resume'];
   if (action === undefined) throw new UsageError(`strand job: needs an action: ${actions.join(', ')} ${see('job')}`);
   if (!actions.includes(action)) throw new UsageError(`strand job: unknown action ${JSON.stringify(action)}: ${actions.join(', ')} ${see('job')}`);
   for (const [option, owner] of Object.entries(ONLY)) {
@@ -59,6 +60,12 @@ export function jobCommand(values: Values, positionals: string[], rest: Rest, ba
     rest(4, ' after the answer');
     const reason = values.reason;
     return { command: 'job', action, jobId: first, toolCallId: second, decision: third, ...(typeof reason === 'string' && reason !== '' ? { reason } : {}) };
+  }
+  if (action === 'resume') {
+    if (second !== 'allow' && second !== 'deny') throw new UsageError(`strand job resume: the decision for the call the job stopped at is allow or deny${second === undefined ? '' : `, not ${JSON.stringify(second)}`} ${see('job')}`);
+    rest(3, ' after the decision');
+    const message = values.message;
+    return { command: 'job', action, jobId: first, decision: second, ...(typeof message === 'string' && message !== '' ? { message } : {}) };
   }
   rest(2, ' after the job id');
   if (action === 'report') return { command: 'job', action, jobId: first, json: values.json === true };

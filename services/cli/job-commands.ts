@@ -59,6 +59,12 @@ export async function job(cmd: JobCommand): Promise<number> {
       say(`${cmd.decision === 'allow' ? 'allowed' : 'denied'} ${cmd.toolCallId} of job ${cmd.jobId} (answered by ${answered.by})`);
       return 0;
     }
+    case 'resume': {
+      const body = { decision: cmd.decision, ...(cmd.message !== undefined ? { message: cmd.message } : {}) };
+      const resumed = await calling(() => client.call<{ tool_call_id: string; by: string }>('POST', `${at(cmd.jobId)}/resume`, body));
+      say(`resumed job ${cmd.jobId}: ${cmd.decision === 'allow' ? 'allowed' : 'denied'} ${resumed.tool_call_id} (by ${resumed.by}); the work goes on`);
+      return 0;
+    }
   }
 }
 
@@ -104,7 +110,9 @@ function describe(view: JobView): string {
   const p = view.progress;
   if (p) {
     lines.push(`  phase:    ${p.phase}${p.turn_id ? ` (turn ${p.turn_id}${p.step !== null ? `, step ${p.step}` : ''})` : ''}`, `  spent:    ${p.steps} steps, ${p.tokens} tokens, $${p.cost_usd.toFixed(4)}`);
-    for (const e of p.escalations) lines.push(`  waiting:  ${e.tool} ${e.tool_call_id} (${e.rule_source}) until ${new Date(e.expires_at).toISOString()}: strand job answer ${view.job_id} ${e.tool_call_id} allow|deny`);
+    const stoppedAt = p.needs_human?.tool_call_id;
+    for (const e of p.escalations.filter((x) => x.tool_call_id !== stoppedAt)) lines.push(`  waiting:  ${e.tool} ${e.tool_call_id} (${e.rule_source}) until ${new Date(e.expires_at).toISOString()}: strand job answer ${view.job_id} ${e.tool_call_id} allow|deny`);
+    if (p.needs_human) lines.push(`  needs a person: ${p.needs_human.reason}; until ${new Date(p.needs_human.resume_by).toISOString()}: strand job resume ${view.job_id} allow|deny [--message TEXT]`);
   }
   const r = view.report;
   if (r) {

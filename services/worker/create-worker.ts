@@ -1,4 +1,4 @@
-import { Worker, type NativeConnection, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker, type NativeConnection, type WorkerOptions as SdkWorkerOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { NatsConnection } from 'nats';
 import { createActivities } from '../../activities';
 import { createWorkerCheckpoints } from '../../activities/checkpoints';
@@ -26,6 +26,8 @@ import { createNatsPromptImageStore } from '../../contracts/prompt-image-store';
 import type { RunningRegistry } from './crash-watch/running-registry';
 import { workerTelemetry, type WorkerTelemetry } from './worker-telemetry';
 import type { ShutdownTimes } from './shutdown-times';
+import { hostTaskQueue } from './host-queue';
+import { WorkerGroup } from './worker-group';
 
 export interface WorkerOptions {
   /** How a polite stop hands back running activities (shutdown-times.ts); the SDK's defaults without it. */
@@ -33,6 +35,8 @@ export interface WorkerOptions {
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
+  /** This host's id (host-queue.ts): the worker also polls `<taskQueue>@<host>`. */
+  host: string;
   nc: NatsConnection;
   /** Where activities publish agent events (the worker's outbox: jetstream-outbox.ts). */
   events: AgentEventPublisher;
@@ -56,8 +60,11 @@ function modelInfo(catalog: ModelCatalog) {
   };
 }
 
-/** Wires real adapters into the activities and creates the worker (not yet running). */
-export async function createStrandWorker(opts: WorkerOptions): Promise<Worker> {
+/**
+ * Wires real adapters into the activities and creates the workers (not yet running): one on the
+ * shared task queue, one on this host's (host-queue.ts), with the same workflows and activities.
+ */
+export async function createStrandWorker(opts: WorkerOptions): Promise<WorkerGroup> {
   await ensureAgentEventsStream(await opts.nc.jetstreamManager());
   // The same catalog and provider variables as the gateway (STRAND_MODELS_FILE, ANTHROPIC_*, OPENAI_*).
   const catalog = loadModelCatalog();
@@ -84,16 +91,17 @@ export async function createStrandWorker(opts: WorkerOptions): Promise<Worker> {
     publishedText: createJetStreamPublishedText(opts.nc),
     images: createNatsPromptImageStore(opts.nc),
   });
-  return Worker.create({
+  const hostQueue = hostTaskQueue(opts.taskQueue, opts.host);
+  const options: Omit<SdkWorkerOptions, 'taskQueue'> = {
     connection: opts.connection,
     namespace: opts.namespace,
-    taskQueue: opts.taskQueue,
     workflowBundle: opts.bundle,
     // Unattended jobs (docs/jobs.md): their workspaces under STRAND_JOBS_DIR, their sessions in the store;
     // their webhooks signed with secrets from this worker's environment, their workspaces kept STRAND_JOB_RETENTION_HOURS.
     activities: {
       ...activities,
-      ...createJobActivities({ jobsDir: jobsDirFromEnv(), store }),
+      // A workspace made here names this host's queue: the job's later work comes back to this disk.
+      ...createJobActivities({ jobsDir: jobsDirFromEnv(), store, hostTaskQueue: hostQueue }),
       ...createJobAftercareActivities({ env: process.env, retentionHours: jobRetentionHoursFromEnv() }),
       ...createJobVisibilityActivities({ connection: opts.connection, namespace: opts.namespace }),
       // Scheduled jobs' runs record themselves in their schedule's ledger (a NATS KV bucket).
@@ -119,7 +127,8 @@ export async function createStrandWorker(opts: WorkerOptions): Promise<Worker> {
     // Each cached session costs memory while it idles (see bench:control); an evicted one is replayed
     // from its (small) history on its next command. STRAND_WORKER_MAX_CACHED_WORKFLOWS bounds the cache.
     ...(cacheBound() ? { maxCachedWorkflows: cacheBound() } : {}),
-  });
+  };
+  return new WorkerGroup(await Promise.all([Worker.create({ ...options, taskQueue: opts.taskQueue }), Worker.create({ ...options, taskQueue: hostQueue })]));
 }
 
 /** The workflow cache bound from the environment, when one is set (the SDK's default scales with memory). */

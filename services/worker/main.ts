@@ -15,6 +15,7 @@ import { ensureAgentEventsStream } from '../../contracts/agent-event-stream';
 import { connectNats, natsServers } from '../common/nats';
 import { onShutdown } from '../common/shutdown';
 import { createStrandWorker } from './create-worker';
+import { workerHostFromEnv } from './host-queue';
 import { createSdkLogFunction } from './sdk-log';
 import { shutdownTimesFromEnv } from './shutdown-times';
 import { coreMetrics } from './core-metrics';
@@ -50,6 +51,7 @@ async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger(sdkLevels[env.logLevel] ?? 'INFO', createSdkLogFunction()), telemetryOptions: core.telemetry });
   const metricsServer = await startMetricsServer('127.0.0.1', portFromEnv('STRAND_WORKER_METRICS_PORT', 0), () => metricsText(registry, core.scrape));
   const taskQueue = taskQueueFromEnv();
+  const host = workerHostFromEnv();
   const shutdown = shutdownTimesFromEnv();
   const delay = Number(process.env.STRAND_SCRIPTED_DELTA_DELAY_MS ?? '25');
   const [bundle, nc, connection] = await Promise.all([
@@ -71,6 +73,7 @@ async function main(): Promise<void> {
     connection,
     namespace: env.temporalNamespace,
     taskQueue,
+    host,
     nc,
     events,
     bundle,
@@ -111,7 +114,7 @@ async function main(): Promise<void> {
   void telemetry.publishNow(); // gateways list this worker at once, not an interval later
   // Printed whatever the log level: `strand up` and the tests wait for this line.
   if (readyFile) fs.writeFileSync(readyFile, `${process.pid}\n`);
-  console.log(`[worker] ready task_queue=${taskQueue} temporal=${env.temporalAddress} nats=${env.natsUrl} metrics=http://127.0.0.1:${metricsServer.port}/metrics${tracing.enabled ? ' tracing=on' : ''}`);
+  console.log(`[worker] ready task_queue=${taskQueue} host=${host} temporal=${env.temporalAddress} nats=${env.natsUrl} metrics=http://127.0.0.1:${metricsServer.port}/metrics${tracing.enabled ? ' tracing=on' : ''}`);
   // The LLM SDKs are not loaded before ready (activities/providers/sdk-modules.ts); those a step here
   // may use are loaded now, so the first step with a real model does not wait for them.
   setImmediate(() => loadConfiguredSdks(providerEndpoints(process.env)));

@@ -296,7 +296,7 @@ describe('a stack with tokens', () => {
     expect((await call(base, 'POST', `/api/sessions/${sid}/abort-retry`)).body).toEqual({ cancelled: false, turn_id: null });
   }, 60_000);
 
-  test('jobs: started (the same again: that job; another spec under its id: 409), shown, its escalation answered (twice: 409), listed, its report as JSON and markdown (409 before it ends); another cancelled', async () => {
+  test('jobs: started (the same again: that job; another spec under its id: 409), shown, its escalation answered (twice: 409), listed, its report as JSON and markdown (409 before it ends); another cancelled; one that needs a person resumed (a prompt into its session: 409; resumed once ended: 409)', async () => {
     const spec = { version: 1, task: { prompt: 'make ok.txt', project_path: jobProject, model: 'scripted/conf-job' }, policy: { tools: { shell_exec: 'escalate' } } };
     const started = await call(base, 'POST', '/api/jobs', { body: spec, headers: { 'Idempotency-Key': `conformance-${Date.now()}` } });
     expect(started.status).toBe(202);
@@ -320,7 +320,16 @@ describe('a stack with tokens', () => {
     await until(async () => (await call(base, 'GET', `/api/jobs/${slow}`)).body.progress?.phase === 'working', 30_000);
     expect((await call(base, 'POST', `/api/jobs/${slow}/cancel`)).body).toEqual({ job_id: slow, status: 'cancel_requested' });
     await until(async () => (await call(base, 'GET', `/api/jobs/${slow}`)).body.status === 'cancelled', 30_000);
-  }, 120_000);
+    // needs_human, resumed (docs/jobs.md, "Resuming a job that needs a person"); a prompt into a job's session is refused.
+    const human = (await call(base, 'POST', '/api/jobs', { body: { ...spec, policy: { tools: { shell_exec: 'escalate' }, escalation: { timeout_s: 1, on_timeout: 'abort', resume_wait_s: 600 } } } })).body.job_id as string;
+    await until(async () => (await call(base, 'GET', `/api/jobs/${human}`)).body.status === 'needs_human', 30_000);
+    const refused = await call(base, 'POST', `/api/sessions/job-${human}/prompt`, { body: { text: 'more' } });
+    expect([refused.status, refused.body.error.code]).toEqual([409, 'JOB_SESSION']);
+    expect((await call(base, 'POST', `/api/jobs/${human}/resume`, { body: { decision: 'allow' } })).body).toMatchObject({ job_id: human, decision: 'allow', by: 'conformance' });
+    await until(async () => (await call(base, 'GET', `/api/jobs/${human}`)).body.status === 'succeeded', 30_000);
+    const notWaiting = await call(base, 'POST', `/api/jobs/${human}/resume`, { body: { decision: 'allow' } });
+    expect([notWaiting.status, notWaiting.body.error.code]).toEqual([409, 'JOB_NOT_WAITING']);
+  }, 180_000);
 
   test('settings: model, thinking level, the other settings, compaction', async () => {
     const sid = (await call(base, 'POST', '/api/sessions', { body: { project_path: project } })).body.session_id as string;
@@ -570,6 +579,8 @@ test('every documented operation answered a documented success, and every reacha
     JOB_ESCALATION_ANSWERED: 409,
     JOB_NOT_FINISHED: 409,
     JOB_NOT_FOUND: 404,
+    JOB_NOT_WAITING: 409,
+    JOB_SESSION: 409,
     LLM_API_ERROR: 502,
     // A web asset the build did not make (GET /web/{asset}).
     NOT_FOUND: 404,

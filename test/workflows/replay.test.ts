@@ -34,6 +34,8 @@ test('every recorded session and turn history replays on the current workflow co
   // (before `turn-command-intents`): what was running when each change shipped. `view.*` were recorded
   // on sessions that keep their view in their memo (`session-view-memo`), the unprefixed ones before it;
   // `ordered.*` on workflows that run their local activities one at a time (`local-activities-in-order`).
+  // `pre-host.*` are jobs (record-job-histories.ts) recorded before a job's work was routed to the host
+  // of its workspace, before `needs_human` could be resumed and before jobs published their turns' states.
   expect(files).toEqual([
     'abort-running.session.json',
     'abort-running.turn-1.json',
@@ -74,6 +76,10 @@ test('every recorded session and turn history replays on the current workflow co
     'patch.two-turns.session.json',
     'pre-22.turn-with-tool.session.json',
     'pre-22.turn-with-tool.turn-1.json',
+    'pre-host.job-needs-human.job.json',
+    'pre-host.job-needs-human.turn-1.json',
+    'pre-host.job-ok.job.json',
+    'pre-host.job-ok.turn-1.json',
     'pre-intents.abort-running.session.json',
     'pre-intents.abort-running.turn-1.json',
     'pre-intents.budget-wait.session.json',

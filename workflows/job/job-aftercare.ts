@@ -5,7 +5,9 @@ import { notifyDeliveryId } from '../../contracts/job-notify';
 import { storeRetry } from '../retry-policies';
 import { deliverNotification, wants } from './job-notify';
 
-const acts = wf.proxyActivities<Pick<JobActivities, 'removeJobWorkspace'>>({ startToCloseTimeout: '10 minutes', retry: { ...storeRetry, maximumAttempts: 10 } });
+/** The removal runs where the workspace is: the host's queue the job passes on (absent: this workflow's queue). */
+const removal = (taskQueue?: string) =>
+  wf.proxyActivities<Pick<JobActivities, 'removeJobWorkspace'>>({ ...(taskQueue ? { taskQueue } : {}), startToCloseTimeout: '10 minutes', retry: { ...storeRetry, maximumAttempts: 10 } });
 
 /** How long the report's delivery is retried before it is given up (docs/jobs.md). */
 const REPORT_DELIVERY_MS = 24 * 3600 * 1000;
@@ -35,7 +37,7 @@ export async function jobAftercareWorkflow(input: JobAftercareInput): Promise<Jo
     if (!input.has_workspace || hours === null) return;
     view.workspace_remove_at = new Date(Date.now() + hours * 3600_000).toISOString();
     await wf.sleep(hours * 3600_000);
-    await acts.removeJobWorkspace({ job_id: input.job_id });
+    await removal(input.workspace_task_queue).removeJobWorkspace({ job_id: input.job_id });
     view.workspace_removed_at = new Date(Date.now()).toISOString();
   };
   await Promise.all([notify(), retain()]);

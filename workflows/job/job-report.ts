@@ -24,6 +24,8 @@ export interface JobOutcome {
   notifications?: JobNotificationOutcome[];
   /** The watchdog's diagnoses. */
   stalls?: string[];
+  /** Who resumed the job from `needs_human`, and when. */
+  resumed?: NonNullable<JobReport['resumed']>;
 }
 
 /** The status and its reason, in order of precedence. */
@@ -79,5 +81,6 @@ export function buildJobReport(o: JobOutcome): JobReport {
     duration_ms: Math.max(0, o.finished_ms - o.started_ms),
     ...(o.notifications?.length ? { notifications: o.notifications } : {}),
     ...(o.stalls?.length ? { stalls: o.stalls } : {}),
+    ...(o.resumed?.length ? { resumed: o.resumed } : {}),
   };
 }

@@ -1,11 +1,21 @@
 import * as wf from '@temporalio/workflow';
 import type { JobLimitHit, JobToolCall } from '../../contracts/job-report';
 import { jobRuleFor, type JobSpec } from '../../contracts/job-spec';
-import { escalationAnswerSchema, escalationAnswerSignal, jobProgressQuery, type EscalationAnswer, type JobProgressView } from '../../contracts/job-workflow';
+import type { JobReport } from '../../contracts/job-report';
+import { escalationAnswerSchema, escalationAnswerSignal, jobProgressQuery, jobResumeSchema, jobResumeSignal, jobWaitingReportQuery, type EscalationAnswer, type JobProgressView, type JobResume } from '../../contracts/job-workflow';
 import { notifyDeliveryId, type JobNotificationOutcome } from '../../contracts/job-notify';
 import { notifyEscalation, wants } from './job-notify';
 import type { TurnPulse } from './watchdog';
-import { turnAbortSignal, turnApprovalSignal, turnInterruptSignal, turnProgressSignal, type TurnProgress } from '../../contracts/turn-workflow';
+import { turnAbortSignal, turnApprovalSignal, turnInterruptSignal, turnProgressSignal, turnSteerSignal, type TurnProgress } from '../../contracts/turn-workflow';
+
+/** Patch: an escalation that timed out with `abort` reports `needs_human` and waits for a person to resume the job. */
+export const JOB_RESUME_PATCH = 'job-resume-needs-human';
+
+/** The job waits for a person to resume it (docs/jobs.md, "Resuming a job that needs a person"). */
+type HumanWait = NonNullable<JobProgressView['needs_human']>;
+
+/** Who resumed the job, as the report lists it. */
+export type Resumed = NonNullable<JobReport['resumed']>[number];
 
 /** What the job decided about a call that asked (the rest ran on the policy's `allow`). */
 export type CallDecision = Pick<JobToolCall, 'decided_by' | 'answered_by' | 'reason'> & { outcome: 'ran' | 'denied' | 'skipped' };
@@ -54,6 +64,21 @@ export class JobRun {
   readonly stalls: string[] = [];
   /** Why the job needs a person (an escalation nobody answered, with `on_timeout: abort`). */
   needsHuman: string | undefined;
+  /** While the job waits for a person to resume it: why, the call, since and until when. */
+  humanWait: HumanWait | undefined;
+  /** The person's resume, once it came (taken by the wait). */
+  private resume: JobResume | undefined;
+  /** Every resume, for the report. */
+  readonly resumed: Resumed[] = [];
+  /** Time spent waiting for a person: the deadlines move later by it. */
+  pausedMs = 0;
+  /** The report as the job started waiting for a person (its query answers it meanwhile). */
+  waitingReport: JobReport | null = null;
+  /**
+   * Set by the job workflow: reports `needs_human` (the report built and published, the person
+   * notified) as the wait for a resume starts, and says the job runs again once resumed.
+   */
+  hooks: { needsHuman(reason: string, callId: string): Promise<void>; resumed(): void } | undefined;
 
   constructor(
     readonly jobId: string,
@@ -67,6 +92,11 @@ export class JobRun {
       const waiting = parsed.success ? this.escalations.get(parsed.data.tool_call_id) : undefined;
       if (parsed.success && waiting && !waiting.answer) waiting.answer = parsed.data;
     });
+    wf.setHandler(jobResumeSignal, (raw) => {
+      const parsed = jobResumeSchema.safeParse(raw);
+      if (parsed.success && this.humanWait && !this.resume) this.resume = parsed.data;
+    });
+    wf.setHandler(jobWaitingReportQuery, () => (this.humanWait ? this.waitingReport : null));
     wf.setHandler(jobProgressQuery, () => ({
       job_id: this.jobId,
       phase: this.phase,
@@ -74,6 +104,8 @@ export class JobRun {
       turn_id: this.turn?.turn_id ?? null,
       step: this.step,
       escalations: [...this.escalations].filter(([id, e]) => !e.answer && !this.decisions.has(id)).map(([tool_call_id, e]) => ({ tool_call_id, tool: e.tool, turn_id: e.turn_id, rule_source: e.rule_source, expires_at: e.expires_at })),
+      // Shown once the waiting report is made: a client that sees needs_human can read that report.
+      ...(this.humanWait && this.waitingReport ? { needs_human: this.humanWait } : {}),
     }));
   }
 
@@ -139,10 +171,51 @@ export class JobRun {
       case 'skip':
         return this.answer(callId, { outcome: 'skipped', decided_by: 'timeout', reason: `${after}: skipped, go on without it` });
       case 'abort':
+        if (this.hooks && this.spec.policy.escalation.resume_wait_s > 0 && wf.patched(JOB_RESUME_PATCH)) return this.waitForResume(callId, e, `the ${e.tool} call ${callId} needs a person: ${after}`);
         this.needsHuman = `the ${e.tool} call ${callId} needs a person: ${after}`;
         this.answer(callId, { outcome: 'denied', decided_by: 'timeout', reason: `${after}: the job stops` }, this.abortTurn());
         return;
     }
+  }
+
+  /**
+   * `needs_human`, resumable: the turn stays where it stopped (its call waiting for approval), the
+   * job reports `needs_human` and waits up to `resume_wait_s` for a person's resume, which decides
+   * the call (an allow's message is steered to the model after the call, a deny's is the refusal's reason).
+   * An escalation answer meanwhile resumes it too. Nobody within the wait: the job ends
+   * `needs_human` as before (the call denied, the turn aborted). Cancelled meanwhile: the cancel
+   * settles the call.
+   */
+  private async waitForResume(callId: string, e: Escalation, reason: string): Promise<void> {
+    const waitMs = this.spec.policy.escalation.resume_wait_s * 1000;
+    const since = Date.now();
+    this.waitingReport = null;
+    this.humanWait = { reason, tool_call_id: callId, tool: e.tool, since, resume_by: since + waitMs };
+    await this.hooks!.needsHuman(reason, callId);
+    await wf.condition(() => this.resume !== undefined || e.answer !== undefined || this.cancelled || this.decisions.has(callId), Math.max(1, since + waitMs - Date.now()));
+    this.humanWait = undefined;
+    this.pausedMs += Date.now() - since;
+    const answer = this.resume ?? (e.answer ? { decision: e.answer.decision, by: e.answer.by, ...(e.answer.reason ? { message: e.answer.reason } : {}) } : undefined);
+    this.resume = undefined;
+    if (this.decisions.has(callId)) return;
+    if (answer) {
+      this.resumed.push({ by: answer.by, at: new Date(Date.now()).toISOString(), tool_call_id: callId, tool: e.tool, decision: answer.decision, ...(answer.message ? { message: answer.message } : {}) });
+      this.hooks!.resumed();
+      const resumedReason = `resumed by ${answer.by} after the job needed a person${answer.decision === 'deny' && answer.message ? `: ${answer.message}` : ''}`;
+      if (answer.decision === 'deny' || !answer.message) return this.answer(callId, { outcome: answer.decision === 'allow' ? 'ran' : 'denied', decided_by: 'person', answered_by: answer.by, reason: resumedReason });
+      // An allow's message reaches the model as steering, sent once the approval is delivered: the turn
+      // takes steering after the step, whereas steering that comes first would skip the waiting call.
+      this.decisions.set(callId, { outcome: 'ran', decided_by: 'person', answered_by: answer.by, reason: resumedReason });
+      const turn = this.turn;
+      if (!turn) return;
+      const text = `${answer.by} allowed the ${e.tool} call and says: ${answer.message}`;
+      await this.signalTurn(turn, (h) => h.signal(turnApprovalSignal, { tool_call_id: callId, decision: 'approve' }));
+      await this.signalTurn(turn, (h) => h.signal(turnSteerSignal, { text }));
+      return;
+    }
+    const waited = `${reason}; nobody resumed it within ${this.spec.policy.escalation.resume_wait_s} s`;
+    this.needsHuman = waited;
+    this.answer(callId, { outcome: 'denied', decided_by: 'timeout', reason: 'nobody answered: the job stops' }, this.abortTurn());
   }
 
   /**

@@ -20,7 +20,8 @@ export class JobSearchAttributes {
     this.upsert([{ key: sa.jobStatus, value: 'running' }, { key: sa.jobProject, value: project }, ...(scheduleId ? [{ key: sa.jobSchedule, value: scheduleId }] : [])]);
   }
 
-  finish(status: JobStatus): void {
+  /** The job's status as it moves: `running`, `needs_human` while it waits for a person, then the report's. */
+  finish(status: JobStatus | 'running'): void {
     this.upsert([{ key: sa.jobStatus, value: status }]);
   }
 

@@ -9,6 +9,8 @@ import type { Budget } from '../../contracts/session-settings';
 import { turnAbortSignal, turnInterruptSignal, type TurnWorkflowInput, type TurnWorkflowResult } from '../../contracts/turn-workflow';
 import { TURN_WORKFLOW_TYPE, turnId, turnWorkflowId } from '../../contracts/workflow-ids';
 import { storeRetry } from '../retry-policies';
+import { notifyDeliveryId } from '../../contracts/job-notify';
+import { deliverNotification, wants } from './job-notify';
 import { jobApprovalPolicy } from './job-policy';
 import { buildJobReport } from './job-report';
 import { JobRun } from './job-run';
@@ -18,6 +20,17 @@ import { retryPrompt, wrapUpPrompt } from './wrap-up';
 
 /** Workspace and store work: git on a big repository may take a while; retried like the store's own calls. */
 const acts = wf.proxyActivities<JobActivities>({ startToCloseTimeout: '10 minutes', retry: { ...storeRetry, maximumAttempts: 5 } });
+
+/**
+ * The workspace's own activities, on the task queue of the host that made it (docs/jobs.md, "Worker
+ * faults and several hosts"): a host that is gone holds them until it is back.
+ */
+function workspaceActivities(taskQueue: string) {
+  return wf.proxyActivities<Pick<JobActivities, 'collectJobDeliverable' | 'verifyJobDeliverable'>>({ taskQueue, startToCloseTimeout: '10 minutes', retry: { ...storeRetry, maximumAttempts: 5 } });
+}
+
+/** Patch: a job's work after its workspace runs on the queue of the host that made it. */
+export const JOB_HOST_QUEUE_PATCH = 'job-host-queue';
 
 /** The worker's settings for jobs: a quick read, retried a few times. */
 const workerSettings = wf.proxyActivities<Pick<JobAftercareActivities, 'jobRetentionHours'>>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 5 } });
@@ -42,32 +55,50 @@ export async function jobWorkflow(raw: JobWorkflowInput): Promise<JobReport> {
   return wf.CancellationScope.nonCancellable(async () => {
     const attributes = new JobSearchAttributes();
     await attributes.start(spec.task.project_path, schedule_id);
-    const report = await runJob(run, job_id, spec, started_ms, owner);
+    const report = await runJob(run, job_id, spec, started_ms, owner, attributes);
     attributes.finish(report.status);
     return report;
   });
 }
 
-async function runJob(run: JobRun, job_id: string, spec: Spec, started_ms: number, owner?: string): Promise<JobReport> {
+async function runJob(run: JobRun, job_id: string, spec: Spec, started_ms: number, owner: string | undefined, attributes: JobSearchAttributes): Promise<JobReport> {
   const session_id = jobSessionId(job_id);
   const turns: JobReport['turns'] = [];
   let workspace: JobWorkspaceInfo | null = null;
   let deliverable: JobDeliverableReport | null = null;
   let summary: JobSessionSummary | null = null;
   let failure: string | undefined;
+  // Where the workspace's work runs: the workflow's own queue until a workspace names its host's.
+  let onHost: Pick<JobActivities, 'collectJobDeliverable' | 'verifyJobDeliverable'> = acts;
+  let hostQueue: string | undefined;
   // The deadline counts from the job's start; the wrap-up begins `wrap_up_before_s` before it.
   const { deadline_s, wrap_up_before_s } = spec.limits;
   // No wrap-up time: no soft deadline (two timers due at once may fire in either order).
-  if (wrap_up_before_s > 0) void wf.sleep((deadline_s - wrap_up_before_s) * 1000).then(() => run.reachSoft('deadline_soft'));
-  void wf.sleep(deadline_s * 1000).then(() => run.stopHard('deadline_hard', 'abort'));
+  // Both move later by the time the job waits for a person to resume it (pausableSleep).
+  if (wrap_up_before_s > 0) void pausableSleep(run, (deadline_s - wrap_up_before_s) * 1000).then(() => run.reachSoft('deadline_soft'));
+  void pausableSleep(run, deadline_s * 1000).then(() => run.stopHard('deadline_hard', 'abort'));
   try {
     workspace = await acts.prepareJobWorkspace({ job_id, project_path: spec.task.project_path, kind: spec.workspace.kind, ...(spec.task.ref ? { ref: spec.task.ref } : {}) });
+    if (workspace.task_queue && wf.patched(JOB_HOST_QUEUE_PATCH)) {
+      hostQueue = workspace.task_queue;
+      onHost = workspaceActivities(hostQueue);
+    }
     const settings = { model: spec.task.model, thinking_level: spec.task.thinking_level, auto_retry: true, auto_compaction: true, approval: jobApprovalPolicy(spec), name: `job ${job_id}` };
     await acts.createJobSession({ job_id, project_path: workspace.path, title: `job ${job_id}: ${spec.task.prompt.split('\n')[0]!.slice(0, 80)}`, settings, ...(owner ? { owner } : {}) });
     run.session_id = session_id;
+    const ws = workspace;
+    run.hooks = {
+      // The report of a job that needs a person, as it starts to wait for one (docs/jobs.md, "Resuming a job that needs a person").
+      needsHuman: async (reason, callId) => {
+        run.waitingReport = await reportNeedsHuman(run, { job_id, spec, session_id, workspace: ws, onHost, turns, started_ms, reason });
+        attributes.finish('needs_human');
+        notifyNeedsHuman(run, callId);
+      },
+      resumed: () => attributes.finish('running'),
+    };
     let nextTurn = 1;
     const turn = (kind: TurnKind, role: 'work' | 'wrap_up', text: string, max_steps: number, budget: Budget | undefined) =>
-      runTurn(run, { session_id, project_path: workspace!.path, turn_number: nextTurn, text, settings, max_steps, record: { last_turn: nextTurn++, requests: [] }, thinking_before_next_step: true, ...(budget ? { budget } : {}) }, kind, role);
+      runTurn(run, hostQueue, { session_id, project_path: workspace!.path, turn_number: nextTurn, text, settings, max_steps, record: { last_turn: nextTurn++, requests: [] }, thinking_before_next_step: true, ...(budget ? { budget } : {}) }, kind, role);
     // One role's turn, and the watchdog's one retry when it stalled (docs/jobs.md, "Watchdog"):
     // a stall cuts the turn; a second stall in the job ends it failed, with the diagnosis.
     const runRole = async (role: 'work' | 'wrap_up', text: string, max_steps: number, budget: Budget | undefined) => {
@@ -115,8 +146,8 @@ async function runJob(run: JobRun, job_id: string, spec: Spec, started_ms: numbe
   if (workspace) {
     try {
       summary = await acts.summarizeJobSession({ session_id });
-      deliverable = await acts.collectJobDeliverable({ job_id, workspace, patch_file: spec.deliverable.patch_file });
-      deliverable = await acts.verifyJobDeliverable({ workspace, deliverable });
+      deliverable = await onHost.collectJobDeliverable({ job_id, workspace, patch_file: spec.deliverable.patch_file });
+      deliverable = await onHost.verifyJobDeliverable({ workspace, deliverable });
     } catch (err) {
       if (!(err instanceof wf.ActivityFailure)) throw err;
       failure ??= `collecting the deliverable failed: ${messageOf(err)}`;
@@ -140,13 +171,14 @@ async function runJob(run: JobRun, job_id: string, spec: Spec, started_ms: numbe
     finished_ms: Date.now(),
     notifications: [...run.notifications.values()],
     stalls: run.stalls,
+    resumed: run.resumed,
   });
   // Read here, while the job runs, so the aftercare's first task schedules nothing but its timer.
   // A worker that cannot say (an older one, without the activity) keeps the workspace: nothing is lost.
   const retention_hours = workspace ? await workerSettings.jobRetentionHours().catch(() => null) : null;
   // Nothing to notify and no workspace to remove: no aftercare.
   if (spec.notify?.events.includes('job.finished') || retention_hours !== null) {
-    await startAftercare({ job_id, report, ...(spec.notify ? { notify: spec.notify } : {}), has_workspace: workspace !== null, retention_hours });
+    await startAftercare({ job_id, report, ...(spec.notify ? { notify: spec.notify } : {}), has_workspace: workspace !== null, retention_hours, ...(hostQueue ? { workspace_task_queue: hostQueue } : {}) });
   }
   return report;
 }
@@ -171,6 +203,83 @@ async function startAftercare(input: JobAftercareInput): Promise<void> {
   }
 }
 
+/**
+ * A durable timer of the job's clock: `ms` after now, plus the time the job spent waiting for a
+ * person to resume it meanwhile (the deadlines do not run while nobody can work). A job that never
+ * waits schedules the one timer it always did.
+ */
+async function pausableSleep(run: JobRun, ms: number): Promise<void> {
+  await wf.sleep(ms);
+  let counted = 0;
+  for (;;) {
+    if (run.humanWait) await wf.condition(() => run.humanWait === undefined);
+    if (run.pausedMs <= counted) return;
+    const extra = run.pausedMs - counted;
+    counted = run.pausedMs;
+    await wf.sleep(extra);
+  }
+}
+
+interface NeedsHumanContext {
+  job_id: string;
+  spec: Spec;
+  session_id: string;
+  workspace: JobWorkspaceInfo;
+  onHost: Pick<JobActivities, 'collectJobDeliverable' | 'verifyJobDeliverable'>;
+  turns: JobReport['turns'];
+  started_ms: number;
+  reason: string;
+}
+
+/**
+ * The report of a job that waits for a person: what was done so far, collected and verified as at
+ * the job's end (the agent's uncommitted work is committed), with status `needs_human`. A collection
+ * that fails leaves the report without its deliverable rather than the job without a report.
+ */
+async function reportNeedsHuman(run: JobRun, c: NeedsHumanContext): Promise<JobReport> {
+  let summary: JobSessionSummary | null = null;
+  let deliverable: JobDeliverableReport | null = null;
+  try {
+    summary = await acts.summarizeJobSession({ session_id: c.session_id });
+    deliverable = await c.onHost.collectJobDeliverable({ job_id: c.job_id, workspace: c.workspace, patch_file: c.spec.deliverable.patch_file });
+    deliverable = await c.onHost.verifyJobDeliverable({ workspace: c.workspace, deliverable });
+  } catch (err) {
+    if (!(err instanceof wf.ActivityFailure)) throw err;
+  }
+  return buildJobReport({
+    job_id: c.job_id,
+    spec: c.spec,
+    session_id: c.session_id,
+    workspace: c.workspace,
+    deliverable,
+    summary,
+    decisions: run.decisions,
+    // The turns ended so far: the one waiting at the call is still running.
+    turns: [...c.turns],
+    limits_hit: run.limitsHit,
+    cancelled: false,
+    needs_human: c.reason,
+    started_ms: c.started_ms,
+    finished_ms: Date.now(),
+    notifications: [...run.notifications.values()],
+    stalls: run.stalls,
+    resumed: run.resumed,
+  });
+}
+
+/** `job.needs_human`: the waiting report, to whoever asked for the job's end or for this event; retried while the job waits. */
+function notifyNeedsHuman(run: JobRun, callId: string): void {
+  const notify = run.spec.notify;
+  if (!notify || !(wants(notify, 'job.needs_human') || wants(notify, 'job.finished')) || !run.waitingReport || !run.humanWait) return;
+  const delivery_id = notifyDeliveryId.needsHuman(run.jobId, callId);
+  const report = run.waitingReport;
+  const forMs = Math.max(1000, run.humanWait.resume_by - Date.now());
+  void wf.CancellationScope.nonCancellable(async () => {
+    run.notifications.set(delivery_id, { event: 'job.needs_human', delivery_id, status: 'pending' });
+    run.notifications.set(delivery_id, await deliverNotification(notify, 'job.needs_human', delivery_id, report, forMs));
+  });
+}
+
 /** The caps at `share` of the spec's (the work turn runs with the soft ones, the wrap-up with the hard ones). */
 function caps(spec: Spec, share: number): Budget | undefined {
   const { max_cost_usd, max_tokens } = spec.limits;
@@ -185,9 +294,10 @@ type TurnKind = JobReport['turns'][number]['kind'];
 
 /**
  * One turn of the job's session as a child workflow; its progress reaches `run` through its
- * reports, which the watchdog also hears: a turn silent for `limits.stall_s` is aborted.
+ * reports, which the watchdog also hears: a turn silent for `limits.stall_s` is aborted. On the
+ * workspace's host queue when there is one: the turn's activities (its tools) run on its queue.
  */
-async function runTurn(run: JobRun, input: TurnWorkflowInput, kind: TurnKind, role: 'work' | 'wrap_up'): Promise<JobReport['turns'][number]> {
+async function runTurn(run: JobRun, hostQueue: string | undefined, input: TurnWorkflowInput, kind: TurnKind, role: 'work' | 'wrap_up'): Promise<JobReport['turns'][number]> {
   const workflow_id = turnWorkflowId(input.session_id, input.turn_number);
   const turn_id = turnId(input.turn_number);
   // Set before the start: the turn's first report may arrive in the same activation as its start.
@@ -196,7 +306,7 @@ async function runTurn(run: JobRun, input: TurnWorkflowInput, kind: TurnKind, ro
   try {
     const child = await wf.startChild<(i: TurnWorkflowInput) => Promise<TurnWorkflowResult>>(TURN_WORKFLOW_TYPE, {
       workflowId: workflow_id,
-      taskQueue: wf.workflowInfo().taskQueue,
+      taskQueue: hostQueue ?? wf.workflowInfo().taskQueue,
       args: [input],
       staticSummary: `job ${run.jobId}: ${kind === 'wrap_up' ? 'wrap-up' : kind}`,
       parentClosePolicy: 'TERMINATE',

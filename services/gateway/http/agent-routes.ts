@@ -11,11 +11,11 @@ const routes = routeTable(['agent'], {
     id: 'prompt',
     summary: 'Start a turn',
     description:
-      'While a turn runs the prompt is refused (409 SESSION_BUSY) unless `?queue=1`. The same `request_id` sent again answers 202 with the same `turn_id` and starts nothing. `images` (docs/images.md): a bad media type, base64 that does not decode to an image of that type, or one over the caps is 400 INVALID_REQUEST naming the image; a session whose model does not take images answers 400 IMAGES_NOT_SUPPORTED naming the model; in both cases no turn starts.',
+      'While a turn runs the prompt is refused (409 SESSION_BUSY) unless `?queue=1`. The same `request_id` sent again answers 202 with the same `turn_id` and starts nothing. `images` (docs/images.md): a bad media type, base64 that does not decode to an image of that type, or one over the caps is 400 INVALID_REQUEST naming the image; a session whose model does not take images answers 400 IMAGES_NOT_SUPPORTED naming the model; in both cases no turn starts. A job\'s session (`job-<id>`) answers 409 JOB_SESSION naming the job: its turns are the job\'s.',
     middleware: readJsonBody,
     request: { params: sessionIdParams, query: promptQuerySchema, body: jsonBody(promptBodySchema) },
     responses: { 202: jsonReply(R.promptAcceptedReplySchema, 'Accepted (started, or queued).') },
-    ...errors(...SESSION_READ, E.SESSION_BUSY, E.IMAGES_NOT_SUPPORTED),
+    ...errors(...SESSION_READ, E.SESSION_BUSY, E.IMAGES_NOT_SUPPORTED, E.JOB_SESSION),
   },
   steer: {
     post: '/{id}/steer',

@@ -16,6 +16,7 @@ import { errors, firstQueryValues, jsonBody, jsonReply, readByHandler, readJsonB
 
 const TURN_FORM = 'Deprecated: a turn\'s id (`session:<id>:turn:<n>`) answers as `/api/turns/{id}` does, with `Deprecation: true` and a `Link` to it; gone in the next release.';
 const params = z.object({ id: z.string().describe(`The job's id. Another principal's job answers 404 JOB_NOT_FOUND. ${TURN_FORM}`) });
+const jobParams = z.object({ id: z.string().describe("The job's id. Another principal's job answers 404 JOB_NOT_FOUND.") });
 const escalationParams = z.object({ id: z.string().describe("The job's id."), tool_call_id: z.string().describe('The escalated call, as `escalations[].tool_call_id` of `GET /api/jobs/{id}` names it.') });
 const idempotencyKey = readByHandler('header', 'Idempotency-Key', z.string().min(1).max(200), 'The same key twice starts one job: the key is the job id when it is a valid one (a lowercase UUID is), else `k-` and a digest of it. A `job_id` in the body wins.');
 const reportFormat = readByHandler('query', 'format', z.enum(['json', 'markdown']), '`markdown` answers the report as a markdown document (as `Accept: text/markdown` does); default JSON.');
@@ -78,6 +79,17 @@ const routes = routeTable(['jobs'], {
     responses: { 200: jsonReply(J.escalationAnsweredSchema, 'The answer was delivered.') },
     ...errors(E.JOB_NOT_FOUND, E.INVALID_TOOL_CALL, E.JOB_ESCALATION_ANSWERED, E.UNAVAILABLE),
   },
+  resume: {
+    post: '/{id}/resume',
+    id: 'resumeJob',
+    summary: 'Resume a job that needs a person',
+    description:
+      "A job that reported `needs_human` (an escalation nobody answered, `on_timeout: abort`) waits `policy.escalation.resume_wait_s` for this: the caller's decision for the call it stopped at, signalled with the caller's principal (`local` with auth off). The work goes on where it stopped; the final report's `resumed` names who and when. A job not waiting: 409 JOB_NOT_WAITING.",
+    middleware: readJsonBody,
+    request: { params: jobParams, body: jsonBody(J.jobResumeBodySchema) },
+    responses: { 200: jsonReply(J.jobResumedSchema, 'The resume was delivered.') },
+    ...errors(E.JOB_NOT_FOUND, E.JOB_NOT_WAITING, E.UNAVAILABLE),
+  },
 });
 
 /** A deprecated turn-form id: the headers that say so and where it went. */
@@ -139,6 +151,10 @@ export function jobsRoutes(deps: { jobs: JobService; turns: RunningTurns }): Ope
       const { id, tool_call_id } = c.req.valid('param');
       const principal = principalOf(c);
       return c.json(await deps.jobs.answer(id, tool_call_id, c.req.valid('json'), principal, principal ?? LOCAL_PRINCIPAL), 200);
+    },
+    resume: async (c) => {
+      const principal = principalOf(c);
+      return c.json(await deps.jobs.resume(c.req.valid('param').id, c.req.valid('json'), principal, principal ?? LOCAL_PRINCIPAL), 200);
     },
   });
 }

@@ -1,9 +1,9 @@
 import { WorkflowFailedError, type Client, type WorkflowExecutionDescription, type WorkflowExecutionInfo } from '@temporalio/client';
 import { ErrorCode, StrandError } from '../../../contracts/errors';
-import type { JobCancelReply, JobFacts, JobListFilter, JobProgress, JobStarted, JobView, JobViewStatus } from '../../../contracts/job-http';
+import type { JobCancelReply, JobFacts, JobListFilter, JobProgress, JobResumed, JobStarted, JobView, JobViewStatus } from '../../../contracts/job-http';
 import { jobIdSchema, type JobSpecInput } from '../../../contracts/job-spec';
 import { jobReportSchema, type JobReport } from '../../../contracts/job-report';
-import { escalationAnswerSignal, JOB_WORKFLOW_TYPE, jobProgressQuery, jobSessionId, jobWorkflowId } from '../../../contracts/job-workflow';
+import { escalationAnswerSignal, JOB_WORKFLOW_TYPE, jobProgressQuery, jobResumeSignal, jobSessionId, jobWaitingReportQuery, jobWorkflowId } from '../../../contracts/job-workflow';
 import type { StoreClient } from '../../../contracts/session-store/client';
 import { searchAttributeKeys } from '../../../contracts/search-attributes';
 import { connectedClient, type TemporalLink } from '../temporal/temporal-link';
@@ -51,18 +51,23 @@ export class JobService {
     return this.temporal((client) => startJob(spec, owner, { client, taskQueue: this.deps.taskQueue, origin: 'http', ...(jobId !== undefined ? { jobId } : {}) }), 10_000);
   }
 
-  /** The principal's jobs (everyone's with auth off): the running ones, then the most recently ended. */
+  /**
+   * The principal's jobs (everyone's with auth off): the running ones, then the most recently ended.
+   * One visibility query: an ended job's status is its `StrandJobStatus` (the report's status, set
+   * as the job ends); only a job without it (a namespace without the attribute) has its result read.
+   */
   async list(principal: string | undefined, filter: JobListFilter): Promise<JobFacts[]> {
     const clauses = [`WorkflowType = '${JOB_WORKFLOW_TYPE}'`];
     if (principal !== undefined) clauses.push(`${searchAttributeKeys.owner.name} = '${principal.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`);
     if (filter.status === 'running') clauses.push(`ExecutionStatus = 'Running'`);
-    else if (filter.status !== undefined) clauses.push(`ExecutionStatus != 'Running'`);
+    // A job waiting for a person to resume it runs, and its StrandJobStatus says needs_human.
+    else if (filter.status !== undefined && filter.status !== 'needs_human') clauses.push(`ExecutionStatus != 'Running'`);
     return this.temporal(async (client) => {
       const found: JobFacts[] = [];
       // Visibility answers the running first, then the most recently ended (its own order; the dev
       // server's SQL visibility takes no ORDER BY); an ended job's status is its report's, from its result.
       for await (const w of client.workflow.list({ query: clauses.join(' AND ') })) {
-        const facts = this.factsOf(w, (await this.outcome(client, w)).status);
+        const facts = this.factsOf(w, listedStatus(w) ?? (await this.outcome(client, w)).status);
         if (filter.status === undefined || facts.status === filter.status) found.push(facts);
         if (found.length >= filter.limit) break;
       }
@@ -76,13 +81,41 @@ export class JobService {
     const outcome = await this.temporal(() => this.outcome(client, described));
     const facts = this.factsOf(described, outcome.status);
     const progress = facts.status === 'running' ? await this.progress(client, jobId) : null;
+    // Waiting for a person to resume it: `needs_human`, with the report it made as it started waiting.
+    if (progress?.needs_human) return { ...facts, status: 'needs_human', progress, report: await this.waitingReport(client, jobId) };
     return { ...facts, progress, report: outcome.report };
+  }
+
+  /** The report of a job waiting for a person (docs/jobs.md, "Resuming a job that needs a person"); null when it does not wait. */
+  private async waitingReport(client: Client, jobId: string): Promise<JobReport | null> {
+    try {
+      const report = await this.deps.temporal.withDeadline(PROGRESS_DEADLINE_MS, () => client.workflow.getHandle(jobWorkflowId(jobId)).query(jobWaitingReportQuery));
+      return report ? jobReportSchema.parse(report) : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * Resumes a job waiting in `needs_human` with the person's decision for the call it stopped at
+   * (signalled with their name). A job not waiting: JOB_NOT_WAITING.
+   */
+  async resume(jobId: string, body: { decision: 'allow' | 'deny'; message?: string }, principal: string | undefined, by: string): Promise<JobResumed> {
+    const { client, described } = await this.describe(jobId, principal);
+    const handle = client.workflow.getHandle(jobWorkflowId(jobId));
+    const progress = described.status.name === 'RUNNING' ? await this.temporal(() => handle.query(jobProgressQuery), PROGRESS_DEADLINE_MS) : null;
+    const waiting = progress?.needs_human;
+    if (!waiting) throw new StrandError(ErrorCode.JOB_NOT_WAITING, `job ${jobId} is not waiting for a person to resume it (${progress ? 'it runs' : 'it ended'})`, { job_id: jobId });
+    await this.temporal(() => handle.signal(jobResumeSignal, { decision: body.decision, by, ...(body.message ? { message: body.message } : {}) }));
+    return { job_id: jobId, tool_call_id: waiting.tool_call_id, decision: body.decision, by };
   }
 
   /** The report of an ended job; JOB_NOT_FINISHED while it runs. */
   async report(jobId: string, principal: string | undefined): Promise<JobReport> {
     const { client, described } = await this.describe(jobId, principal);
     const outcome = await this.temporal(() => this.outcome(client, described));
+    const waiting = outcome.status === 'running' ? await this.waitingReport(client, jobId) : null;
+    if (waiting) return waiting;
     if (outcome.status === 'running') throw new StrandError(ErrorCode.JOB_NOT_FINISHED, `job ${jobId} is still running: its report comes when it ends`, { job_id: jobId });
     if (!outcome.report) throw new StrandError(ErrorCode.JOB_NOT_FOUND, `job ${jobId} ended without a report (${outcome.status})`, { job_id: jobId, status: outcome.status });
     return outcome.report;
@@ -165,7 +198,7 @@ export class JobService {
       return null;
     }
     const spent = await jobSessionSpending(this.deps.store, jobSessionId(jobId));
-    return { phase: view.phase, turn_id: view.turn_id, step: view.step, steps: spent.steps, cost_usd: spent.cost_usd, tokens: spent.tokens, escalations: view.escalations };
+    return { phase: view.phase, turn_id: view.turn_id, step: view.step, steps: spent.steps, cost_usd: spent.cost_usd, tokens: spent.tokens, escalations: view.escalations, ...(view.needs_human ? { needs_human: view.needs_human } : {}) };
   }
 
   private factsOf(w: Described, status: JobViewStatus): JobFacts {
@@ -183,4 +216,18 @@ export class JobService {
       closed_at: w.closeTime ? w.closeTime.getTime() : null,
     };
   }
+}
+
+const JOB_STATUSES: ReadonlySet<string> = new Set(['succeeded', 'partial', 'failed', 'cancelled', 'needs_human']);
+
+/**
+ * A listed job's status from visibility alone: a completed job's `StrandJobStatus` is its report's,
+ * a running one's `needs_human` while it waits for a person. Undefined when visibility cannot say
+ * (no attribute, or a workflow that ended otherwise): then its result is read.
+ */
+function listedStatus(w: WorkflowExecutionInfo): JobViewStatus | undefined {
+  const value = w.typedSearchAttributes?.get(searchAttributeKeys.jobStatus);
+  if (typeof value !== 'string' || !JOB_STATUSES.has(value)) return w.status.name === 'RUNNING' ? 'running' : undefined;
+  if (w.status.name === 'COMPLETED' || (w.status.name === 'RUNNING' && value === 'needs_human')) return value as JobViewStatus;
+  return w.status.name === 'RUNNING' ? 'running' : undefined;
 }

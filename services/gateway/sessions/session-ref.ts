@@ -7,6 +7,7 @@ import { readSessionRecord } from '../../../contracts/session-record';
 import { RUNTIME_KEYS, type Budget, type SessionSettings } from '../../../contracts/session-settings';
 import type { AbortResult, ApprovalCommand, PromptAccepted, PromptCommand, UserCommand, UserCommandResult } from '../../../contracts/session-workflow';
 import { turnId, turnWorkflowId } from '../../../contracts/workflow-ids';
+import { JOB_SESSION_METADATA_KEY } from '../../../contracts/job-workflow';
 import type { EventSubscription } from '../events/agent-event-reader';
 import type { SessionCommands } from '../temporal/session-commands';
 import type { ModelChoice } from './model-choice';
@@ -89,6 +90,7 @@ export class SessionRef {
 
   /** Starts (or queues) a turn; `images` are checked and stored first (PromptImageIntake), the workflow gets their references. */
   async prompt(prompt: PromptCommand, images: readonly RawPromptImage[] = []): Promise<PromptAccepted> {
+    refuseJobSession(this.record.session_id, this.record.metadata);
     const stored = images.length === 0 ? prompt : { ...prompt, images: await this.deps.images.store(this.record, prompt, images) };
     const accepted = await this.deps.commands.prompt(startInfo(this.record), stored);
     // The first prompt names a session the gateway titled after its folder (session-title.ts).
@@ -220,4 +222,19 @@ export class SessionRef {
   events(afterSeq?: number): Promise<EventSubscription> {
     return openSessionEvents(this.deps, this.id, afterSeq);
   }
+}
+
+/**
+ * A job's session (docs/jobs.md) runs the job's turns as the job's children: a client's prompt would
+ * start a session workflow beside them, a second owner of the session's turns. Refused, naming the job
+ * and what a person can do instead.
+ */
+function refuseJobSession(sessionId: string, metadata: Record<string, unknown> | undefined): void {
+  const jobId = metadata?.[JOB_SESSION_METADATA_KEY];
+  if (typeof jobId !== 'string') return;
+  throw new StrandError(
+    ErrorCode.JOB_SESSION,
+    `session ${sessionId} belongs to job ${jobId}: its turns are the job's. Answer its escalated calls (POST /api/jobs/${jobId}/escalations/{tool_call_id}), resume it when it needs a person (POST /api/jobs/${jobId}/resume) or cancel it (POST /api/jobs/${jobId}/cancel)`,
+    { session_id: sessionId, job_id: jobId },
+  );
 }
