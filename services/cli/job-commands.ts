@@ -61,7 +61,7 @@ export async function job(cmd: JobCommand): Promise<number> {
     }
     case 'resume': {
       const body = { decision: cmd.decision, ...(cmd.message !== undefined ? { message: cmd.message } : {}) };
-      const resumed = await calling(() => client.call<{ tool_call_id: string; by: string }>('POST', `${at(cmd.jobId)}/resume`, body));
+      const resumed = await client.call<{ tool_call_id: string; by: string }>('POST', `${at(cmd.jobId)}/resume`, body);
       say(`resumed job ${cmd.jobId}: ${cmd.decision === 'allow' ? 'allowed' : 'denied'} ${resumed.tool_call_id} (by ${resumed.by}); the work goes on`);
       return 0;
     }
