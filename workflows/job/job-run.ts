@@ -9,7 +9,7 @@ import type { TurnPulse } from './watchdog';
 import { turnAbortSignal, turnApprovalSignal, turnInterruptSignal, turnProgressSignal, turnSteerSignal, type TurnProgress } from '../../contracts/turn-workflow';
 
 /** Patch: an escalation that timed out with `abort` reports `needs_human` and waits for a person to resume the job. */
-export const JOB_RESUME_PATCH = 'job-resume-needs-human';
+const JOB_RESUME_PATCH = 'job-resume-needs-human';
 
 /** The job waits for a person to resume it (docs/jobs.md, "Resuming a job that needs a person"). */
 type HumanWait = NonNullable<JobProgressView['needs_human']>;

@@ -30,7 +30,7 @@ function workspaceActivities(taskQueue: string) {
 }
 
 /** Patch: a job's work after its workspace runs on the queue of the host that made it. */
-export const JOB_HOST_QUEUE_PATCH = 'job-host-queue';
+const JOB_HOST_QUEUE_PATCH = 'job-host-queue';
 
 /** The worker's settings for jobs: a quick read, retried a few times. */
 const workerSettings = wf.proxyActivities<Pick<JobAftercareActivities, 'jobRetentionHours'>>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 5 } });
