@@ -43,17 +43,25 @@ export class TemporalLink {
     return `Temporal at ${this.address} is not reachable: ${this.lastError}`;
   }
 
+  /**
+   * Not connected (yet): a 503 saying why, never a 500. A gateway restarted under load can answer its
+   * first requests before its background connection has succeeded (chaos gateway-tool, load 30).
+   */
+  private unavailable(): StrandError {
+    return new StrandError(ErrorCode.UNAVAILABLE, this.unavailableReason);
+  }
+
   /** Asks the server something cheap, within `timeoutMs`. */
   async ping(timeoutMs: number): Promise<void> {
     const connection = this.connection;
-    if (!connection) throw new Error(this.unavailableReason);
+    if (!connection) throw this.unavailable();
     await connection.withDeadline(Date.now() + timeoutMs, () => connection.workflowService.getSystemInfo({}));
   }
 
   /** Runs a Temporal call that must answer within `timeoutMs` (an outage then fails fast, not after ~20 s). */
   async withDeadline<T>(timeoutMs: number, fn: () => Promise<T>): Promise<T> {
     const connection = this.connection;
-    if (!connection) throw new Error(this.unavailableReason);
+    if (!connection) throw this.unavailable();
     return connection.withDeadline(Date.now() + timeoutMs, fn);
   }
 
