@@ -73,4 +73,7 @@ test('two gateways with the same required tokens behind the balancer, which name
   expect(haproxy).toMatch(/backend gateways_http\n\s+mode http[\s\S]*server gateway-1 gateway-1:9420\n\s+server gateway-2 gateway-2:9420/);
   expect(haproxy).toMatch(/backend gateways_edn\n\s+mode tcp[\s\S]*server gateway-1 gateway-1:9421\n\s+server gateway-2 gateway-2:9421/);
   expect(haproxy).toMatch(/timeout tunnel 1h/);
+  // The HTTP backend checks each gateway's own /livez, never /healthz (shared dependencies).
+  expect(haproxy).toMatch(/backend gateways_http\n[\s\S]*option httpchk\n\s+http-check send meth GET uri \/livez\n\s+http-check expect status 200/);
+  expect(haproxy).not.toMatch(/uri \/healthz/);
 });

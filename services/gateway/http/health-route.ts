@@ -34,12 +34,29 @@ const health = createRoute({
   },
 });
 
+const live = createRoute({
+  method: 'get',
+  path: '/livez',
+  operationId: 'live',
+  summary: 'Whether this gateway process serves HTTP (nothing it depends on is asked)',
+  tags: ['service'],
+  ...PUBLIC,
+  responses: {
+    200: jsonReply(healthyReplySchema, 'This gateway answers.'),
+  },
+});
+
 /**
+ * `GET /livez`: 200 `{ok:true}` while this gateway serves HTTP, whatever its dependencies do.
  * `GET /healthz`: 200 `{ok:true}` once Temporal, NATS (with the agent-events stream) and the session
  * store all answer; otherwise 503 with what is missing, so `strand up` and load balancers can wait.
  */
 export function healthRoute(deps: HealthDeps): OpenAPIHono {
   const app = openApiApp();
+  // For a load balancer choosing between gateways: what sets one gateway apart from another is only
+  // whether it serves. /healthz asks Temporal, NATS and the store, which every gateway shares, so it
+  // fails on all of them at once during a NATS leader change and would leave the balancer none.
+  app.openapi(live, (c) => c.json({ ok: true as const }, 200));
   app.openapi(health, async (c) => {
     const checks: Record<string, () => Promise<unknown>> = {
       temporal: () => deps.temporal.ping(CHECK_TIMEOUT_MS),

@@ -23,6 +23,7 @@ class ConflictRetry extends Error {}
 const MAX_CONFLICT_RETRIES = 8;
 
 const notFound = (id: string) => new StoreError(StoreErrorCode.NOT_FOUND, `no session "${id}"`);
+const unreadable = (id: string) => new StoreError(StoreErrorCode.STORAGE, `session "${id}" cannot be read from storage right now; retry`);
 
 /**
  * The store's domain: every function's rules over in-memory state, with each mutation made durable
@@ -52,6 +53,11 @@ export class SessionStore {
    * against exactly the state the mutation was computed on).
    */
   private readonly shared: boolean;
+  /**
+   * Sessions dropped from memory because storage could not be read when they had to be reloaded:
+   * until a reload works they answer `session/storage` (retryable), never "not found".
+   */
+  private readonly unreadable = new Set<string>();
   /** Sessions with remote news already queued for their lock (one catch-up covers many notices). */
   private readonly catchUpQueued = new Set<string>();
 
@@ -118,6 +124,10 @@ export class SessionStore {
 
   private serializedOnce<T>(sessionId: string, fn: () => Promise<T>): Promise<T> {
     const run = async () => {
+      if (this.unreadable.has(sessionId)) {
+        await this.reload(sessionId);
+        if (this.unreadable.has(sessionId)) throw unreadable(sessionId);
+      }
       if (this.shared) for (const update of this.storage.takeRemote?.(sessionId) ?? []) this.applyRemote(sessionId, update);
       const mine: Promise<void>[] = [];
       this.ownWrites.set(sessionId, mine);
@@ -200,6 +210,7 @@ export class SessionStore {
     const news = await this.syncShared(sessionId);
     if (news === undefined && sessionId === undefined) throw new StoreError(StoreErrorCode.STORAGE, 'could not catch up with the other store instances; retry');
     const stale = news ?? [sessionId!];
+    if (sessionId !== undefined && this.unreadable.has(sessionId) && !stale.includes(sessionId)) stale.push(sessionId);
     await Promise.all(stale.map((id) => this.serializedOnce(id, async () => (news === undefined ? this.reload(id) : undefined))));
   }
 
@@ -238,20 +249,23 @@ export class SessionStore {
       records = await this.storage.loadOne(sessionId);
     } catch {
       this.sessions.delete(sessionId);
+      this.unreadable.add(sessionId);
       const timer = setTimeout(() => {
         void this.serializedOnce(sessionId, async () => {
-          if (!this.sessions.has(sessionId)) await this.reload(sessionId, Math.min(retryDelayMs * 2, 30_000));
+          if (this.unreadable.has(sessionId)) await this.reload(sessionId, Math.min(retryDelayMs * 2, 30_000));
         }).catch(() => undefined);
       }, retryDelayMs);
       timer.unref();
       return;
     }
+    this.unreadable.delete(sessionId);
     const state = records ? SessionState.replay(records) : undefined;
     if (state) this.sessions.set(sessionId, state);
     else this.sessions.delete(sessionId);
   }
 
   require(sessionId: string): SessionState {
+    if (this.unreadable.has(sessionId)) throw unreadable(sessionId);
     const s = this.sessions.get(sessionId);
     if (!s) throw notFound(sessionId);
     return s;

@@ -1,4 +1,4 @@
-import { DeliverPolicy, StorageType, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg, type NatsConnection } from 'nats';
+import { DeliverPolicy, Events, StorageType, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg, type NatsConnection } from 'nats';
 import { decodeSubjectToken, encodeSubjectToken } from '../../../contracts/session-store/subjects';
 import { StorageConflictError, type LoadResult, type LogRecord, type RemoteUpdate as Body, type StoragePort } from './port';
 
@@ -28,8 +28,39 @@ export interface JetStreamStorageOptions {
   replicas?: number;
 }
 
-/** How long `sync` waits for the tail before it reports that it could not catch up. */
-const SYNC_TIMEOUT_MS = 5_000;
+/**
+ * How long `sync` waits for the tail before it reports that it could not catch up (the caller then
+ * reads the session directly) and the tail is made again. Well under the callers' 5 s request timeout,
+ * so a stuck tail costs a read this much, not the read.
+ */
+const SYNC_TIMEOUT_MS = 1_500;
+/** JetStream API calls (stream info, last message, consumer creation) fail after this, not hang. */
+const API_TIMEOUT_MS = 3_000;
+/** A range read fails when no message came for this long (its consumer's node died, say). */
+const READ_IDLE_MS = 3_000;
+/** The tail's pull requests: shorter than nats.js's 30 s, so its own heartbeat check runs often. */
+const TAIL_EXPIRES_MS = 5_000;
+
+/**
+ * `p`, or a rejection after `ms`. What `p` yields after the deadline is handed to `late` (to stop a
+ * consumer that opened too late).
+ */
+function withDeadline<T>(p: Promise<T>, ms: number, what: string, late?: (value: T) => void): Promise<T> {
+  let timedOut = false;
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    p.then((v) => {
+      if (timedOut) late?.(v);
+      return v;
+    }),
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        timedOut = true;
+        reject(new Error(`${what} within ${ms} ms`));
+      }, ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
 
 /** A commit the tail heard from another instance, waiting for the domain to take it. */
 interface Heard {
@@ -49,6 +80,13 @@ export class JetStreamStorage implements StoragePort {
   private readonly heard = new Map<string, Heard[]>();
   private tail?: ConsumerMessages;
   private tailDone?: Promise<void>;
+  /** Bumped each time the tail is made again; a replaced tail's loop sees it and ends. */
+  private tailGeneration = 0;
+  private restarting = false;
+  private closed = false;
+  private changed: (sessionId: string) => void = () => undefined;
+  /** Why the tail was made again, oldest first (tests and logs read it). */
+  readonly tailRestarts: string[] = [];
   private loadedUpTo = 0;
   /** The newest stream sequence the tail has delivered (own writes included), and who waits for more. */
   private tailSeq = 0;
@@ -60,7 +98,7 @@ export class JetStreamStorage implements StoragePort {
   ) {
     this.stream = options.stream ?? DEFAULT_SESSIONS_STREAM;
     this.prefix = options.subjectPrefix ?? 'strand.store.log';
-    this.js = nc.jetstream();
+    this.js = nc.jetstream({ timeout: API_TIMEOUT_MS });
   }
 
   private subjectOf(sessionId: string): string {
@@ -77,7 +115,7 @@ export class JetStreamStorage implements StoragePort {
    */
   private manager(): Promise<JetStreamManager> {
     this.jsm ??= (async () => {
-      const jsm = await this.nc.jetstreamManager();
+      const jsm = await this.nc.jetstreamManager({ timeout: API_TIMEOUT_MS });
       try {
         await jsm.streams.info(this.stream);
       } catch {
@@ -103,9 +141,22 @@ export class JetStreamStorage implements StoragePort {
     if (untilSeq < startSeq) return;
     const consumer = await this.js.consumers.get(this.stream, { filterSubjects: filter, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: startSeq });
     // Large pulls: a cold load reads the whole stream, and per-pull round trips dominate otherwise.
-    const messages = await consumer.consume({ max_messages: 4096 });
+    // Bounded: a consumer whose node died delivers nothing, and nats.js would wait on it for minutes
+    // while the caller holds the session's lock.
+    const messages = await withDeadline(consumer.consume({ max_messages: 4096 }), API_TIMEOUT_MS, `${filter}: the stream did not open a consumer`, (late) => late.stop());
+    let idle = false;
+    let idleTimer: NodeJS.Timeout | undefined;
+    const arm = () => {
+      clearTimeout(idleTimer);
+      idleTimer = setTimeout(() => {
+        idle = true;
+        messages.stop();
+      }, READ_IDLE_MS);
+    };
+    arm();
     try {
       for await (const m of messages) {
+        arm();
         try {
           onMessage(m.subject, m.seq, m.json<Body>());
         } catch {
@@ -113,7 +164,9 @@ export class JetStreamStorage implements StoragePort {
         }
         if (m.seq >= untilSeq || m.info.pending === 0) break;
       }
+      if (idle) throw new Error(`${filter}: no message for ${READ_IDLE_MS} ms while reading up to #${untilSeq}`);
     } finally {
+      clearTimeout(idleTimer);
       messages.stop();
     }
   }
@@ -190,21 +243,82 @@ export class JetStreamStorage implements StoragePort {
   }
 
   async follow(changed: (sessionId: string) => void): Promise<void> {
+    this.changed = changed;
+    this.tailSeq = this.loadedUpTo;
+    // The first tail must start (a store that cannot follow the others must not serve).
+    await this.startTail(this.tailGeneration);
+    this.watchConnection();
+  }
+
+  /**
+   * Opens the tail (an ordered consumer) from the sequence after the last one it delivered. An
+   * ordered consumer is one replica, kept by the node that led the stream when it was made: when
+   * that node dies, nats.js notices only after missed heartbeats (15 s at its defaults) and then
+   * retries making a new one with a 30 s backoff, so the tail stalled for up to a minute and every
+   * read waited for it. The tail is therefore made again by this class, at once, whenever it is
+   * found stuck (see `sync`) or the connection moved to another node.
+   */
+  private async startTail(generation: number): Promise<void> {
     const consumer = await this.js.consumers.get(this.stream, {
       filterSubjects: `${this.prefix}.>`,
       deliver_policy: DeliverPolicy.StartSequence,
-      opt_start_seq: this.loadedUpTo + 1,
+      opt_start_seq: this.tailSeq + 1,
     });
-    const messages = await consumer.consume();
+    const messages = await withDeadline(consumer.consume({ expires: TAIL_EXPIRES_MS }), API_TIMEOUT_MS, 'the sessions stream did not open a consumer', (late) => late.stop());
+    if (generation !== this.tailGeneration || this.closed) {
+      messages.stop();
+      return;
+    }
     this.tail = messages;
-    this.tailSeq = this.loadedUpTo;
     this.tailDone = (async () => {
       for await (const m of messages) {
-        this.hear(m, changed);
-        this.tailSeq = Math.max(this.tailSeq, m.seq);
+        if (generation !== this.tailGeneration) break;
+        if (m.seq <= this.tailSeq) continue; // already delivered by the tail this one replaced
+        this.hear(m, this.changed);
+        this.tailSeq = m.seq;
         for (const w of this.tailWaiters) if (w.seq <= this.tailSeq) w.settle(true);
       }
+    })()
+      .catch(() => undefined)
+      .then(() => {
+        // Ended on its own (nats.js gave up on the consumer): make another.
+        if (generation === this.tailGeneration && !this.closed) this.restartTail('the tail ended');
+      });
+  }
+
+  /**
+   * Replaces the tail (in the background; one replacement at a time), retrying with a short backoff
+   * until a new one is open. Commits it missed are delivered by the new one: it starts after the last
+   * sequence the old one delivered.
+   */
+  private restartTail(why: string): void {
+    if (this.closed || this.restarting) return;
+    this.restarting = true;
+    this.tailRestarts.push(why);
+    const generation = ++this.tailGeneration;
+    this.tail?.stop();
+    this.tail = undefined;
+    void (async () => {
+      for (let attempt = 0; !this.closed && generation === this.tailGeneration; attempt++) {
+        try {
+          await this.startTail(generation);
+          break;
+        } catch {
+          await new Promise((r) => setTimeout(r, Math.min(250 * 2 ** attempt, 2_000)));
+        }
+      }
+      this.restarting = false;
     })();
+  }
+
+  /** A reconnect (to another node, or the same one restarted) may have lost the tail's consumer. */
+  private watchConnection(): void {
+    void (async () => {
+      for await (const s of this.nc.status()) {
+        if (this.closed) break;
+        if (s.type === Events.Reconnect) this.restartTail(`reconnected to ${String(s.data)}`);
+      }
+    })().catch(() => undefined);
   }
 
   /** Buffers and announces a commit of another instance that this one has not seen yet. */
@@ -234,6 +348,7 @@ export class JetStreamStorage implements StoragePort {
       if (target <= (this.lastSeq.get(sessionId) ?? 0)) return [];
     }
     if (target <= this.tailSeq) return waiting();
+    // No tail (not following, or being made again): the caller reads the session directly.
     if (!this.tail) return undefined;
     const reached = await new Promise<boolean>((resolve) => {
       const waiter = {
@@ -247,7 +362,9 @@ export class JetStreamStorage implements StoragePort {
       const timer = setTimeout(() => waiter.settle(false), SYNC_TIMEOUT_MS);
       this.tailWaiters.add(waiter);
     });
-    return reached ? waiting() : undefined;
+    if (reached) return waiting();
+    this.restartTail(`the tail had not reached #${target} after ${SYNC_TIMEOUT_MS} ms (it was at #${this.tailSeq})`);
+    return undefined;
   }
 
   takeRemote(sessionId: string): Body[] {
@@ -264,6 +381,8 @@ export class JetStreamStorage implements StoragePort {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    this.tailGeneration++;
     this.tail?.stop();
     await this.tailDone;
     for (const w of this.tailWaiters) w.settle(false);

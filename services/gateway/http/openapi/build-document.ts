@@ -137,7 +137,7 @@ export function buildOpenApiDocument(app: OpenAPIHono): OpenApiDocument {
           type: 'http',
           scheme: 'bearer',
           description:
-            'Required on every route but `/healthz`, `/api/openapi.json` and `/api/docs` (with its assets) when the gateway has tokens (STRAND_TOKENS or STRAND_TOKENS_FILE). Without tokens the gateway binds loopback only and needs none.',
+            'Required on every route but `/healthz`, `/livez`, `/api/openapi.json` and `/api/docs` (with its assets) when the gateway has tokens (STRAND_TOKENS or STRAND_TOKENS_FILE). Without tokens the gateway binds loopback only and needs none.',
         },
       },
     },

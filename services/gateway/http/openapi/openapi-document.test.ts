@@ -85,7 +85,7 @@ test('every path template names its parameters, and only public routes go withou
       const declared = (op.parameters ?? []).filter((p: any) => p.in === 'path').map((p: any) => p.name).sort();
       expect([`${method} ${path}`, declared]).toEqual([`${method} ${path}`, inPath]);
       // A hook delivery is authenticated by its signature (docs/jobs.md, "Triggers"); the hook's other routes take a token.
-      const open = ['/healthz', '/api/openapi.json', '/api/docs', '/api/docs/{asset}', '/', '/operator', '/web/{asset}'].includes(path) || `${method} ${path}` === 'post /api/hooks/{name}';
+      const open = ['/healthz', '/livez', '/api/openapi.json', '/api/docs', '/api/docs/{asset}', '/', '/operator', '/web/{asset}'].includes(path) || `${method} ${path}` === 'post /api/hooks/{name}';
       expect([path, op.security]).toEqual([path, open ? [] : undefined]);
       if (!open) expect([path, Object.keys(op.responses)]).toEqual([path, expect.arrayContaining(['401', '429', '500'])]);
     }

@@ -7,7 +7,7 @@ fetched from (or STRAND_GATEWAY_PUBLIC_URL when the gateway sits behind a proxy)
 \`http://127.0.0.1:9420\` unless STRAND_GATEWAY_PORT says otherwise.
 
 **Auth.** With tokens configured (STRAND_TOKENS or STRAND_TOKENS_FILE) every route needs
-\`Authorization: Bearer <token>\` except \`/healthz\`, \`/api/openapi.json\` and \`/api/docs\` (with its assets). Sessions
+\`Authorization: Bearer <token>\` except \`/healthz\`, \`/livez\`, \`/api/openapi.json\` and \`/api/docs\` (with its assets). Sessions
 belong to the principal that created them; another principal's session answers exactly like one that does not exist. A session id a
 client chooses itself (\`sessionId\` of \`/v1/chat/stream\`) is scoped per principal: another principal's id gives the caller a session of its own.
 
