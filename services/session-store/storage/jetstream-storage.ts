@@ -204,7 +204,11 @@ export class JetStreamStorage implements StoragePort {
   async loadOne(sessionId: string): Promise<LogRecord[] | undefined> {
     let records: LogRecord[] | undefined;
     const last = await this.lastOnSubject(this.subjectOf(sessionId));
-    if (last === 0) this.lastSeq.delete(sessionId);
+    // A session's subject never empties (a delete leaves its tombstone): "no message" for a session
+    // this instance has seen messages of comes from a stream leader just elected that has not applied
+    // its log yet. Reported as a failure (the caller answers session/storage and retries), never as
+    // "the session does not exist".
+    if (last === 0 && this.lastSeq.has(sessionId)) throw new Error(`the sessions stream has no message for session ${sessionId} (#${this.lastSeq.get(sessionId)} seen): not caught up`);
     await this.readRange(this.subjectOf(sessionId), 1, last, (_s, seq, body) => {
       this.lastSeq.set(sessionId, seq);
       if ('deleted' in body) records = undefined;
