@@ -347,6 +347,7 @@ describe('a stack with tokens', () => {
 
   test('the health check and the WebSocket protocol HTTP routes', async () => {
     expect((await call(base, 'GET', '/healthz', { token: null })).body).toEqual({ ok: true });
+    expect((await call(base, 'GET', '/livez', { token: null })).body).toEqual({ ok: true });
     expect((await call(base, 'GET', '/v1/status')).body).toMatchObject({ ok: true });
     const res = await fetch(`${base}/v1/chat/stream`, {
       method: 'POST',

@@ -113,6 +113,9 @@ describe('npm start under terminal signals', () => {
 
   test('a gateway killed with -9 as soon as it is ready, before the stack says ready (the warm-up turns), is restarted too', async () => {
     const t = await newPlace();
+    // Slow warm-up turns (about 4 s each) keep `[strand] ready` seconds away from the gateway's first
+    // healthy answer: services that start in under a second left too small a window for the kill.
+    t.place.env = { ...t.place.env, STRAND_SCRIPTED_DELTA_DELAY_MS: '300' };
     const run = runNpm(['start'], t.place.env);
     t.rootPid = run.pid;
     // Ready as the runner judges it (its /healthz answers; the runner polls it), while the workers
