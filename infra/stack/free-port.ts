@@ -1,6 +1,12 @@
 import fs from 'node:fs';
 import net from 'node:net';
 
+/**
+ * Ports in the picked range that fetch() refuses to connect to (the Fetch standard's "bad ports";
+ * undici answers "fetch failed"): a gateway given one is unreachable by every HTTP client in Node.
+ */
+const FETCH_BAD_PORTS = new Set([10080]);
+
 /** Ports this process has handed out: never handed out twice (each is released before its user binds it). */
 const given = new Set<number>();
 
@@ -17,7 +23,7 @@ export async function freePort(): Promise<number> {
   const high = ephemeralRangeStart() - 1;
   for (let attempt = 0; high - low > 1_000 && attempt < 100; attempt++) {
     const port = low + Math.floor(Math.random() * (high - low));
-    if (given.has(port)) continue;
+    if (given.has(port) || FETCH_BAD_PORTS.has(port)) continue;
     given.add(port); // reserved before the check, so concurrent callers never share one
     if (await bindable(port)) return port;
     given.delete(port);
