@@ -13,6 +13,7 @@ import type { AgentEventPublisher, OutgoingEvent } from '../events/publisher';
 import { StreamPublisher } from '../events/stream-publisher';
 import type { TurnCancelChannel } from '../events/turn-cancel';
 import { isWorkerShutdown, workerShutdownFailure } from '../infra/worker-shutdown';
+import { abortOnCancel } from '../infra/abort-on-cancel';
 import type { StorePort } from '../store/store-port';
 import { beginTurn } from '../store/session-activities';
 import { storeCall } from '../store/store-failures';
@@ -157,8 +158,7 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
       const assembler = new MessageAssembler();
       const controller = new AbortController();
       let userAborted = false;
-      const onCancel = () => controller.abort(ctx.cancellationSignal.reason);
-      ctx.cancellationSignal.addEventListener('abort', onCancel, { once: true });
+      const stopCancelWatch = abortOnCancel(ctx.cancellationSignal, () => controller.abort(ctx.cancellationSignal.reason));
       const unwatch = deps.cancels?.watch(input.session_id, input.turn_id, () => {
         userAborted = true;
         controller.abort(new CancelledFailure('the user aborted the turn'));
@@ -198,6 +198,8 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
         }
         const request = { model, messages, system, tools: [...(deps.tools ?? []), ...(mcp?.tools ?? [])], thinking_level: input.thinking_level, max_output_tokens: info.max_output_tokens, signal: controller.signal };
         if (input.only_tools) request.tools = request.tools.filter((t) => input.only_tools!.includes(t.name));
+        // Cancelled while it read the conversation: the provider is not asked at all.
+        controller.signal.throwIfAborted();
         for await (const chunk of adapter.stream(prefill ? { ...request, prefill } : request)) {
           lastChunkAt = now();
           chunks += 1;
@@ -235,7 +237,7 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
       } finally {
         clearInterval(stallWatch);
         unwatch?.();
-        ctx.cancellationSignal.removeEventListener('abort', onCancel);
+        stopCancelWatch();
       }
 
       const cost = deps.price?.(input.model, done.usage) ?? 0;

@@ -7,6 +7,7 @@ import type { ToolCheckpoints } from '../checkpoints/tool-checkpoints';
 import { StreamPublisher } from '../events/stream-publisher';
 import type { TurnCancelChannel } from '../events/turn-cancel';
 import { isWorkerShutdown, workerShutdownFailure } from '../infra/worker-shutdown';
+import { abortOnCancel } from '../infra/abort-on-cancel';
 import { storeCall } from '../store/store-failures';
 import type { ToolOutcome } from './ledger';
 import type { UserCommandDeps } from './user-command';
@@ -86,10 +87,11 @@ export function createRunTool(deps: RunToolDeps) {
     let outcome: ToolOutcome;
     const controller = new AbortController();
     const began = await checkpointBegin(params, controller.signal);
-    const onCancel = () => controller.abort(ctx.cancellationSignal.reason);
-    ctx.cancellationSignal.addEventListener('abort', onCancel, { once: true });
+    const stopCancelWatch = abortOnCancel(ctx.cancellationSignal, () => controller.abort(ctx.cancellationSignal.reason));
     const unwatch = deps.cancels?.watch(input.session_id, input.turn_id, () => controller.abort(new CancelledFailure('the user aborted the turn')));
     try {
+      // Cancelled while it read its arguments and began its checkpoint: the tool is not started.
+      controller.signal.throwIfAborted();
       outcome = await deps.tools.execute(input.name, params, {
         workspace: input.project_path,
         session_id: input.session_id,
@@ -120,7 +122,7 @@ export function createRunTool(deps: RunToolDeps) {
     } finally {
       clearInterval(ticker);
       unwatch?.();
-      ctx.cancellationSignal.removeEventListener('abort', onCancel);
+      stopCancelWatch();
     }
     await stream.flush();
     outcome = await checkpointed(outcome, began, params, controller.signal);

@@ -9,6 +9,7 @@ import { storeCall } from '../store/store-failures';
 import type { ToolLedger, ToolOutcome } from './ledger';
 import type { ToolExecutorPort } from './run-tool';
 import { isWorkerShutdown } from '../infra/worker-shutdown';
+import { abortOnCancel } from '../infra/abort-on-cancel';
 
 export interface UserCommandInput {
   session_id: string;
@@ -54,12 +55,12 @@ export function createRunUserCommand(deps: UserCommandDeps) {
       await publish('call', { type: 'tool.call', tool_call_id: input.id, tool: 'shell_exec', params: { command: input.command }, requires_approval: false });
       await publish('executing', { type: 'tool.executing', tool_call_id: input.id });
       const controller = new AbortController();
-      const onCancel = () => controller.abort(ctx.cancellationSignal.reason);
-      ctx.cancellationSignal.addEventListener('abort', onCancel, { once: true });
+      const stopCancelWatch = abortOnCancel(ctx.cancellationSignal, () => controller.abort(ctx.cancellationSignal.reason));
       let chunks = 0;
       const ticker = setInterval(() => ctx.heartbeat({ chunks }), heartbeatMs);
       ctx.heartbeat({ chunks });
       try {
+        controller.signal.throwIfAborted();
         outcome = await deps.tools.execute('shell_exec', { command: input.command, ...(input.timeout_s ? { timeout_s: input.timeout_s } : {}) }, {
           workspace: input.project_path,
           signal: controller.signal,
@@ -80,7 +81,7 @@ export function createRunUserCommand(deps: UserCommandDeps) {
         }
       } finally {
         clearInterval(ticker);
-        ctx.cancellationSignal.removeEventListener('abort', onCancel);
+        stopCancelWatch();
       }
       await stream.flush().catch(() => undefined);
       await deps.ledger.put(key, outcome);

@@ -212,6 +212,19 @@ test('cancellation records exactly what was streamed, as aborted, then propagate
   expect(events.events[events.events.length - 1]!.event).toMatchObject({ type: 'assistant.message', stop_reason: 'aborted', text: 'partial answer' });
 });
 
+test('a cancellation that comes before the provider is called (the step still reading the store) stops the step', async () => {
+  const p = provider(async function* (signal) {
+    await sleep(60_000, signal);
+    yield { type: 'text_delta', text: 'too late' };
+  });
+  const { step, input } = await setup(p);
+  const env = new MockActivityEnvironment();
+  const run = env.run(step, input);
+  // At once: the activity is still in its first awaits, before it links its cancellation to the stream.
+  env.cancel();
+  expect(await run.catch((e: unknown) => e)).toBeInstanceOf(CancelledFailure);
+});
+
 test('a model the catalog does not know is said once per session and model, not before every turn', async () => {
   const p = provider(async function* () {
     yield { type: 'text_delta', text: 'ok' };

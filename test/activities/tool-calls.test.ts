@@ -81,6 +81,25 @@ test('an abort stops the tool, records it as aborted and propagates the cancella
   expect(await run.catch((e: unknown) => e)).toBeInstanceOf(CancelledFailure);
 });
 
+test('a cancellation that comes before the tool starts (the call still reading the ledger) stops it', async () => {
+  const { runTool, call } = await setup({
+    execute: (_n, _p, ctx) =>
+      new Promise((_, reject) => {
+        const t = setTimeout(() => reject(new Error('ran to its end: the cancellation was lost')), 60_000);
+        const stop = () => {
+          clearTimeout(t);
+          reject(ctx.signal.reason);
+        };
+        if (ctx.signal.aborted) stop();
+        else ctx.signal.addEventListener('abort', stop);
+      }),
+  });
+  const env = new MockActivityEnvironment();
+  const run = env.run(runTool, call('b', 'shell_exec'));
+  env.cancel();
+  expect(await run.catch((e: unknown) => e)).toBeInstanceOf(CancelledFailure);
+});
+
 test('results are written in call order, with reasons for rejected and notes for calls never run', async () => {
   const { runTool, record, call, store, session_id } = await setup({
     async execute(name) {

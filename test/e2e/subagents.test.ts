@@ -144,7 +144,8 @@ test('aborting the parent cancels its running children; the parent turn ends abo
   // Both children are in their (long) answer step: each has had its read_file result.
   await bothChildrenRead(events, /README|Subagent/);
   // HTTP's abort: answers once the turn has ended.
-  expect((await http(base, 'POST', `/api/sessions/${sid}/interrupt`)).status).toBe(200);
+  const interrupted = await http(base, 'POST', `/api/sessions/${sid}/interrupt`);
+  expect({ status: interrupted.status, body: interrupted.body }).toMatchObject({ status: 200 });
   const rest = await readUntil(events, (e) => e.event === 'turn.finished', 60_000);
   events.close();
   expect(data(rest[rest.length - 1]!)).toMatchObject({ turn_id: 't1', outcome: 'aborted' });
