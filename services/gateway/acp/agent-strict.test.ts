@@ -11,7 +11,7 @@ import { createAcpAgent } from './agent';
  */
 function agentUnderTest() {
   const logged: Array<Record<string, any>> = [];
-  const log = pino({ level: 'error' }, { write: (line: string) => void logged.push(JSON.parse(line)) });
+  const log = pino({ level: 'warn' }, { write: (line: string) => void logged.push(JSON.parse(line)) });
   let stackAsked = 0;
   const agent = createAcpAgent({
     stack: async () => {
@@ -81,7 +81,7 @@ test('an unknown key in any method is -32602 naming its path, before the stack i
   a.close();
 });
 
-test('a cancel with an unknown key is not acted on and says why on the error log', async () => {
+test('a cancel with an unknown key is not acted on and says why as a warning', async () => {
   const a = agentUnderTest();
   await a.run(async (client) => {
     await client.request(acp.methods.agent.initialize, INIT);
@@ -90,6 +90,6 @@ test('a cancel with an unknown key is not acted on and says why on the error log
     // A request after the notifications: they have been handled when it answers.
     await client.request(acp.methods.agent.authenticate, { methodId: 'strand-token' });
   });
-  expect(a.logged.map((l) => [l.level, l.msg, l.problems])).toEqual([[50, 'session/cancel not acted on: Invalid params: params.colour: unrecognized key', ['params.colour: unrecognized key']]]);
+  expect(a.logged.map((l) => [l.level, l.msg, l.problems])).toEqual([[40, 'session/cancel not acted on: Invalid params: params.colour: unrecognized key', ['params.colour: unrecognized key']]]);
   a.close();
 });

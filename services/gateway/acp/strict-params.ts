@@ -23,8 +23,9 @@ export function strictParams<S extends z.ZodType>(schema: S): (params: unknown) 
 
 /**
  * The same check for a notification (`session/cancel`), which has no answer: params that do not fit
- * are logged as an error naming each key (stderr, which editors show) and the notification is not
- * acted on (the handler gets `undefined`).
+ * are not acted on (the handler gets `undefined`) and are logged as a warning naming each key. Not
+ * an error: bad input is the client's mistake, and editors show every stderr line as the agent's
+ * error (STRAND_LOG_LEVEL=warn shows it), as the SDK logs a notification it cannot handle.
  */
 export function strictNotificationParams<S extends z.ZodType>(schema: S, method: string, log: Logger): (params: unknown) => z.output<S> | undefined {
   const parse = strictParams(schema);
@@ -33,7 +34,7 @@ export function strictNotificationParams<S extends z.ZodType>(schema: S, method:
       return parse(params);
     } catch (err) {
       const refused = err as acp.RequestError;
-      log.error({ method, problems: (refused.data as { problems: string[] }).problems }, `${method} not acted on: ${refused.message}`);
+      log.warn({ method, problems: (refused.data as { problems: string[] }).problems }, `${method} not acted on: ${refused.message}`);
       return undefined;
     }
   };
