@@ -108,13 +108,23 @@ test('1,000 malformed lines each get their JSON-RPC error, and a prompt after th
   expect(a.stderr).toBe('');
 });
 
-test('requests before initialize, to unknown sessions, and with unsupported content are refused; the agent goes on', async () => {
+test('requests before initialize, to unknown sessions, with unsupported content or an unknown key are refused; the agent goes on', async () => {
   const a = await acpStack.agent({}, false);
   expect((await a.rawRequest('session/new', { cwd: acpStack.workspace, mcpServers: [] })).error).toMatchObject({ code: -32600 });
   await a.initialize();
   await expect(a.agent.request('session/prompt', { sessionId: 'nope', prompt: [{ type: 'text', text: 'x' }] })).rejects.toMatchObject({ code: -32002 });
   const sid = (await acpStack.newSession(a)).sessionId;
   await expect(a.agent.request('session/prompt', { sessionId: sid, prompt: [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }] })).rejects.toMatchObject({ code: -32602 });
+  // Strict params (docs/acp.md): an unknown key inside a content block is refused naming its path, no turn runs.
+  const typo = await a.rawRequest('session/prompt', { sessionId: sid, prompt: [{ type: 'text', text: 'first ' }, { type: 'text', text: 'second', annotations: { priority: 1, colour: 'red' } }] });
+  expect(typo.error).toEqual({
+    code: -32602,
+    message: 'Invalid params: params.prompt[1].annotations.colour: unrecognized key',
+    data: { code: 'INVALID_REQUEST', problems: ['params.prompt[1].annotations.colour: unrecognized key'] },
+  });
   expect(await a.agent.request('session/prompt', { sessionId: sid, prompt: [{ type: 'text', text: 'ok' }] })).toEqual({ stopReason: 'end_turn' });
+  expect(chunkText(a.updates(sid), 'agent_message_chunk')).toBe('You said: ok');
+  const stored = await acpStack.get(`/api/sessions/${sid}/messages`);
+  expect(stored.messages.map((m: any) => m.message.role)).toEqual(['user', 'assistant']);
   expect(a.stderr).toBe('');
 });

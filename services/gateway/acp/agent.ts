@@ -11,6 +11,17 @@ import { openSession, sessionConfigOptions } from './open-session';
 import { promptContent } from './prompt-text';
 import { isModeId, MODEL_OPTION, MODES, policyOf, THINKING_OPTION } from './settings';
 import { thinkingLevelSchema } from '../../../contracts/session-settings';
+import {
+  acpAuthenticateParams,
+  acpCancelParams,
+  acpInitializeParams,
+  acpLoadSessionParams,
+  acpNewSessionParams,
+  acpPromptParams,
+  acpSetConfigOptionParams,
+  acpSetModeParams,
+} from '../../../contracts/acp-requests';
+import { strictNotificationParams, strictParams } from './strict-params';
 
 /** The one authentication method: the token in the agent's environment (tokens configured only). */
 const TOKEN_AUTH_METHOD = 'strand-token';
@@ -30,7 +41,9 @@ export interface AcpAgentDeps {
  * strand as an ACP agent: one connection (a `strand acp` process per editor), its sessions served
  * by AcpLiveSession over the protocol-neutral SessionService. The SDK answers what is not ACP on its
  * own (-32700 for a line that is not JSON, -32600 for what is not a request or comes before
- * `initialize`, -32601 for an unknown method, -32602 for params that do not fit the schema).
+ * `initialize`, -32601 for an unknown method). Params are parsed with strand's strict schemas
+ * (contracts/acp-requests.ts, through `strictParams`) rather than the SDK's, which drop unknown keys:
+ * a key the spec does not define, at any depth, is -32602 naming its path.
  */
 export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; close(): void } {
   const { log, auth } = deps;
@@ -62,7 +75,7 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; close()
 
   const app = acp
     .agent({ name: 'strand' })
-    .onRequest(acp.methods.agent.initialize, ({ params }) => {
+    .onRequest(acp.methods.agent.initialize, strictParams(acpInitializeParams), ({ params }) => {
       notices = params.clientCapabilities?.session?.notices != null;
       return {
         protocolVersion: acp.PROTOCOL_VERSION,
@@ -81,12 +94,17 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; close()
         agentInfo: { name: 'strand', title: 'strand', version: deps.version },
       };
     })
-    .onRequest(acp.methods.agent.authenticate, ({ params }) => {
+    // Never runs: the strict handler above, registered first, answers every `initialize`. The SDK
+    // turns on its gate (-32600 for any request before `initialize`) only for its own handler form.
+    .onRequest(acp.methods.agent.initialize, () => {
+      throw acp.RequestError.internalError({}, 'initialize reached the SDK\'s handler form');
+    })
+    .onRequest(acp.methods.agent.authenticate, strictParams(acpAuthenticateParams), ({ params }) => {
       if (params.methodId !== TOKEN_AUTH_METHOD) throw acp.RequestError.invalidParams({ methodId: params.methodId }, `unknown authentication method (strand offers ${TOKEN_AUTH_METHOD})`);
       if (auth.enabled && auth.principal === undefined) throw acp.RequestError.authRequired({}, 'STRAND_TOKEN is not set to a token of this strand stack');
       return {};
     })
-    .onRequest(acp.methods.agent.session.new, ({ params, client }) =>
+    .onRequest(acp.methods.agent.session.new, strictParams(acpNewSessionParams), ({ params, client }) =>
       serve('session/new', {}, async (sessions, jobs) => {
         const project = path.resolve(deps.baseDir, params.cwd);
         const mcp_servers = mcpServersOf(params.mcpServers);
@@ -98,7 +116,7 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; close()
         return { sessionId: created.session_id, ...opened.settings };
       }),
     )
-    .onRequest(acp.methods.agent.session.load, ({ params, client }) =>
+    .onRequest(acp.methods.agent.session.load, strictParams(acpLoadSessionParams), ({ params, client }) =>
       serve('session/load', { session: params.sessionId }, async (sessions, jobs) => {
         const session = await sessions.open(params.sessionId, principalOf(auth));
         live.get(params.sessionId)?.stop();
@@ -109,14 +127,14 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; close()
         return { ...opened.settings };
       }),
     )
-    .onRequest(acp.methods.agent.session.prompt, ({ params }) => serve('session/prompt', { session: params.sessionId }, async () => {
+    .onRequest(acp.methods.agent.session.prompt, strictParams(acpPromptParams), ({ params }) => serve('session/prompt', { session: params.sessionId }, async () => {
       const { text, images } = promptContent(params.prompt);
       return liveOf(params.sessionId).prompt(text, images);
     }))
-    .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
-      live.get(params.sessionId)?.cancel();
+    .onNotification(acp.methods.agent.session.cancel, strictNotificationParams(acpCancelParams, 'session/cancel', log), ({ params }) => {
+      if (params) live.get(params.sessionId)?.cancel();
     })
-    .onRequest(acp.methods.agent.session.setMode, ({ params }) =>
+    .onRequest(acp.methods.agent.session.setMode, strictParams(acpSetModeParams), ({ params }) =>
       serve('session/set_mode', { session: params.sessionId }, async (sessions) => {
         liveOf(params.sessionId);
         if (!isModeId(params.modeId)) throw acp.RequestError.invalidParams({ modeId: params.modeId }, `unknown mode: one of ${MODES.map((m) => m.id).join(', ')}`);
@@ -124,7 +142,7 @@ export function createAcpAgent(deps: AcpAgentDeps): { app: acp.AgentApp; close()
         return {};
       }),
     )
-    .onRequest(acp.methods.agent.session.setConfigOption, ({ params }) =>
+    .onRequest(acp.methods.agent.session.setConfigOption, strictParams(acpSetConfigOptionParams), ({ params }) =>
       serve('session/set_config_option', { session: params.sessionId }, async (sessions) => {
         const session = liveOf(params.sessionId);
         const value = 'type' in params && params.type === 'boolean' ? undefined : (params.value as string);
