@@ -152,7 +152,7 @@ function jsonPath(path: readonly PropertyKey[]): string {
 // changes a request fails here.
 type Fits<Ours extends z.ZodType, Theirs> = [z.output<Ours>] extends [Theirs] ? ([Exclude<keyof Theirs, keyof z.input<Ours>>] extends [never] ? true : false) : false;
 type Holds<T extends true> = T;
-export type _AcpParamsFitTheSdk = [
+type _AcpParamsFitTheSdk = [
   Holds<Fits<typeof acpInitializeParams, acp.InitializeRequest>>,
   Holds<Fits<typeof acpAuthenticateParams, acp.AuthenticateRequest>>,
   Holds<Fits<typeof acpNewSessionParams, acp.NewSessionRequest>>,
