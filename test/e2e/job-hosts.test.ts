@@ -1,9 +1,8 @@
 import '../harness/quiet-temporal';
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { gitOk } from '../../activities/job-workspace/git';
 import type { JobReport } from '../../contracts/job-report';
 import { escalationAnswerSignal, JOB_WORKFLOW_TYPE, jobProgressQuery, jobWorkflowId, type JobWorkflowInput } from '../../contracts/job-workflow';
@@ -11,7 +10,8 @@ import { waitFor } from '../harness/dev-server-worker';
 import { DEFAULT_TASK_QUEUE } from '../../contracts/task-queues';
 import { ManagedProcess } from '../../infra/stack/managed-process';
 import { serviceSpecs } from '../../infra/stack/stack-specs';
-import { startTestStack, type TestStack } from '../harness/stack-fixture';
+import { startJobE2eStack, type JobE2eStack } from '../harness/job-e2e-stack';
+import type { TestStack } from '../harness/stack-fixture';
 
 /**
  * Jobs on workers of two hosts without a shared disk (docs/jobs.md, "Worker faults and several
@@ -23,42 +23,31 @@ import { startTestStack, type TestStack } from '../harness/stack-fixture';
  * make workspaces over the jobs run. A job whose host dies waits for it (its turn is not taken over
  * by the other host) and goes on when it is back.
  */
+let js: JobE2eStack;
 let stack: TestStack;
 let hostB: ManagedProcess;
 let client: Client;
-let connection: Connection;
-let tmp: string;
 let repo: string;
 let scripts: string;
 const dirs = { 'host-a': '', 'host-b': '' };
 
 beforeAll(async () => {
-  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'job-hosts-'));
-  repo = path.join(tmp, 'repo');
-  scripts = path.join(tmp, 'scripts');
-  dirs['host-a'] = path.join(tmp, 'jobs-a');
-  dirs['host-b'] = path.join(tmp, 'jobs-b');
-  await fs.mkdir(repo);
-  await fs.mkdir(scripts);
-  await gitOk(repo, ['init', '--quiet', '--initial-branch', 'main']);
-  await fs.writeFile(path.join(repo, 'README.md'), '# demo\n');
-  await gitOk(repo, ['add', '-A']);
-  await gitOk(repo, ['commit', '--quiet', '-m', 'first']);
-  stack = await startTestStack({ STRAND_SCRIPTED_DELTA_DELAY_MS: '0', STRAND_SCRIPTS_DIR: scripts, STRAND_JOBS_DIR: dirs['host-a'], STRAND_WORKER_HOST: 'host-a' });
+  js = await startJobE2eStack('job-hosts', { STRAND_SCRIPTED_DELTA_DELAY_MS: '0', STRAND_WORKER_HOST: 'host-a' });
+  ({ stack, repo, scripts } = js);
+  dirs['host-a'] = js.jobsDir;
+  // Not `…/jobs-b`: a workspace's host is told by its path's prefix, and host-a's folder is `…/jobs`.
+  dirs['host-b'] = path.join(js.tmp, 'host-b-workspaces');
   // The second host's worker: the stack's worker with another host id and jobs folder.
   const specs = await serviceSpecs({ ...stack.config, serviceEnv: { ...stack.config.serviceEnv, STRAND_JOBS_DIR: dirs['host-b'], STRAND_WORKER_HOST: 'host-b' } });
   hostB = new ManagedProcess({ ...specs.worker, name: 'worker-host-b' }, (name, line) => stack.output.push(`[${name}] ${line}`));
   hostB.start();
   await hostB.waitForLine(/^\[worker\] ready .*host=host-b\b/, 90_000);
-  connection = await Connection.connect({ address: stack.urls.temporal });
-  client = new Client({ connection });
+  client = await js.temporal();
 }, 240_000);
 
 afterAll(async () => {
-  await connection?.close();
   await hostB?.stop();
-  await stack?.teardown();
-  await fs.rm(tmp, { recursive: true, force: true });
+  await js?.teardown();
 }, 60_000);
 
 type Host = keyof typeof dirs;

@@ -1,9 +1,6 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { gitOk } from '../../activities/job-workspace/git';
 import { jobReportSchema } from '../../contracts/job-report';
-import { startTestStack, type TestStack } from '../harness/stack-fixture';
+import { startJobE2eStack, type JobE2eStack } from '../harness/job-e2e-stack';
 
 /**
  * Resuming a job that needs a person over HTTP (docs/jobs.md, "Resuming a job that needs a person"),
@@ -15,48 +12,24 @@ import { startTestStack, type TestStack } from '../harness/stack-fixture';
  */
 const ALICE = 'tok-alice';
 const BOB = 'tok-bob';
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-job-resume-'));
-const scripts = path.join(tmp, 'scripts');
-const repo = path.join(tmp, 'repo');
-let stack: TestStack;
+let js: JobE2eStack;
 
 beforeAll(async () => {
-  fs.mkdirSync(scripts);
-  fs.mkdirSync(repo);
-  await gitOk(repo, ['init', '--quiet', '--initial-branch', 'main']);
-  fs.writeFileSync(path.join(repo, 'README.md'), '# demo\n');
-  await gitOk(repo, ['add', '-A']);
-  await gitOk(repo, ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '--quiet', '-m', 'first']);
-  fs.writeFileSync(path.join(scripts, 'job-resume.json'), JSON.stringify({ steps: [[{ type: 'tool_call', name: 'shell_exec', args: { command: 'echo yes > approved.txt' } }], [{ type: 'text', text: 'Approved and done.' }]] }));
-  stack = await startTestStack({ STRAND_TOKENS: `${ALICE}:alice,${BOB}:bob`, STRAND_SCRIPTS_DIR: scripts, STRAND_JOBS_DIR: path.join(tmp, 'jobs') });
+  js = await startJobE2eStack('strand-job-resume', { STRAND_TOKENS: `${ALICE}:alice,${BOB}:bob` });
+  js.script('job-resume', [[{ type: 'tool_call', name: 'shell_exec', args: { command: 'echo yes > approved.txt' } }], [{ type: 'text', text: 'Approved and done.' }]]);
 }, 180_000);
 
-afterAll(async () => {
-  await stack?.teardown();
-  fs.rmSync(tmp, { recursive: true, force: true });
-}, 60_000);
+afterAll(() => js?.teardown(), 60_000);
 
-async function as(token: string, method: string, route: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${stack.urls.gateway}${route}`, {
-    method,
-    headers: { Authorization: `Bearer ${token}`, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: res.status, body: await res.json() };
-}
-
-async function untilStatus(id: string, status: string): Promise<any> {
-  for (let i = 0; i < 600; i++) {
-    const view = (await as(ALICE, 'GET', `/api/jobs/${id}`)).body;
-    if (view.status === status) return view;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`job ${id} never reached ${status}`);
-}
+const as = async (token: string, method: string, route: string, body?: unknown) => {
+  const { status, body: answer } = await js.as(token, method, route, body);
+  return { status, body: answer };
+};
+const untilStatus = (id: string, status: string) => js.jobUntil(ALICE, id, (view) => view.status === status, 120_000);
 
 test('a job that needs a person is resumed over HTTP by its owner: the call runs and the report names who resumed it', async () => {
   const id = 'resume-1';
-  const spec = { version: 1, job_id: id, task: { prompt: 'approve', project_path: repo, model: 'scripted/job-resume' }, policy: { tools: { shell_exec: 'escalate' }, escalation: { timeout_s: 1, on_timeout: 'abort', resume_wait_s: 600 } } };
+  const spec = { version: 1, job_id: id, task: { prompt: 'approve', project_path: js.repo, model: 'scripted/job-resume' }, policy: { tools: { shell_exec: 'escalate' }, escalation: { timeout_s: 1, on_timeout: 'abort', resume_wait_s: 600 } } };
   expect((await as(ALICE, 'POST', '/api/jobs', spec)).status).toBe(202);
   const waiting = await untilStatus(id, 'needs_human');
   expect(waiting.progress.needs_human).toMatchObject({ tool: 'shell_exec', reason: expect.stringMatching(/needs a person: nobody answered within 1 s$/) });
@@ -78,7 +51,7 @@ test('a job that needs a person is resumed over HTTP by its owner: the call runs
   expect(final.resumed).toEqual([{ by: 'alice', at: expect.any(String), tool_call_id: waiting.progress.needs_human.tool_call_id, tool: 'shell_exec', decision: 'allow' }]);
   expect(final.tool_calls.map((c) => [c.tool, c.outcome, c.decided_by, c.answered_by])).toEqual([['shell_exec', 'ran', 'person', 'alice']]);
   expect(final.commands.map((c) => c.exit_code)).toEqual([0]);
-  expect(await gitOk(repo, ['show', `strand/job-${id}:approved.txt`])).toBe('yes\n');
+  expect(await gitOk(js.repo, ['show', `strand/job-${id}:approved.txt`])).toBe('yes\n');
   // A client's prompt into the job's session would start a second owner of its turns: refused, naming the job.
   const prompted = await as(ALICE, 'POST', `/api/sessions/job-${id}/prompt`, { text: 'and one more thing' });
   expect(prompted).toMatchObject({ status: 409, body: { error: { code: 'JOB_SESSION', message: expect.stringContaining(`belongs to job ${id}`), details: { job_id: id } } } });

@@ -1,15 +1,14 @@
 import '../harness/quiet-temporal';
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
-import { gitOk } from '../../activities/job-workspace/git';
+import type { Client } from '@temporalio/client';
 import type { JobReport } from '../../contracts/job-report';
 import { JOB_WORKFLOW_TYPE, jobProgressQuery, jobWorkflowId, type JobWorkflowInput } from '../../contracts/job-workflow';
 import { DEFAULT_TASK_QUEUE } from '../../contracts/task-queues';
 import { waitFor } from '../harness/dev-server-worker';
-import { startTestStack, type TestStack } from '../harness/stack-fixture';
+import { startJobE2eStack, type JobE2eStack } from '../harness/job-e2e-stack';
+import type { TestStack } from '../harness/stack-fixture';
 
 /**
  * A job survives its worker (docs/jobs.md, "Worker faults and several hosts"): on the whole local
@@ -17,9 +16,9 @@ import { startTestStack, type TestStack } from '../harness/stack-fixture';
  * model step, after a shell command has run, then started again. The job resumes and succeeds; the
  * command ran once (it appends to a file outside the workspace), the deliverable has one commit.
  */
+let js: JobE2eStack;
 let stack: TestStack;
 let client: Client;
-let connection: Connection;
 let tmp: string;
 let repo: string;
 let scripts: string;
@@ -27,25 +26,12 @@ let scripts: string;
 const LONG_ANSWER = Array.from({ length: 80 }, (_, i) => `word${i}`).join(' ');
 
 beforeAll(async () => {
-  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'job-faults-'));
-  repo = path.join(tmp, 'repo');
-  scripts = path.join(tmp, 'scripts');
-  await fs.mkdir(repo);
-  await fs.mkdir(scripts);
-  await gitOk(repo, ['init', '--quiet', '--initial-branch', 'main']);
-  await fs.writeFile(path.join(repo, 'README.md'), '# demo\n');
-  await gitOk(repo, ['add', '-A']);
-  await gitOk(repo, ['commit', '--quiet', '-m', 'first']);
-  stack = await startTestStack({ STRAND_SCRIPTED_DELTA_DELAY_MS: '50', STRAND_SCRIPTS_DIR: scripts, STRAND_JOBS_DIR: path.join(tmp, 'jobs') });
-  connection = await Connection.connect({ address: stack.urls.temporal });
-  client = new Client({ connection });
+  js = await startJobE2eStack('job-faults', { STRAND_SCRIPTED_DELTA_DELAY_MS: '50' });
+  ({ stack, tmp, repo, scripts } = js);
+  client = await js.temporal();
 }, 180_000);
 
-afterAll(async () => {
-  await connection?.close();
-  await stack?.teardown();
-  await fs.rm(tmp, { recursive: true, force: true });
-}, 60_000);
+afterAll(() => js?.teardown(), 60_000);
 
 async function jobAcrossAWorkerFault(fault: (s: TestStack) => Promise<void>): Promise<{ report: JobReport; runs: string }> {
   const id = `f-${randomUUID().slice(0, 8)}`;

@@ -1,12 +1,9 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type * as acp from '@agentclientprotocol/sdk';
-import { gitOk } from '../../activities/job-workspace/git';
 import type { EdnMap } from '../../services/gateway/edn/edn-value';
 import { AcpTestAgent } from '../harness/acp-client';
 import { chunkText } from '../harness/acp-fixture';
-import { startTestStack, type TestStack } from '../harness/stack-fixture';
+import { jobHasSession, startJobE2eStack, type JobE2eStack } from '../harness/job-e2e-stack';
+import type { TestStack } from '../harness/stack-fixture';
 import { dataOf, EdnTestClient, name, topicOf, type Frame } from './edn-session-client';
 import { EMACS_CLIENT_INFO, EMACS_TOPICS } from './edn-session-fixture';
 
@@ -20,33 +17,22 @@ import { EMACS_CLIENT_INFO, EMACS_TOPICS } from './edn-session-fixture';
 const ALICE = 'tok-alice';
 const BOB = 'tok-bob';
 const TOKENS = `${ALICE}:alice,${BOB}:bob`;
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-jobs-edn-acp-'));
-const scripts = path.join(tmp, 'scripts');
-const repo = path.join(tmp, 'repo');
 const WORDS = Array.from({ length: 40 }, (_, i) => `w${i} `);
+let js: JobE2eStack;
 let stack: TestStack;
 const edn: EdnTestClient[] = [];
 const agents: AcpTestAgent[] = [];
 
-function script(scriptName: string, steps: unknown[][]): void {
-  fs.writeFileSync(path.join(scripts, `${scriptName}.json`), JSON.stringify({ steps }));
-}
-
 beforeAll(async () => {
-  fs.mkdirSync(scripts);
-  fs.mkdirSync(repo);
-  await gitOk(repo, ['init', '--quiet', '--initial-branch', 'main']);
-  fs.writeFileSync(path.join(repo, 'README.md'), '# demo\n');
-  await gitOk(repo, ['add', '-A']);
-  await gitOk(repo, ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '--quiet', '-m', 'first']);
+  js = await startJobE2eStack('strand-jobs-edn-acp', { STRAND_TOKENS: TOKENS, STRAND_SCRIPTED_DELTA_DELAY_MS: '5' });
+  stack = js.stack;
   // 150 ms a word: a watcher joins while the job's turn streams.
-  script('job-watch', [
+  js.script('job-watch', [
     [...WORDS.flatMap((w): unknown[] => [{ type: 'text', text: [w] }, { type: 'delay', ms: 150 }]), { type: 'tool_call', name: 'write_file', args: { path: 'watched.txt', content: 'seen\n' } }],
     [{ type: 'text', text: 'Wrote watched.txt. the end.' }],
   ]);
-  script('job-slow', [[{ type: 'text', text: 'Thinking hard.' }, { type: 'stall' }]]);
-  script('job-escalate', [[{ type: 'tool_call', name: 'shell_exec', args: { command: 'echo yes > approved.txt' } }], [{ type: 'text', text: 'Approved and done.' }]]);
-  stack = await startTestStack({ STRAND_TOKENS: TOKENS, STRAND_SCRIPTS_DIR: scripts, STRAND_JOBS_DIR: path.join(tmp, 'jobs'), STRAND_SCRIPTED_DELTA_DELAY_MS: '5' });
+  js.script('job-slow', [[{ type: 'text', text: 'Thinking hard.' }, { type: 'stall' }]]);
+  js.script('job-escalate', [[{ type: 'tool_call', name: 'shell_exec', args: { command: 'echo yes > approved.txt' } }], [{ type: 'text', text: 'Approved and done.' }]]);
 }, 180_000);
 
 afterEach(() => {
@@ -56,26 +42,12 @@ afterEach(() => {
 afterAll(async () => {
   for (const c of edn) c.close();
   await Promise.all(agents.map((a) => a.kill()));
-  await stack?.teardown();
-  fs.rmSync(tmp, { recursive: true, force: true });
+  await js?.teardown();
 }, 60_000);
 
-async function as(token: string, method: string, route: string, body?: unknown) {
-  const res = await fetch(`${stack.urls.gateway}${route}`, {
-    method,
-    headers: { Authorization: `Bearer ${token}`, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: res.status, body: (await res.json()) as any };
-}
+const spec: JobE2eStack['spec'] = (model, extra) => js.spec(model, extra);
 
-const spec = (model: string, extra: Record<string, unknown> = {}) => ({ version: 1, task: { prompt: `run ${model}`, project_path: repo, model: `scripted/${model}` }, ...extra });
-
-async function startJob(model: string, extra: Record<string, unknown> = {}): Promise<string> {
-  const started = await as(ALICE, 'POST', '/api/jobs', spec(model, extra));
-  expect(started.status).toBe(202);
-  return started.body.job_id as string;
-}
+const startJob = (model: string, extra: Record<string, unknown> = {}): Promise<string> => js.startJob(ALICE, spec(model, extra));
 
 /** An EDN client over TCP as psi's Emacs client connects: handshake with the token, its topics. */
 async function ednAs(token: string): Promise<EdnTestClient> {
@@ -109,7 +81,7 @@ test('EDN: a job started over HTTP is listed, watched to its end (its session fo
   await jobUntil(alice, jobId, hasSession, 'its session');
 
   const listed = (await alice.request('list_jobs', {})).jobs as EdnMap[];
-  expect(listed.find((j) => j['job-id'] === jobId)).toMatchObject({ 'job-id': jobId, status: 'running', 'session-id': `job-${jobId}`, 'project-path': repo, 'escalations-waiting': 0 });
+  expect(listed.find((j) => j['job-id'] === jobId)).toMatchObject({ 'job-id': jobId, status: 'running', 'session-id': `job-${jobId}`, 'project-path': js.repo, 'escalations-waiting': 0 });
   expect(typeof listed[0]!['started-at']).toBe('number');
   // The same list as an EQL attribute, in the style of :psi.session/list.
   const eql = (await alice.request('query_eql', { query: '[{:strand.job/list [:job-id :status :session-id]}]' })).result as EdnMap;
@@ -153,7 +125,7 @@ test('EDN: a job started over HTTP is listed, watched to its end (its session fo
     expect([op, errorCode(refused), String(refused['error-message'])]).toEqual([op, 'request/not-found', `no job ${jobId}`]);
   }
   expect(errorCode(await bob.failure('switch_session', { 'session-id': `job-${jobId}` }))).toBe('request/not-found');
-  expect((await as(BOB, 'GET', `/api/jobs/${jobId}`)).status).toBe(404);
+  expect((await js.as(BOB, 'GET', `/api/jobs/${jobId}`)).status).toBe(404);
 }, 180_000);
 
 test('EDN: an escalated call waits (listed as waiting), is answered over EDN and runs, the report names who; a job cancelled over EDN reports cancelled', async () => {
@@ -200,7 +172,7 @@ test('ACP: /jobs lists the caller\'s jobs, /job shows one, session/load of job-<
     return a;
   };
   const alice = await agentAs(ALICE);
-  const sid = (await alice.agent.request('session/new', { cwd: repo, mcpServers: [] })).sessionId;
+  const sid = (await alice.agent.request('session/new', { cwd: js.repo, mcpServers: [] })).sessionId;
   // Started once the agent is up (a process that takes seconds to start on a busy machine), so it is watched while it runs.
   const jobId = await startJob('job-watch');
   const say = async (a: AcpTestAgent, session: string, text: string) => {
@@ -211,13 +183,9 @@ test('ACP: /jobs lists the caller\'s jobs, /job shows one, session/load of job-<
   expect(await say(alice, sid, '/jobs')).toMatch(new RegExp(`^Jobs \\(\\d+\\):[\\s\\S]*- ${jobId} running: run job-watch[\\s\\S]*session/load`));
 
   // Loading the job's session while it runs: its conversation so far, then its events, to the turn's end.
-  for (let i = 0; i < 360; i++) {
-    const view = (await as(ALICE, 'GET', `/api/jobs/${jobId}`)).body;
-    if (view.status !== 'running' || (view.progress && view.progress.phase !== 'preparing')) break;
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  await js.jobUntil(ALICE, jobId, jobHasSession);
   const jobSession = `job-${jobId}`;
-  const loaded = (await alice.agent.request('session/load', { sessionId: jobSession, cwd: repo, mcpServers: [] })) as acp.LoadSessionResponse;
+  const loaded = (await alice.agent.request('session/load', { sessionId: jobSession, cwd: js.repo, mcpServers: [] })) as acp.LoadSessionResponse;
   expect(loaded.modes).toBeDefined();
   await alice.until(() => chunkText(alice.updates(jobSession), 'agent_message_chunk').includes('the end.'), 60_000, "the job's last answer");
   // Followed live: the streaming step's words from the load on (a job's turn is no session workflow's,
@@ -226,12 +194,12 @@ test('ACP: /jobs lists the caller\'s jobs, /job shows one, session/load of job-<
   expect(text).toMatch(/w39 Wrote watched\.txt\. the end\.$/);
   expect(alice.updates(jobSession).some((u) => u.sessionUpdate === 'tool_call' && JSON.stringify(u).includes('watched.txt'))).toBe(true);
 
-  for (let i = 0; i < 360 && (await as(ALICE, 'GET', `/api/jobs/${jobId}`)).body.status === 'running'; i++) await new Promise((r) => setTimeout(r, 250));
+  await js.jobUntil(ALICE, jobId, (v) => v.status !== 'running');
   expect(await say(alice, sid, `/job ${jobId}`)).toMatch(new RegExp(`^job ${jobId}: succeeded[\\s\\S]*branch strand/job-${jobId}: 1 commit\\(s\\)[\\s\\S]*Watch it by loading session job-${jobId}\\.$`));
 
   const bob = await agentAs(BOB);
-  const bobSession = (await bob.agent.request('session/new', { cwd: repo, mcpServers: [] })).sessionId;
+  const bobSession = (await bob.agent.request('session/new', { cwd: js.repo, mcpServers: [] })).sessionId;
   expect(await say(bob, bobSession, '/jobs')).not.toContain(jobId);
   expect(await say(bob, bobSession, `/job ${jobId}`)).toBe(`/job: no job ${jobId}`);
-  await expect(bob.agent.request('session/load', { sessionId: jobSession, cwd: repo, mcpServers: [] })).rejects.toMatchObject({ code: -32002 });
+  await expect(bob.agent.request('session/load', { sessionId: jobSession, cwd: js.repo, mcpServers: [] })).rejects.toMatchObject({ code: -32002 });
 }, 240_000);

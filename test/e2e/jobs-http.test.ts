@@ -1,11 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { gitOk } from '../../activities/job-workspace/git';
 import { jobReportSchema } from '../../contracts/job-report';
 import { openSse, readUntil } from '../harness/sse-client';
-import { startTestStack, type TestStack } from '../harness/stack-fixture';
+import { startJobE2eStack, type JobE2eStack } from '../harness/job-e2e-stack';
 
 /**
  * Unattended jobs through the gateway (docs/jobs.md, "Starting and watching a job") on a real stack
@@ -17,68 +16,29 @@ import { startTestStack, type TestStack } from '../harness/stack-fixture';
  */
 const ALICE = 'tok-alice';
 const BOB = 'tok-bob';
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-jobs-http-'));
-const scripts = path.join(tmp, 'scripts');
-const repo = path.join(tmp, 'repo');
-let stack: TestStack;
+let js: JobE2eStack;
 let base: string;
 
-function script(name: string, steps: unknown[][]): void {
-  fs.writeFileSync(path.join(scripts, `${name}.json`), JSON.stringify({ steps }));
-}
-
 beforeAll(async () => {
-  fs.mkdirSync(scripts);
-  fs.mkdirSync(repo);
-  await gitOk(repo, ['init', '--quiet', '--initial-branch', 'main']);
-  fs.writeFileSync(path.join(repo, 'README.md'), '# demo\n');
-  await gitOk(repo, ['add', '-A']);
-  await gitOk(repo, ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '--quiet', '-m', 'first']);
-  script('job-ok', [
+  js = await startJobE2eStack('strand-jobs-http', { STRAND_TOKENS: `${ALICE}:alice,${BOB}:bob` });
+  js.script('job-ok', [
     [{ type: 'text', text: 'Writing the file.' }, { type: 'tool_call', name: 'write_file', args: { path: 'hello.txt', content: 'hello\nworld\n' } }],
     [{ type: 'tool_call', name: 'shell_exec', args: { command: 'wc -l < hello.txt' } }],
     [{ type: 'text', text: 'Added hello.txt with two lines.' }],
   ]);
-  script('job-slow', [[{ type: 'text', text: 'Thinking hard.' }, { type: 'stall' }]]);
-  script('job-escalate', [[{ type: 'tool_call', name: 'shell_exec', args: { command: 'echo yes > approved.txt' } }], [{ type: 'text', text: 'Approved and done.' }]]);
-  stack = await startTestStack({ STRAND_TOKENS: `${ALICE}:alice,${BOB}:bob`, STRAND_SCRIPTS_DIR: scripts, STRAND_JOBS_DIR: path.join(tmp, 'jobs') });
-  base = stack.urls.gateway;
+  js.script('job-slow', [[{ type: 'text', text: 'Thinking hard.' }, { type: 'stall' }]]);
+  js.script('job-escalate', [[{ type: 'tool_call', name: 'shell_exec', args: { command: 'echo yes > approved.txt' } }], [{ type: 'text', text: 'Approved and done.' }]]);
+  base = js.stack.urls.gateway;
 }, 180_000);
 
-afterAll(async () => {
-  await stack?.teardown();
-  fs.rmSync(tmp, { recursive: true, force: true });
-}, 60_000);
+afterAll(() => js?.teardown(), 60_000);
 
-async function as(token: string, method: string, route: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${base}${route}`, {
-    method,
-    headers: { Authorization: `Bearer ${token}`, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...headers },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
-  let parsed: any = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    // markdown
-  }
-  return { status: res.status, body: parsed, headers: res.headers };
-}
+const as: JobE2eStack['as'] = (...args) => js.as(...args);
 
-const spec = (model: string, extra: Record<string, unknown> = {}) => ({ version: 1, task: { prompt: `run ${model}`, project_path: repo, model: `scripted/${model}` }, ...extra });
+const spec: JobE2eStack['spec'] = (model, extra) => js.spec(model, extra);
 
 /** Polls the job until `done` holds (a running job shows its progress; the test gives up after a minute). */
-async function jobUntil(token: string, id: string, done: (view: any) => boolean): Promise<any> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const view = await as(token, 'GET', `/api/jobs/${id}`);
-    expect(view.status).toBe(200);
-    if (done(view.body)) return view.body;
-    if (Date.now() > deadline) throw new Error(`job ${id} never got there: ${JSON.stringify(view.body)}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+const jobUntil = (token: string, id: string, done: (view: any) => boolean) => js.jobUntil(token, id, done, 60_000);
 
 test('a job started twice with one Idempotency-Key runs once, is listed, followed by its owner and reports its branch, file, command and exit code', async () => {
   const key = `key-${Date.now()}`;
@@ -116,7 +76,7 @@ test('a job started twice with one Idempotency-Key runs once, is listed, followe
   bobs.close();
 
   const ended = await jobUntil(ALICE, id, (v) => v.status !== 'running');
-  expect(ended).toMatchObject({ job_id: id, status: 'succeeded', owner: 'alice', title: 'run job-ok', project_path: repo, model: 'scripted/job-ok', progress: null });
+  expect(ended).toMatchObject({ job_id: id, status: 'succeeded', owner: 'alice', title: 'run job-ok', project_path: js.repo, model: 'scripted/job-ok', progress: null });
   const report = jobReportSchema.parse((await as(ALICE, 'GET', `/api/jobs/${id}/report`)).body);
   expect(ended.report).toEqual(report);
   expect(report).toMatchObject({
@@ -125,7 +85,7 @@ test('a job started twice with one Idempotency-Key runs once, is listed, followe
     deliverable: { branch: `strand/job-${id}`, files: [{ path: 'hello.txt', added: 2, removed: 0 }], verified: true },
   });
   expect(report.commands.map((c) => [c.command, c.exit_code])).toEqual([['wc -l < hello.txt', 0]]);
-  expect(await gitOk(repo, ['show', `strand/job-${id}:hello.txt`])).toBe('hello\nworld\n');
+  expect(await gitOk(js.repo, ['show', `strand/job-${id}:hello.txt`])).toBe('hello\nworld\n');
 
   // The same report as a document, by Accept or by ?format=.
   const byAccept = await as(ALICE, 'GET', `/api/jobs/${id}/report`, undefined, { Accept: 'text/markdown' });
@@ -181,7 +141,7 @@ test('an escalated call waits for a person: answered through the route it runs, 
 }, 120_000);
 
 test('`strand job run --wait` starts a job from a spec file, follows it and prints its markdown report; exit 0 when it succeeded', () => {
-  const file = path.join(tmp, 'spec.json');
+  const file = path.join(js.tmp, 'spec.json');
   fs.writeFileSync(file, JSON.stringify(spec('job-ok')));
   const id = `cli-${Date.now()}`;
   const env = { ...process.env, STRAND_GATEWAY_URL: base, STRAND_TOKEN: ALICE };

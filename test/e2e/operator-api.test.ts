@@ -6,7 +6,7 @@ import path from 'node:path';
 import { operatorOverviewSchema, type OperatorOverview } from '../../contracts/operator';
 import { turnListSchema } from '../../contracts/http-replies';
 import { openSse, readUntil, type SseConnection } from '../harness/sse-client';
-import { startTestStack, type TestStack } from '../harness/stack-fixture';
+import { httpAs, startTestStack, type TestStack } from '../harness/stack-fixture';
 
 /**
  * The operator view's data on a real stack with tokens: every process publishes its telemetry
@@ -60,14 +60,7 @@ afterAll(async () => {
   fs.rmSync(tmp, { recursive: true, force: true });
 }, 60_000);
 
-async function as(token: string, method: string, route: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${base}${route}`, {
-    method,
-    headers: { Authorization: `Bearer ${token}`, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: res.status, body: await res.json() };
-}
+const as = (token: string, method: string, route: string, body?: unknown) => httpAs(base, token, method, route, body);
 
 async function overview(token = ALICE, gateway = base, since?: number): Promise<OperatorOverview> {
   const res = await fetch(`${gateway}/api/operator${since === undefined ? '' : `?since=${since}`}`, { headers: { Authorization: `Bearer ${token}` } });

@@ -81,12 +81,32 @@ export async function http(
     headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
+  return { status: res.status, body: await bodyOf(res), headers: res.headers };
+}
+
+/** A reply's body parsed as JSON; its text when it is no JSON (kept so an assertion shows it); undefined when empty. */
+async function bodyOf(res: Response): Promise<any> {
   const text = await res.text();
-  let parsed: unknown = text;
   try {
-    parsed = text ? JSON.parse(text) : undefined;
+    return text ? JSON.parse(text) : undefined;
   } catch {
-    // Not JSON: keep the text so the assertion shows it.
+    return text;
   }
-  return { status: res.status, body: parsed, headers: res.headers };
+}
+
+/** JSON over HTTP as a principal (`Authorization: Bearer <token>`): status, the body parsed (bodyOf) and the headers. */
+export async function httpAs(
+  base: string,
+  token: string,
+  method: string,
+  route: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const res = await fetch(`${base}${route}`, {
+    method,
+    headers: { Authorization: `Bearer ${token}`, ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...headers },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  return { status: res.status, body: await bodyOf(res), headers: res.headers };
 }
