@@ -67,6 +67,12 @@ export interface JobProgressView {
   session_id: string | null;
   turn_id: string | null;
   step: number | null;
+  /**
+   * Stream sequence of the running turn's first event on the job's session stream (the `session.state`
+   * the job published before it): where a client that starts watching mid-turn reads from. Null
+   * between turns; absent for a job started before its turns were announced on the stream.
+   */
+  turn_start_seq?: number | null;
   /** Calls waiting for a person, with when nobody's answer is taken as the timeout's outcome (ms since the epoch). */
   escalations: Array<{ tool_call_id: string; tool: string; turn_id: string; rule_source: string; expires_at: number }>;
   /**

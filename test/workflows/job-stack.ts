@@ -6,6 +6,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { memoryPublishedText } from '../../activities/events/published-text';
+import type { OutgoingEvent } from '../../activities/events/publisher';
 import { createJobAftercareActivities } from '../../activities/job-notify';
 import { createJobActivities } from '../../activities/job-workspace';
 import { createJobVisibilityActivities } from '../../activities/job-visibility';
@@ -29,6 +30,8 @@ export interface JobStack {
   scriptsDir: string;
   taskQueue: string;
   worker: Worker;
+  /** Every event the stack's activities and workflows published (local activities included), in order. */
+  events: OutgoingEvent[];
   /** Writes `<name>.json` for the model `scripted/<name>` (activities/providers/scripts/README.md). */
   script(name: string, steps: unknown[][]): Promise<void>;
   cleanup(): Promise<void>;
@@ -80,6 +83,7 @@ export async function jobStack(env: TestWorkflowEnvironment, bundle: WorkflowBun
     scriptsDir,
     taskQueue,
     worker,
+    events: events.events,
     script: (name, steps) => fs.writeFile(path.join(scriptsDir, `${name}.json`), JSON.stringify({ steps })),
     cleanup: async () => {
       // Each job's aftercare (job:<id>:after) keeps a retention timer open for days, and this file's

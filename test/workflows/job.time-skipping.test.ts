@@ -104,6 +104,15 @@ test('an escalated call runs on a person’s yes and the report names them; a de
   expect(report.commands.map((c) => [c.command, c.exit_code])).toEqual([['echo yes > approved.txt', 0]]);
   expect(report.deliverable!.files).toEqual([{ path: 'approved.txt', added: 1, removed: 0 }]);
   expect(await gitOk(jobs.stack.repo, ['show', `strand/job-${id}:README.md`])).toBe('# demo\n');
+  // On the session's stream, as a session workflow's turn: the state it enters first, the calls
+  // asking announced (by the job, which the turn waited for: the escalated one, the denied one),
+  // `turn.finished`, then idle.
+  const stream = jobs.stack.events.map((e) => e.event);
+  const marks = stream.map((e) => (e.type === 'session.state' ? `state:${e.phase}:${e.turn_id ?? '-'}` : e.type === 'turn.finished' ? `finished:${e.turn_id}:${e.outcome}` : 'event'));
+  expect(marks[0]).toBe('state:thinking:t1');
+  expect(marks.slice(-2)).toEqual(['finished:t1:done', 'state:idle:-']);
+  expect(marks.filter((m) => m !== 'event' && !m.startsWith('state:thinking') && !m.startsWith('state:streaming') && !m.startsWith('state:tool_execution'))).toEqual(['state:waiting_approval:t1', 'state:waiting_approval:t1', 'finished:t1:done', 'state:idle:-']);
+  expect(marks.filter((m) => m === 'event').length).toBeGreaterThan(0);
   await replays(report);
 }, 120_000);
 

@@ -5,6 +5,7 @@ import type { JobReport } from '../../contracts/job-report';
 import { escalationAnswerSchema, escalationAnswerSignal, jobProgressQuery, jobResumeSchema, jobResumeSignal, jobWaitingReportQuery, type EscalationAnswer, type JobProgressView, type JobResume } from '../../contracts/job-workflow';
 import { notifyDeliveryId, type JobNotificationOutcome } from '../../contracts/job-notify';
 import { notifyEscalation, wants } from './job-notify';
+import type { JobSessionStream } from './job-session-stream';
 import type { TurnPulse } from './watchdog';
 import { turnAbortSignal, turnApprovalSignal, turnInterruptSignal, turnProgressSignal, turnSteerSignal, type TurnProgress } from '../../contracts/turn-workflow';
 
@@ -75,6 +76,11 @@ export class JobRun {
   /** The report as the job started waiting for a person (its query answers it meanwhile). */
   waitingReport: JobReport | null = null;
   /**
+   * The job's announcements on its session's stream (job-session-stream.ts); undefined for a job
+   * started before they existed.
+   */
+  stream: JobSessionStream | undefined;
+  /**
    * Set by the job workflow: reports `needs_human` (the report built and published, the person
    * notified) as the wait for a resume starts, and says the job runs again once resumed.
    */
@@ -103,6 +109,7 @@ export class JobRun {
       session_id: this.session_id,
       turn_id: this.turn?.turn_id ?? null,
       step: this.step,
+      ...(this.stream ? { turn_start_seq: this.turn ? this.stream.turnStartSeq : null } : {}),
       escalations: [...this.escalations].filter(([id, e]) => !e.answer && !this.decisions.has(id)).map(([tool_call_id, e]) => ({ tool_call_id, tool: e.tool, turn_id: e.turn_id, rule_source: e.rule_source, expires_at: e.expires_at })),
       // Shown once the waiting report is made: a client that sees needs_human can read that report.
       ...(this.humanWait && this.waitingReport ? { needs_human: this.humanWait } : {}),
@@ -118,16 +125,24 @@ export class JobRun {
     if (!this.limitsHit.includes(limit)) this.limitsHit.push(limit);
   }
 
-  private onProgress(p: TurnProgress): void {
-    if (!this.turn || p.turn_id !== this.turn.turn_id) return;
+  private onProgress(p: TurnProgress): Promise<void> | void {
+    const turn = this.turn;
+    const current = turn !== undefined && p.turn_id === turn.turn_id;
+    if (current) this.applyProgress(p, turn);
+    // A turn that publishes its own states waits for the job to publish (and acknowledge) the one
+    // announcing calls that wait for approval, as a session workflow does.
+    if (p.report_id !== undefined && this.stream) return this.stream.acknowledge(p, current);
+  }
+
+  private applyProgress(p: TurnProgress, turn: RunningTurn): void {
     this.step = p.step;
     this.pulse = { seq: this.pulse.seq + 1, phase: p.phase, step: p.step, ...(p.details ? { details: p.details } : {}) };
     if (p.phase === 'waiting_budget') {
       // The turn runs with the soft caps (work) or the hard ones (wrap-up): either way it stops here.
-      if (this.turn.kind === 'work') this.reachSoft('budget_soft');
+      if (turn.kind === 'work') this.reachSoft('budget_soft');
       else this.stopHard('budget', 'interrupt');
     }
-    if (p.phase === 'waiting_approval') for (const call of p.pending_approvals ?? []) this.onCallWaiting(call.tool_call_id, call.tool, this.turn);
+    if (p.phase === 'waiting_approval') for (const call of p.pending_approvals ?? []) this.onCallWaiting(call.tool_call_id, call.tool, turn);
   }
 
   private onCallWaiting(callId: string, tool: string, turn: RunningTurn): void {

@@ -6,9 +6,10 @@ import { JOB_AFTERCARE_WORKFLOW_TYPE, jobAftercareWorkflowId, type JobAftercareI
 import type { JobDeliverableReport, JobReport, JobWorkspaceInfo } from '../../contracts/job-report';
 import { jobSessionId, jobWorkflowInputSchema, type JobWorkflowInput } from '../../contracts/job-workflow';
 import type { Budget } from '../../contracts/session-settings';
-import { turnAbortSignal, turnInterruptSignal, type TurnWorkflowInput, type TurnWorkflowResult } from '../../contracts/turn-workflow';
+import { turnAbortSignal, turnInterruptSignal, type TurnOutcome, type TurnWorkflowInput, type TurnWorkflowResult } from '../../contracts/turn-workflow';
 import { TURN_WORKFLOW_TYPE, turnId, turnWorkflowId } from '../../contracts/workflow-ids';
 import { storeRetry } from '../retry-policies';
+import { JOB_TURNS_ON_STREAM_PATCH, JobSessionStream, jobStatePart } from './job-session-stream';
 import { notifyDeliveryId } from '../../contracts/job-notify';
 import { deliverNotification, wants } from './job-notify';
 import { jobApprovalPolicy } from './job-policy';
@@ -86,6 +87,8 @@ async function runJob(run: JobRun, job_id: string, spec: Spec, started_ms: numbe
     const settings = { model: spec.task.model, thinking_level: spec.task.thinking_level, auto_retry: true, auto_compaction: true, approval: jobApprovalPolicy(spec), name: `job ${job_id}` };
     await acts.createJobSession({ job_id, project_path: workspace.path, title: `job ${job_id}: ${spec.task.prompt.split('\n')[0]!.slice(0, 80)}`, settings, ...(owner ? { owner } : {}) });
     run.session_id = session_id;
+    // The job's turns announced on its session's stream, as a session workflow's are (docs/jobs.md).
+    if (wf.patched(JOB_TURNS_ON_STREAM_PATCH)) run.stream = new JobSessionStream(session_id, jobStatePart(settings));
     const ws = workspace;
     run.hooks = {
       // The report of a job that needs a person, as it starts to wait for one (docs/jobs.md, "Resuming a job that needs a person").
@@ -97,8 +100,10 @@ async function runJob(run: JobRun, job_id: string, spec: Spec, started_ms: numbe
       resumed: () => attributes.finish('running'),
     };
     let nextTurn = 1;
+    // A turn that publishes its own states is handed the session's part of them (contracts/turn-workflow.ts).
+    const publishes = run.stream ? { publishes_state: true, session_part: run.stream.part } : {};
     const turn = (kind: TurnKind, role: 'work' | 'wrap_up', text: string, max_steps: number, budget: Budget | undefined) =>
-      runTurn(run, hostQueue, { session_id, project_path: workspace!.path, turn_number: nextTurn, text, settings, max_steps, record: { last_turn: nextTurn++, requests: [] }, thinking_before_next_step: true, ...(budget ? { budget } : {}) }, kind, role);
+      runTurn(run, hostQueue, { session_id, project_path: workspace!.path, turn_number: nextTurn, text, settings, max_steps, record: { last_turn: nextTurn++, requests: [] }, thinking_before_next_step: true, ...publishes, ...(budget ? { budget } : {}) }, kind, role);
     // One role's turn, and the watchdog's one retry when it stalled (docs/jobs.md, "Watchdog"):
     // a stall cuts the turn; a second stall in the job ends it failed, with the diagnosis.
     const runRole = async (role: 'work' | 'wrap_up', text: string, max_steps: number, budget: Budget | undefined) => {
@@ -293,11 +298,25 @@ function caps(spec: Spec, share: number): Budget | undefined {
 type TurnKind = JobReport['turns'][number]['kind'];
 
 /**
- * One turn of the job's session as a child workflow; its progress reaches `run` through its
- * reports, which the watchdog also hears: a turn silent for `limits.stall_s` is aborted. On the
- * workspace's host queue when there is one: the turn's activities (its tools) run on its queue.
+ * One turn of the job's session, announced on the session's stream when the job does that
+ * (JobSessionStream): the state it enters before it, `turn.finished` and `idle` after it.
  */
 async function runTurn(run: JobRun, hostQueue: string | undefined, input: TurnWorkflowInput, kind: TurnKind, role: 'work' | 'wrap_up'): Promise<JobReport['turns'][number]> {
+  const turn_id = turnId(input.turn_number);
+  const stream = run.stream;
+  // The state the turn enters goes out before any of the turn's events, as a session's does.
+  if (stream) await stream.turnStarts(turn_id);
+  const ended = await runTurnChild(run, hostQueue, input, kind, role);
+  if (stream) await stream.turnEnded(turn_id, ended.outcome, ended.steps);
+  return { kind, turn_id, ...ended };
+}
+
+/**
+ * The turn as a child workflow; its progress reaches `run` through its reports, which the watchdog
+ * also hears: a turn silent for `limits.stall_s` is aborted. On the workspace's host queue when there
+ * is one: the turn's activities (its tools) run on its queue.
+ */
+async function runTurnChild(run: JobRun, hostQueue: string | undefined, input: TurnWorkflowInput, kind: TurnKind, role: 'work' | 'wrap_up'): Promise<{ outcome: TurnOutcome; steps: number }> {
   const workflow_id = turnWorkflowId(input.session_id, input.turn_number);
   const turn_id = turnId(input.turn_number);
   // Set before the start: the turn's first report may arrive in the same activation as its start.
@@ -319,9 +338,9 @@ async function runTurn(run: JobRun, hostQueue: string | undefined, input: TurnWo
     const stall_s = run.spec.limits.stall_s;
     void watchTurn(() => run.pulse, () => ended || run.stopped, stall_s * 1000).then((seen) => (seen && !ended ? run.stalled(stallDiagnosis(seen, turn_id, stall_s)) : undefined));
     const outcome = await result;
-    return { kind, turn_id, outcome: outcome.outcome, steps: outcome.steps };
+    return { outcome: outcome.outcome, steps: outcome.steps };
   } catch (err) {
-    if (err instanceof wf.ChildWorkflowFailure) return { kind, turn_id, outcome: 'error', steps: 0 };
+    if (err instanceof wf.ChildWorkflowFailure) return { outcome: 'error', steps: 0 };
     throw err;
   } finally {
     run.turn = undefined;
