@@ -188,10 +188,11 @@ test('ACP: /jobs lists the caller\'s jobs, /job shows one, session/load of job-<
   const loaded = (await alice.agent.request('session/load', { sessionId: jobSession, cwd: js.repo, mcpServers: [] })) as acp.LoadSessionResponse;
   expect(loaded.modes).toBeDefined();
   await alice.until(() => chunkText(alice.updates(jobSession), 'agent_message_chunk').includes('the end.'), 60_000, "the job's last answer");
-  // Followed live: the streaming step's words from the load on (a job's turn is no session workflow's,
-  // so the step under way is not replayed from its start: docs/acp.md, "Jobs"), then its last answer.
+  // Followed live: the step under way from its start (the job says where its turn began its stream:
+  // docs/acp.md, "Jobs"), each word once, then its last answer.
   const text = chunkText(alice.updates(jobSession), 'agent_message_chunk');
-  expect(text).toMatch(/w39 Wrote watched\.txt\. the end\.$/);
+  expect(text.endsWith(`${WORDS.join('')}Wrote watched.txt. the end.`)).toBe(true);
+  expect(text.split('w0 ')).toHaveLength(2);
   expect(alice.updates(jobSession).some((u) => u.sessionUpdate === 'tool_call' && JSON.stringify(u).includes('watched.txt'))).toBe(true);
 
   await js.jobUntil(ALICE, jobId, (v) => v.status !== 'running');

@@ -25,21 +25,21 @@ const routes = routeTable(['agent'], {
     middleware: readJsonBody,
     request: { params: sessionIdParams, body: jsonBody(steerBodySchema) },
     responses: { 202: jsonReply(R.steerAcceptedSchema, 'Delivered to the running turn.') },
-    ...errors(...SESSION_READ),
+    ...errors(...SESSION_READ, E.JOB_SESSION),
   },
   interrupt: {
     post: '/{id}/interrupt',
     id: 'interrupt',
     summary: 'Abort the running turn',
     description: 'Answers once the turn has ended; its partial answer is kept with stop reason `aborted`.',
-    ...sessionReply(R.interruptReplySchema, 'The turn ended (or none was running).'),
+    ...sessionReply(R.interruptReplySchema, 'The turn ended (or none was running).', E.JOB_SESSION),
   },
   abortRetry: {
     post: '/{id}/abort-retry',
     id: 'abortRetry',
     summary: 'Give up a scheduled provider retry',
     description: 'strand extension: the turn ends with the error it was retrying.',
-    ...sessionReply(R.abortRetryReplySchema, 'Whether a retry was waiting.'),
+    ...sessionReply(R.abortRetryReplySchema, 'Whether a retry was waiting.', E.JOB_SESSION),
   },
 });
 

@@ -40,9 +40,9 @@ const routes = routeTable(['sessions'], {
     summary: 'Delete a session',
     description:
       'A running turn is aborted first; with `config.save_transcript` the markdown transcript is written before the session goes. A transcript that cannot be saved (STRAND_TRANSCRIPTS_DIR not a writable directory, a render or write failure) is 500 TRANSCRIPT_ERROR and the session is kept (`details.deleted: false`): found before anything is touched when the directory is unusable, else after the running turn was stopped.',
-    ...sessionReply(R.sessionClosedSchema, 'Closed.', E.TRANSCRIPT_ERROR),
+    ...sessionReply(R.sessionClosedSchema, 'Closed.', E.TRANSCRIPT_ERROR, E.JOB_SESSION),
   },
-  resume: { post: '/{id}/resume', id: 'resumeSession', summary: 'Wake a dormant session', ...sessionReply(R.sessionResumedSchema, "The session's workflow runs.") },
+  resume: { post: '/{id}/resume', id: 'resumeSession', summary: 'Wake a dormant session', ...sessionReply(R.sessionResumedSchema, "The session's workflow runs.", E.JOB_SESSION) },
   fork: {
     post: '/{id}/fork',
     id: 'forkSession',

@@ -7,7 +7,7 @@ const STREAM_START_QUERY_MS = 1_500;
 
 export interface SessionEventsDeps {
   reader: Pick<AgentEventReader, 'open'>;
-  commands: Pick<SessionCommands, 'live' | 'queried'>;
+  commands: Pick<SessionCommands, 'live' | 'queried' | 'jobTurnStart'>;
   /**
    * Asked before each next event is read, when the connection the events go to paces them (a
    * WebSocket's outbox): while it says no, the rest waits in JetStream, not in the gateway.
@@ -18,10 +18,12 @@ export interface SessionEventsDeps {
 /**
  * Events after `afterSeq`, then live ones. Without a cursor: the running turn's events so far (from
  * its first event), then live ones — a client that connects just after sending a prompt misses
- * nothing; with no turn running, live events only.
+ * nothing; with no turn running, live events only. A job's session (`jobId`) has no session workflow:
+ * its job says where its running turn starts.
  */
-export async function openSessionEvents(deps: SessionEventsDeps, sessionId: string, afterSeq: number | undefined): Promise<EventSubscription> {
-  const subscription = await deps.reader.open(sessionId, afterSeq ?? (await runningTurnStart(deps, sessionId)));
+export async function openSessionEvents(deps: SessionEventsDeps, sessionId: string, afterSeq: number | undefined, jobId?: string): Promise<EventSubscription> {
+  const start = afterSeq ?? (jobId !== undefined ? await runningJobTurnStart(deps, jobId) : await runningTurnStart(deps, sessionId));
+  const subscription = await deps.reader.open(sessionId, start);
   return deps.pace ? gateSubscription(subscription, deps.pace) : subscription;
 }
 
@@ -34,4 +36,10 @@ export async function openSessionEvents(deps: SessionEventsDeps, sessionId: stri
 async function runningTurnStart(deps: SessionEventsDeps, sessionId: string): Promise<number | undefined> {
   const state = await deps.commands.queried(sessionId, STREAM_START_QUERY_MS).catch(() => deps.commands.live(sessionId).catch(() => undefined));
   return state?.active_turn && state.turn_start_seq ? state.turn_start_seq - 1 : undefined;
+}
+
+/** Where a job's running turn starts (its first event, the state the job published before it). */
+async function runningJobTurnStart(deps: SessionEventsDeps, jobId: string): Promise<number | undefined> {
+  const first = await deps.commands.jobTurnStart(jobId, STREAM_START_QUERY_MS);
+  return first ? first - 1 : undefined;
 }

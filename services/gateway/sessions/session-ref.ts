@@ -83,6 +83,7 @@ export class SessionRef {
 
   /** Changes settings (session-settings-change.ts): the running workflow applies them, else the store keeps them. */
   async updateSettings(change: ClientSettingsChange): Promise<SessionSettings & { notice?: string }> {
+    this.refuseIfJob();
     const { settings, stored } = await changeSettings(this.deps, this.record, change);
     if (stored) this.record = { ...this.record, metadata: { ...this.record.metadata, [RUNTIME_KEYS.settings]: stored } };
     return settings;
@@ -90,7 +91,7 @@ export class SessionRef {
 
   /** Starts (or queues) a turn; `images` are checked and stored first (PromptImageIntake), the workflow gets their references. */
   async prompt(prompt: PromptCommand, images: readonly RawPromptImage[] = []): Promise<PromptAccepted> {
-    refuseJobSession(this.record.session_id, this.record.metadata);
+    this.refuseIfJob();
     const stored = images.length === 0 ? prompt : { ...prompt, images: await this.deps.images.store(this.record, prompt, images) };
     const accepted = await this.deps.commands.prompt(startInfo(this.record), stored);
     // The first prompt names a session the gateway titled after its folder (session-title.ts).
@@ -118,10 +119,12 @@ export class SessionRef {
 
   /** A user's own shell command in the session's workspace (only while idle), recorded in the conversation. */
   runCommand(cmd: UserCommand): Promise<UserCommandResult> {
+    this.refuseIfJob();
     return this.deps.commands.userCommand(startInfo(this.record), cmd);
   }
 
   abortCommand(): Promise<{ stopped: boolean }> {
+    this.refuseIfJob();
     return this.deps.commands.abortUserCommand(this.id);
   }
 
@@ -131,36 +134,44 @@ export class SessionRef {
    */
   checkpointCommand(cmd: CheckpointCommand, requestId?: string): Promise<CheckpointCommandResult> {
     if (cmd.op === 'list') return this.deps.commands.listCheckpoints(this.id);
+    this.refuseIfJob();
     return this.deps.commands.checkpoints(startInfo(this.record), cmd, requestId);
   }
 
   /** Stops turn `turnId` (or the running, else the next queued one), even before its workflow has started. */
   abort(requestId?: string, turn?: string): Promise<AbortResult> {
+    this.refuseIfJob();
     return this.deps.commands.abort(this.id, requestId, turn);
   }
 
   abortRetry(requestId?: string) {
+    this.refuseIfJob();
     return this.deps.commands.abortRetry(this.id, requestId);
   }
 
   /** Asks the running turn to stop at its next step boundary (psi's `interrupt`); a no-op when idle. */
   interrupt(requestId?: string) {
+    this.refuseIfJob();
     return this.deps.commands.interrupt(this.id, requestId);
   }
 
   steer(text: string, requestId?: string) {
+    this.refuseIfJob();
     return this.deps.commands.steer(this.id, { text }, requestId);
   }
 
   compact(instructions?: string) {
+    this.refuseIfJob();
     return this.deps.commands.compact(startInfo(this.record), instructions);
   }
 
   clearQueue(requestId?: string) {
+    this.refuseIfJob();
     return this.deps.commands.clearQueue(this.id, requestId);
   }
 
   answerApproval(cmd: ApprovalCommand, requestId?: string) {
+    this.refuseIfJob();
     return this.deps.commands.approval(this.id, cmd, requestId);
   }
 
@@ -174,22 +185,25 @@ export class SessionRef {
 
   /** Wakes a dormant session (its workflow comes back with its settings); a running one is left alone. */
   async resume(): Promise<{ session_id: string; message_count: number }> {
+    this.refuseIfJob();
     await this.deps.commands.ensureRunning(startInfo(this.record));
     return { session_id: this.id, message_count: this.record.message_count };
   }
 
   /**
    * A new session holding the conversation up to `entry_id` (the store's fork), with the same project
-   * and settings; request ids answered in the source are not carried over (they name its turns).
+   * and settings; request ids answered in the source are not carried over (they name its turns). The
+   * fork of a job's session is an ordinary session: it belongs to no job.
    */
   async fork(entryId: string): Promise<{ session_id: string }> {
     const forked = await this.deps.store.fork({ session_id: this.id, entry_id: entryId });
-    await this.deps.store.setMeta({ session_id: forked.session_id, metadata_patch: { [RUNTIME_KEYS.requests]: null } });
+    await this.deps.store.setMeta({ session_id: forked.session_id, metadata_patch: { [RUNTIME_KEYS.requests]: null, ...(this.jobId !== undefined ? { [JOB_SESSION_METADATA_KEY]: null } : {}) } });
     return { session_id: forked.session_id };
   }
 
   /** Deletes the session: its running turn is aborted first, its workflow ended, then the store forgets it. */
   async delete(): Promise<{ aborted_turn: string | null }> {
+    this.refuseIfJob();
     const aborted = await this.deps.commands.abort(this.id);
     await this.deps.commands.close(this.id, 'session deleted');
     await this.deps.store.delete({ session_id: this.id });
@@ -220,21 +234,29 @@ export class SessionRef {
 
   /** Events after `afterSeq`, then live ones; without a cursor from the running turn's start (session-events.ts). */
   events(afterSeq?: number): Promise<EventSubscription> {
-    return openSessionEvents(this.deps, this.id, afterSeq);
+    return openSessionEvents(this.deps, this.id, afterSeq, this.jobId);
   }
-}
 
-/**
- * A job's session (docs/jobs.md) runs the job's turns as the job's children: a client's prompt would
- * start a session workflow beside them, a second owner of the session's turns. Refused, naming the job
- * and what a person can do instead.
- */
-function refuseJobSession(sessionId: string, metadata: Record<string, unknown> | undefined): void {
-  const jobId = metadata?.[JOB_SESSION_METADATA_KEY];
-  if (typeof jobId !== 'string') return;
-  throw new StrandError(
-    ErrorCode.JOB_SESSION,
-    `session ${sessionId} belongs to job ${jobId}: its turns are the job's. Answer its escalated calls (POST /api/jobs/${jobId}/escalations/{tool_call_id}), resume it when it needs a person (POST /api/jobs/${jobId}/resume) or cancel it (POST /api/jobs/${jobId}/cancel)`,
-    { session_id: sessionId, job_id: jobId },
-  );
+  /** The job this session belongs to (docs/jobs.md), if it is a job's. */
+  private get jobId(): string | undefined {
+    const jobId = this.record.metadata?.[JOB_SESSION_METADATA_KEY];
+    return typeof jobId === 'string' ? jobId : undefined;
+  }
+
+  /**
+   * A job's session (docs/jobs.md) is the job's: the job runs its turns as its own children and owns
+   * its settings. A client's command (a prompt, settings, compaction, steering, an abort, a revert,
+   * a shell command, waking it, deleting it) would start a session workflow beside them, a second
+   * owner, or change what the job runs on. Refused, naming the job and what a person can do instead;
+   * reads and a fork (a new, ordinary session) stay allowed. Every protocol passes through here.
+   */
+  private refuseIfJob(): void {
+    const jobId = this.jobId;
+    if (jobId === undefined) return;
+    throw new StrandError(
+      ErrorCode.JOB_SESSION,
+      `session ${this.id} belongs to job ${jobId}: the job runs its turns and owns its settings. Answer its escalated calls (POST /api/jobs/${jobId}/escalations/{tool_call_id}), resume it when it needs a person (POST /api/jobs/${jobId}/resume) or cancel it (POST /api/jobs/${jobId}/cancel)`,
+      { session_id: this.id, job_id: jobId },
+    );
+  }
 }

@@ -35,6 +35,7 @@ import {
 } from '../../../contracts/session-workflow';
 import type { SessionSettings } from '../../../contracts/session-settings';
 import { CHECKPOINT_LIST_WORKFLOW_TYPE, checkpointListWorkflowId, SESSION_WORKFLOW_TYPE, sessionWorkflowId } from '../../../contracts/workflow-ids';
+import { jobProgressQuery, jobWorkflowId } from '../../../contracts/job-workflow';
 import { describeJob, listRunningJobs, type TurnJob } from './jobs';
 import { COMMAND_PATIENCE, sendCommand } from './patient-update';
 import { translateFailure } from './translate-failure';
@@ -236,6 +237,20 @@ export class SessionCommands {
   async queried(sessionId: string, deadlineMs?: number): Promise<SessionLiveView | undefined> {
     const snapshot = await this.state(sessionId, deadlineMs);
     return snapshot ? liveViewOf(snapshot) : undefined;
+  }
+
+  /**
+   * Where a job's running turn begins on its session's stream (docs/jobs.md): a job's session has no
+   * session workflow, the job announces its turns (`jobProgress`'s `turn_start_seq`). Undefined between
+   * turns, once the job ended, for a job started before it announced them, or when no worker answered.
+   */
+  async jobTurnStart(jobId: string, deadlineMs = QUERY_DEADLINE_MS): Promise<number | undefined> {
+    try {
+      const view = await this.temporal.withDeadline(deadlineMs, () => this.client().workflow.getHandle(jobWorkflowId(jobId)).query(jobProgressQuery));
+      return view.turn_id && view.turn_start_seq ? view.turn_start_seq : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /**

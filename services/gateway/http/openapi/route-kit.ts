@@ -85,12 +85,15 @@ export const sessionOf = <E extends Env, P extends string, I extends SessionInpu
   sessions.open((c.req.valid('param') as { id: string }).id, principalOf(c));
 type SessionInput = { in?: object; out: { param: { id: string } } };
 
-/** The same for a route on one session that takes a JSON body (`body`), read by readJsonBody. */
+/**
+ * The same for a route on one session that takes a JSON body (`body`), read by readJsonBody: a
+ * command, which a job's session refuses (409 JOB_SESSION, docs/jobs.md).
+ */
 export const sessionChange = <B extends z.ZodType, S extends z.ZodType>(body: B, reply: S, description: string, ...extra: ErrorCode[]) => ({
   middleware: readJsonBody,
   request: { params: sessionIdParams, body: jsonBody(body) },
   responses: { 200: jsonReply(reply, description) },
-  ...errors(...SESSION_READ, ...extra),
+  ...errors(...SESSION_READ, ErrorCode.JOB_SESSION, ...extra),
 });
 
 /**
