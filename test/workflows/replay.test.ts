@@ -35,7 +35,8 @@ test('every recorded session and turn history replays on the current workflow co
   // on sessions that keep their view in their memo (`session-view-memo`), the unprefixed ones before it;
   // `ordered.*` on workflows that run their local activities one at a time (`local-activities-in-order`).
   // `pre-host.*` are jobs (record-job-histories.ts) recorded before a job's work was routed to the host
-  // of its workspace, before `needs_human` could be resumed and before jobs published their turns' states.
+  // of its workspace, before `needs_human` could be resumed and before jobs published their turns' states;
+  // `stream.*` are jobs that announce their turns on their session's stream (`job-turns-on-session-stream`).
   expect(files).toEqual([
     'abort-running.session.json',
     'abort-running.turn-1.json',
@@ -108,6 +109,10 @@ test('every recorded session and turn history replays on the current workflow co
     'settings-during-approval.turn-1.json',
     'steer-running.session.json',
     'steer-running.turn-1.json',
+    'stream.job-needs-human.job.json',
+    'stream.job-needs-human.turn-1.json',
+    'stream.job-ok.job.json',
+    'stream.job-ok.turn-1.json',
     'subagent-interrupt.session.json',
     'subagent-interrupt.turn-1.json',
     'subagent-interrupt.turn-call-1.json',
