@@ -64,7 +64,7 @@ test('a job started twice with one Idempotency-Key runs once, is listed, followe
   try {
     expect(sse.status).toBe(200);
     // The job's work as it happened: the file written, the command run, the final answer streamed.
-    // (A job's turns are no session workflow's: no `turn.finished` closes them; the job's status does.)
+    // (Whether the job has ended is its status: a `turn.finished` on the stream ends a turn, not the job.)
     const seen = await readUntil(sse, (e) => e.data.includes('two lines.'), 60_000);
     expect(seen.filter((e) => e.event === 'tool.call').map((e) => JSON.parse(e.data).tool_name ?? JSON.parse(e.data).name)).toHaveLength(2);
     expect(seen.filter((e) => e.event === 'tool.result')).toHaveLength(2);
