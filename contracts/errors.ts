@@ -17,7 +17,7 @@ export const ErrorCode = {
   JOB_ESCALATION_ANSWERED: 'JOB_ESCALATION_ANSWERED',
   /** A resume of a job that is not waiting for a person (it runs on, or it ended). */
   JOB_NOT_WAITING: 'JOB_NOT_WAITING',
-  /** A prompt into a job's session (`job-<id>`): its turns are the job's; steer or cancel the job instead. */
+  /** A prompt or another command into a job's session (`job-<id>`): the job runs its turns and owns its settings; steer or cancel the job instead. */
   JOB_SESSION: 'JOB_SESSION',
   /** No such turn (`session:<id>:turn:<n>`), or another principal's. */
   TURN_NOT_FOUND: 'TURN_NOT_FOUND',
