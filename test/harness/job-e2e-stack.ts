@@ -34,7 +34,7 @@ export interface JobE2eStack {
 }
 
 /** A git repository with one commit (README.md) on `main`. */
-export async function makeJobRepo(repo: string): Promise<void> {
+async function makeJobRepo(repo: string): Promise<void> {
   fs.mkdirSync(repo, { recursive: true });
   await gitOk(repo, ['init', '--quiet', '--initial-branch', 'main']);
   fs.writeFileSync(path.join(repo, 'README.md'), '# demo\n');
