@@ -64,9 +64,9 @@ export class ChatSession {
   private eventTurn: string | undefined;
 
   /**
-   * `job`: the session is a job's (job-watch.ts). Its turns are the job's, not a session workflow's, so
-   * the gateway knows no turn in progress to replay from: the stream is followed from its start, and
-   * while the job runs its last stored turn is left to its replayed events, as a running turn is.
+   * `job`: the session is a job's (job-watch.ts). The page follows its stream from the start, so the
+   * whole job reads as it happened (each turn's states, events and end), and while the job runs its
+   * last stored turn is left to its replayed events, as a running turn is.
    */
   constructor(
     readonly id: string,
