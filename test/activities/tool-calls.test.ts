@@ -4,6 +4,7 @@ import type { ToolCheckpoints } from '../../activities/checkpoints/tool-checkpoi
 import { createMemoryToolLedger, type ToolLedger } from '../../activities/tool-calls/ledger';
 import { createRecordToolResults } from '../../activities/tool-calls/record-results';
 import { createRunTool, type ToolExecutorPort } from '../../activities/tool-calls/run-tool';
+import { createRunUserCommand } from '../../activities/tool-calls/user-command';
 import { memoryStorePort, recordingPublisher } from '../harness/memory-store-port';
 
 /**
@@ -125,6 +126,21 @@ test('a tool heartbeats through every slow await, before and after the tool itse
   const { runTool, call } = await setup({ execute: async () => ({ content: 'made', is_error: false }) }, { ledger, toolCheckpoints });
   expect(await env.run(runTool, call('b', 'shell_exec'))).toEqual({ is_error: false });
   expect(hb.seen).toEqual(['reading the ledger', 'snapshotting the workspace', 'diffing the workspace after the tool', 'writing the ledger']);
+});
+
+test("a user's own command heartbeats while its ledger is read and written, not only while it runs", async () => {
+  const env = new MockActivityEnvironment();
+  const hb = heartbeatsOf(env);
+  const memory = createMemoryToolLedger();
+  const ledger: ToolLedger = {
+    get: async (key) => (await hb.beats('reading the ledger'), memory.get(key)),
+    put: async (key, outcome) => (await hb.beats('writing the ledger'), memory.put(key, outcome)),
+  };
+  const { port, store } = await memoryStorePort();
+  const { session_id } = await store.create({ metadata: {} });
+  const run = createRunUserCommand({ store: port, events: recordingPublisher(), ledger, tools: { execute: async () => ({ content: 'ok', is_error: false, details: { exit_code: 0 } }) }, heartbeatMs: 20 });
+  await env.run(run, { session_id, project_path: '/ws', id: 'bash:1', command: 'make' });
+  expect(hb.seen).toEqual(['reading the ledger', 'writing the ledger']);
 });
 
 test('results are written in call order, with reasons for rejected and notes for calls never run', async () => {
