@@ -18,8 +18,11 @@ export const storeRetry: RetryPolicy = {
 export const noRetry: RetryPolicy = { maximumAttempts: 1 };
 
 /**
- * Heartbeat timeout of model steps and tools: the backstop for a dead worker when no other worker's crash
- * watch takes its activities over (services/worker/crash-watch/). Heartbeats reach Temporal every 0.5 s,
- * so this is ten of them: a busy event loop never fails a healthy step or tool.
+ * Heartbeat timeout of model steps and tools: the backstop for a dead or hung worker when no other
+ * worker's crash watch takes its activities over (services/worker/crash-watch/ does within a second or
+ * two, whatever this says). Heartbeats leave every 0.5 s, but on a saturated machine one can reach
+ * Temporal seconds late: with every await of a tool heartbeated, a live worker's tool still went 4.7 s
+ * without a recorded heartbeat at load 35 (bench/README.md, the jobs bench), against 5 s before. A
+ * timeout on a live worker retries a shell call as "interrupted", so this is three times that gap.
  */
-export const WORKER_ACTIVITY_HEARTBEAT_TIMEOUT = '5 seconds';
+export const WORKER_ACTIVITY_HEARTBEAT_TIMEOUT = '15 seconds';

@@ -9,6 +9,7 @@ import type { TurnCancelChannel } from '../events/turn-cancel';
 import { isWorkerShutdown, workerShutdownFailure } from '../infra/worker-shutdown';
 import { abortOnCancel } from '../infra/abort-on-cancel';
 import { storeCall } from '../store/store-failures';
+import { whileHeartbeating } from './heartbeats';
 import type { ToolOutcome } from './ledger';
 import type { UserCommandDeps } from './user-command';
 
@@ -55,6 +56,13 @@ export function createRunTool(deps: RunToolDeps) {
   const heartbeatMs = deps.heartbeatMs ?? 250;
   return async function runTool(input: RunToolInput): Promise<{ is_error: boolean }> {
     const ctx = Context.current();
+    const progress = { chunks: 0 };
+    // From the first await to the last (whileHeartbeating says why): the checkpoint's diff after the
+    // tool alone took 7 s on a busy machine and timed out a live worker's call.
+    return whileHeartbeating(ctx, () => ({ chunks: progress.chunks }), heartbeatMs, () => run(input, ctx, progress));
+  };
+
+  async function run(input: RunToolInput, ctx: Context, progress: { chunks: number }): Promise<{ is_error: boolean }> {
     const key = { session_id: input.session_id, turn_id: input.turn_id, step: input.step, call_id: input.call_id };
     const tag = `${input.turn_id}:s${input.step}:tool:${input.call_id}`;
     const base = { turn_id: input.turn_id };
@@ -81,9 +89,6 @@ export function createRunTool(deps: RunToolDeps) {
 
     const params = await argumentsOf(input);
     await stream.push({ id: `${tag}:executing`, ...base, event: { type: 'tool.executing', tool_call_id: input.call_id } });
-    let chunks = 0;
-    const ticker = setInterval(() => ctx.heartbeat({ chunks }), heartbeatMs);
-    ctx.heartbeat({ chunks });
     let outcome: ToolOutcome;
     const controller = new AbortController();
     const began = await checkpointBegin(params, controller.signal);
@@ -100,8 +105,8 @@ export function createRunTool(deps: RunToolDeps) {
         // A re-run knows it may find its own earlier edit already applied.
         attempt: ctx.info.attempt,
         onOutput: (content) => {
-          chunks += 1;
-          void stream.push({ id: `${tag}:o${chunks}`, ...base, event: { type: 'tool.output', tool_call_id: input.call_id, content } }).catch(() => undefined);
+          progress.chunks += 1;
+          void stream.push({ id: `${tag}:o${progress.chunks}`, ...base, event: { type: 'tool.output', tool_call_id: input.call_id, content } }).catch(() => undefined);
         },
       });
     } catch (err) {
@@ -120,7 +125,6 @@ export function createRunTool(deps: RunToolDeps) {
       await announce(aborted);
       throw ctx.cancellationSignal.reason instanceof CancelledFailure ? ctx.cancellationSignal.reason : new CancelledFailure('tool cancelled');
     } finally {
-      clearInterval(ticker);
       unwatch?.();
       stopCancelWatch();
     }
@@ -158,7 +162,7 @@ export function createRunTool(deps: RunToolDeps) {
       });
       await deps.events.publish(input.session_id, events.map((e) => ({ ...e, ...base })));
     }
-  };
+  }
 
   async function argumentsOf(input: RunToolInput): Promise<unknown> {
     const got = await storeCall(`reading the tool call ${input.call_id}`, () =>

@@ -10,6 +10,7 @@ import type { ToolLedger, ToolOutcome } from './ledger';
 import type { ToolExecutorPort } from './run-tool';
 import { isWorkerShutdown } from '../infra/worker-shutdown';
 import { abortOnCancel } from '../infra/abort-on-cancel';
+import { whileHeartbeating } from './heartbeats';
 
 export interface UserCommandInput {
   session_id: string;
@@ -42,6 +43,12 @@ export function createRunUserCommand(deps: UserCommandDeps) {
   const heartbeatMs = deps.heartbeatMs ?? 250;
   return async function runUserCommand(input: UserCommandInput): Promise<UserCommandResult> {
     const ctx = Context.current();
+    const progress = { chunks: 0 };
+    // Also while the ledger, the store and NATS are awaited, not only while the command runs (heartbeats.ts).
+    return whileHeartbeating(ctx, () => ({ chunks: progress.chunks }), heartbeatMs, () => run(input, ctx, progress));
+  };
+
+  async function run(input: UserCommandInput, ctx: Context, progress: { chunks: number }): Promise<UserCommandResult> {
     const key = { session_id: input.session_id, turn_id: input.id, step: 0, call_id: input.id };
     const stream = new StreamPublisher(deps.events, input.session_id);
     const publish = (suffix: string, event: AgentEvent) => deps.events.publish(input.session_id, [{ id: `${input.id}:${suffix}`, event }]);
@@ -56,17 +63,14 @@ export function createRunUserCommand(deps: UserCommandDeps) {
       await publish('executing', { type: 'tool.executing', tool_call_id: input.id });
       const controller = new AbortController();
       const stopCancelWatch = abortOnCancel(ctx.cancellationSignal, () => controller.abort(ctx.cancellationSignal.reason));
-      let chunks = 0;
-      const ticker = setInterval(() => ctx.heartbeat({ chunks }), heartbeatMs);
-      ctx.heartbeat({ chunks });
       try {
         controller.signal.throwIfAborted();
         outcome = await deps.tools.execute('shell_exec', { command: input.command, ...(input.timeout_s ? { timeout_s: input.timeout_s } : {}) }, {
           workspace: input.project_path,
           signal: controller.signal,
           onOutput: (content) => {
-            chunks += 1;
-            void stream.push({ id: `${input.id}:o${chunks}`, event: { type: 'tool.output', tool_call_id: input.id, content } }).catch(() => undefined);
+            progress.chunks += 1;
+            void stream.push({ id: `${input.id}:o${progress.chunks}`, event: { type: 'tool.output', tool_call_id: input.id, content } }).catch(() => undefined);
           },
         });
       } catch (err) {
@@ -80,7 +84,6 @@ export function createRunUserCommand(deps: UserCommandDeps) {
           outcome = { content: 'the command was stopped (abort_bash)', is_error: true, details: { aborted: true } };
         }
       } finally {
-        clearInterval(ticker);
         stopCancelWatch();
       }
       await stream.flush().catch(() => undefined);
@@ -97,7 +100,7 @@ export function createRunUserCommand(deps: UserCommandDeps) {
     });
     if (cancelled) throw new CancelledFailure('the command was aborted');
     return resultOf(outcome, cancelled || outcome.details?.aborted === true);
-  };
+  }
 
   /**
    * The conversation keeps what the user ran and what it printed, as a user message (the next

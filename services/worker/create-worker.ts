@@ -114,9 +114,9 @@ export async function createStrandWorker(opts: WorkerOptions): Promise<WorkerGro
     // A polite stop finishes what it can, then hands the rest back (shutdown-times.ts); the SDK's
     // default grace of 0 cancelled every running step at the first SIGTERM.
     ...(opts.shutdown ? { shutdownGraceTime: opts.shutdown.graceMs, shutdownForceTime: opts.shutdown.forceMs } : {}),
-    // Heartbeats reach Temporal every 0.5 s (the default throttle is 80 % of the heartbeat timeout): a
-    // model step's or tool's 2 s heartbeat timeout then spans four of them, and an abort carried by a
-    // heartbeat's reply reaches a streaming step fast.
+    // Heartbeats reach Temporal every 0.5 s (the default throttle is 80 % of the heartbeat timeout, 12 s
+    // for a step's or tool's 15 s): the crash watch confirms a dead worker by heartbeats frozen for
+    // 0.75 s, and an abort carried by a heartbeat's reply reaches a streaming step fast.
     maxHeartbeatThrottleInterval: '500 milliseconds',
     defaultHeartbeatThrottleInterval: '500 milliseconds',
     // A workflow's next task goes first to the queue of the worker that has it cached. When that worker
@@ -128,6 +128,8 @@ export async function createStrandWorker(opts: WorkerOptions): Promise<WorkerGro
     // from its (small) history on its next command. STRAND_WORKER_MAX_CACHED_WORKFLOWS bounds the cache.
     ...(cacheBound() ? { maxCachedWorkflows: cacheBound() } : {}),
   };
+  // The host queue's worker polls workflows too, not only activities: a job's turns are child workflows
+  // started on it (workflows/job/job-workflow.ts, runTurn), so their tools run on the workspace's host.
   return new WorkerGroup(await Promise.all([Worker.create({ ...options, taskQueue: opts.taskQueue }), Worker.create({ ...options, taskQueue: hostQueue })]));
 }
 

@@ -1,8 +1,10 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { CancelledFailure } from '@temporalio/common';
-import { createMemoryToolLedger } from '../../activities/tool-calls/ledger';
+import type { ToolCheckpoints } from '../../activities/checkpoints/tool-checkpoints';
+import { createMemoryToolLedger, type ToolLedger } from '../../activities/tool-calls/ledger';
 import { createRecordToolResults } from '../../activities/tool-calls/record-results';
 import { createRunTool, type ToolExecutorPort } from '../../activities/tool-calls/run-tool';
+import { createRunUserCommand } from '../../activities/tool-calls/user-command';
 import { memoryStorePort, recordingPublisher } from '../harness/memory-store-port';
 
 /**
@@ -11,7 +13,7 @@ import { memoryStorePort, recordingPublisher } from '../harness/memory-store-por
  * them and never acts twice), an interrupted shell reported instead of re-run, abort recorded, and
  * results written in call order whatever became of each call.
  */
-async function setup(executor: ToolExecutorPort) {
+async function setup(executor: ToolExecutorPort, wrap: { ledger?: (l: ToolLedger) => ToolLedger; toolCheckpoints?: ToolCheckpoints } = {}) {
   const { port, store } = await memoryStorePort();
   const { session_id } = await store.create({ metadata: {} });
   await store.append({ session_id, entry_id: 't1:user', message: { role: 'user', content: [{ type: 'text', text: 'go' }], timestamp: 1 } });
@@ -33,7 +35,7 @@ async function setup(executor: ToolExecutorPort) {
   });
   const events = recordingPublisher();
   const ledger = createMemoryToolLedger();
-  const runTool = createRunTool({ store: port, events, ledger, tools: executor, heartbeatMs: 20 });
+  const runTool = createRunTool({ store: port, events, ledger: wrap.ledger?.(ledger) ?? ledger, tools: executor, heartbeatMs: 20, ...(wrap.toolCheckpoints ? { toolCheckpoints: wrap.toolCheckpoints } : {}) });
   const record = createRecordToolResults({ store: port, events, ledger });
   const call = (call_id: string, name: string) => ({ session_id, project_path: '/ws', turn_id: 't1', step: 0, call_id, name });
   return { store, events, ledger, runTool, record, call, session_id };
@@ -98,6 +100,66 @@ test('a cancellation that comes before the tool starts (the call still reading t
   const run = env.run(runTool, call('b', 'shell_exec'));
   env.cancel();
   expect(await run.catch((e: unknown) => e)).toBeInstanceOf(CancelledFailure);
+});
+
+/**
+ * Counts an activity's heartbeats; `beats(what)` resolves once two more have arrived (so a ticker
+ * runs, beyond any single heartbeat), and fails naming `what` if none comes for 10 s.
+ */
+function heartbeatsOf(env: MockActivityEnvironment) {
+  let count = 0;
+  const waiting: Array<() => void> = [];
+  env.on('heartbeat', () => {
+    count += 1;
+    for (const w of waiting.splice(0)) w();
+  });
+  const seen: string[] = [];
+  return {
+    seen,
+    async beats(what: string): Promise<void> {
+      const target = count + 2;
+      while (count < target) {
+        await new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`no heartbeat while ${what}`)), 10_000);
+          waiting.push(() => (clearTimeout(timer), resolve()));
+        });
+      }
+      seen.push(what);
+    },
+  };
+}
+
+test('a tool heartbeats through every slow await, before and after the tool itself (a live worker never misses its heartbeat timeout)', async () => {
+  // Each slow part below finishes only once heartbeats have arrived while it waited: without them it fails.
+  const env = new MockActivityEnvironment();
+  const hb = heartbeatsOf(env);
+  const ledger = (l: ToolLedger): ToolLedger => ({
+    get: async (key) => (await hb.beats('reading the ledger'), l.get(key)),
+    put: async (key, outcome) => (await hb.beats('writing the ledger'), l.put(key, outcome)),
+  });
+  const toolCheckpoints = {
+    begin: async () => (await hb.beats('snapshotting the workspace'), {}),
+    // A project of a few thousand files took 7 s here on a busy machine (bench/README.md).
+    finish: async (_ref: unknown, outcome: unknown) => (await hb.beats('diffing the workspace after the tool'), outcome),
+  } as unknown as ToolCheckpoints;
+  const { runTool, call } = await setup({ execute: async () => ({ content: 'made', is_error: false }) }, { ledger, toolCheckpoints });
+  expect(await env.run(runTool, call('b', 'shell_exec'))).toEqual({ is_error: false });
+  expect(hb.seen).toEqual(['reading the ledger', 'snapshotting the workspace', 'diffing the workspace after the tool', 'writing the ledger']);
+});
+
+test("a user's own command heartbeats while its ledger is read and written, not only while it runs", async () => {
+  const env = new MockActivityEnvironment();
+  const hb = heartbeatsOf(env);
+  const memory = createMemoryToolLedger();
+  const ledger: ToolLedger = {
+    get: async (key) => (await hb.beats('reading the ledger'), memory.get(key)),
+    put: async (key, outcome) => (await hb.beats('writing the ledger'), memory.put(key, outcome)),
+  };
+  const { port, store } = await memoryStorePort();
+  const { session_id } = await store.create({ metadata: {} });
+  const run = createRunUserCommand({ store: port, events: recordingPublisher(), ledger, tools: { execute: async () => ({ content: 'ok', is_error: false, details: { exit_code: 0 } }) }, heartbeatMs: 20 });
+  await env.run(run, { session_id, project_path: '/ws', id: 'bash:1', command: 'make' });
+  expect(hb.seen).toEqual(['reading the ledger', 'writing the ledger']);
 });
 
 test('results are written in call order, with reasons for rejected and notes for calls never run', async () => {

@@ -180,7 +180,7 @@ test('compaction: manual while idle (refused while busy), on a context overflow 
   });
 });
 
-test('a tool activity that stops heartbeating is timed out (20 s heartbeat timeout) and run again', async () => {
+test('a tool activity that stops heartbeating is timed out (WORKER_ACTIVITY_HEARTBEAT_TIMEOUT) and run again', async () => {
   const taskQueue = `tq-${randomUUID()}`;
   const workflowId = `session:${randomUUID()}`;
   const fakes = createRecordingActivities({ steps: [[{ id: 't1', name: 'read_file', requires_approval: false }]], hangFirstToolAttempt: true });

@@ -12,8 +12,8 @@ import type { TurnState } from './turn-state';
  * A model step streams for as long as the model talks; the heartbeat (sent on a ticker by the
  * activity, reaching Temporal every 0.5 s: create-worker.ts) proves it is alive. A dead worker's step
  * is taken over within a second or two by another worker's crash watch (services/worker/crash-watch/,
- * which needs no timeout); the heartbeat timeout is the backstop when no other worker watches (ten
- * heartbeats: a busy event loop never fails a healthy step). No Temporal retries: the turn decides
+ * which needs no timeout); the heartbeat timeout is the backstop when no worker's crash watch acts,
+ * long enough that a saturated Temporal recording heartbeats late never fails a healthy step (retry-policies.ts). No Temporal retries: the turn decides
  * (retry-decision.ts). Cancellation waits for the activity, which records the partial answer before it ends.
  */
 const MODEL_STEP_OPTIONS: wf.ActivityOptions = {
