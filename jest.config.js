@@ -1,6 +1,6 @@
 // Jest runs TypeScript through SWC (no type checking here: `tsc --noEmit` does that in `npm test`).
 // Two projects: `unit` (pure logic and single-process tests beside the code) and `integration`
-// (tests under test/ that start real processes; they run one file at a time to spare the 2 cores).
+// (tests under test/ that start real processes; `npm test` runs two files at a time: infra/run-tests.ts says why).
 // The ACP SDK ships ES modules only, which Jest's CommonJS runtime cannot load: SWC compiles it too.
 const transform = {
   '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }],

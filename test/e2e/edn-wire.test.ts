@@ -72,6 +72,13 @@ const cliEnv = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
   ...extra,
 });
 
+/**
+ * How long the first answer of a freshly spawned `strand rpc-edn` may take: it includes the process's
+ * start (npx, tsx, the CLI's imports), seconds on a quiet machine but more than the client's default
+ * 15 s on a loaded one (CI, tests of other files running alongside: the npx case ran out of it).
+ */
+const FIRST_ANSWER_MS = 60_000;
+
 function rpcEdn(how: 'bin' | 'npx', extra: NodeJS.ProcessEnv = {}): EdnProcess {
   const p = how === 'bin' ? spawnEdn(BIN, ['rpc-edn'], { cwd: workspace, env: cliEnv(extra) }) : spawnEdn('npx', ['strand', 'rpc-edn'], { cwd: REPO_ROOT, env: cliEnv(extra) });
   procs.push(p);
@@ -108,7 +115,7 @@ describe('strand rpc-edn (stdio)', () => {
   test('the bin script from a project directory: handshake gate, version check, sessions in --cwd, :seq, only frames on stdout, exit 0 on EOF', async () => {
     const p = rpcEdn('bin');
     const c = p.client;
-    expect(await c.request('ping')).toMatchObject({ 'error-code': EdnErrorCode.notReady, op: 'ping' });
+    expect(await c.request('ping', undefined, FIRST_ANSWER_MS)).toMatchObject({ 'error-code': EdnErrorCode.notReady, op: 'ping' });
     expect(await c.request('handshake', { 'client-info': { 'protocol-version': '2.0' } })).toMatchObject({ 'error-code': EdnErrorCode.unsupportedVersion });
     expect(codeOf(await c.request('ping'))).toBe(EdnErrorCode.notReady);
     expect(codeOf(await c.request('handshake', { 'client-info': { name: 'x' } }))).toBe(EdnErrorCode.invalidParams);
@@ -147,31 +154,31 @@ describe('strand rpc-edn (stdio)', () => {
     // Every stdout line parsed as a frame (afterEach checks `invalid`); logs went to stderr.
     expect(p.stderr()).toContain('rpc-edn loaded');
     expect(c.frames.length).toBeGreaterThan(10);
-  }, 60_000);
+  }, 120_000);
 
   test('`npx strand rpc-edn` from the repository answers on stdout with frames alone and exits 0 on EOF', async () => {
     const p = rpcEdn('npx');
-    const hello = await p.client.handshake();
+    const hello = await p.client.handshake({}, FIRST_ANSWER_MS);
     expect(kindOf(hello)).toBe('response');
     expect(await p.client.request('ping')).toMatchObject({ ok: true });
     p.child.stdin!.end();
     expect((await exitWithin(p, 15_000)).code).toBe(0);
     expect(p.client.frames).toHaveLength(2);
     expect(p.stderr()).toContain('rpc-edn');
-  }, 60_000);
+  }, 120_000);
 
   test('SIGTERM ends it with exit code 0', async () => {
     const p = rpcEdn('bin');
-    expect(kindOf(await p.client.handshake())).toBe('response');
+    expect(kindOf(await p.client.handshake({}, FIRST_ANSWER_MS))).toBe('response');
     p.child.kill('SIGTERM');
     expect(await exitWithin(p, 10_000)).toEqual({ code: 0, signal: null });
     expect(p.stderr()).toContain('received SIGTERM');
-  }, 30_000);
+  }, 90_000);
 
   test('with NATS down it says so on stderr and answers with a retryable runtime/failed naming it', async () => {
     const port = await freePort();
     const p = rpcEdn('bin', { STRAND_NATS_URL: `nats://127.0.0.1:${port}` });
-    const answer = await p.client.handshake();
+    const answer = await p.client.handshake({}, FIRST_ANSWER_MS);
     expect(answer).toMatchObject({ kind: kw('error'), 'error-code': EdnErrorCode.failed, retryable: true, id: expect.any(String), op: 'handshake' });
     expect(answer['error-message']).toContain(`NATS at nats://127.0.0.1:${port} is not reachable`);
     expect(answer['error-message']).toContain('npm start');
@@ -179,17 +186,17 @@ describe('strand rpc-edn (stdio)', () => {
     expect((await exitWithin(p, 10_000)).code).toBe(0);
     expect(p.stderr()).toContain(`NATS at nats://127.0.0.1:${port} is not reachable`);
     expect(p.stderr()).not.toMatch(/^\s+at /m);
-  }, 30_000);
+  }, 90_000);
 
   test('with Temporal down the answer names Temporal', async () => {
     const port = await freePort();
     const p = rpcEdn('bin', { STRAND_TEMPORAL_ADDRESS: `127.0.0.1:${port}` });
-    const answer = await p.client.handshake();
+    const answer = await p.client.handshake({}, FIRST_ANSWER_MS);
     expect(answer).toMatchObject({ 'error-code': EdnErrorCode.failed, retryable: true });
     expect(answer['error-message']).toMatch(new RegExp(`Temporal at 127\\.0\\.0\\.1:${port} is not reachable.*npm start`));
     p.child.stdin!.end();
     expect((await exitWithin(p, 10_000)).code).toBe(0);
-  }, 30_000);
+  }, 90_000);
 });
 
 describe('TCP', () => {

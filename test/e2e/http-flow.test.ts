@@ -13,16 +13,33 @@ import { http, startTestStack, type TestStack } from '../harness/stack-fixture';
  */
 let stack: TestStack;
 let base: string;
+const scripts = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-e2e-flow-scripts-'));
+/**
+ * The long command of the interrupt test, told apart from every other `sleep` on the machine (other
+ * test files run alongside this one, and edn-session's runs a plain `sleep 30`): 30 s and this
+ * process's pid as a fraction of a second.
+ */
+const LONG_COMMAND = `sleep 30.${process.pid}`;
 
 beforeAll(async () => {
+  fs.writeFileSync(
+    path.join(scripts, 'flow-shell.json'),
+    JSON.stringify({
+      steps: [
+        [{ type: 'text', text: 'Running a long command.' }, { type: 'tool_call', name: 'shell_exec', args: { command: LONG_COMMAND, timeout_s: 60 } }],
+        [{ type: 'text', text: 'The command finished: {{tool_result_first_line}}' }],
+      ],
+    }),
+  );
   // Slow deltas so the stream is still running when the client drops and reconnects.
   // Sessions idle out after 3 s, so the tests also cover a workflow coming back from the store.
-  stack = await startTestStack({ STRAND_SCRIPTED_DELTA_DELAY_MS: '40', STRAND_SESSION_IDLE_TIMEOUT_MS: '3000' });
+  stack = await startTestStack({ STRAND_SCRIPTED_DELTA_DELAY_MS: '40', STRAND_SESSION_IDLE_TIMEOUT_MS: '3000', STRAND_SCRIPTS_DIR: scripts });
   base = stack.urls.gateway;
 }, 180_000);
 
 afterAll(async () => {
   await stack?.teardown();
+  fs.rmSync(scripts, { recursive: true, force: true });
 }, 60_000);
 
 const words = Array.from({ length: 30 }, (_, i) => `word${i}`).join(' ');
@@ -256,13 +273,13 @@ describe('HTTP + SSE flow', () => {
 
   test('interrupt during a shell command kills its whole process group before the turn finishes', async () => {
     const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-e2e-abort-shell-'));
-    const created = await http(base, 'POST', '/api/sessions', { project_path: workspace, model: 'scripted/shell' });
+    const created = await http(base, 'POST', '/api/sessions', { project_path: workspace, model: 'scripted/flow-shell' });
     const sid = created.body.session_id as string;
     await http(base, 'PATCH', `/api/sessions/${sid}/settings`, { approval: { always_allow: ['shell_exec'] } });
     const events = await openSse(`${base}/api/sessions/${sid}/events`);
     await http(base, 'POST', `/api/sessions/${sid}/prompt`, { text: 'run it' });
     await readUntil(events, (e) => e.event === 'agent.state' && JSON.parse(e.data).state === 'tool_execution');
-    const sleeping = () => execSync("pgrep -f '^sleep 3[0]$' || true").toString().trim();
+    const sleeping = () => execSync(`pgrep -fx '${LONG_COMMAND.replace('.', '\\.')}' || true`).toString().trim();
     const deadline = Date.now() + 5_000;
     while (!sleeping() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(sleeping()).not.toBe('');

@@ -43,10 +43,14 @@ afterAll(() => {
 const RECORD_CSP_VIOLATIONS = `window.cspViolations = [];
 document.addEventListener('securitypolicyviolation', (e) => window.cspViolations.push(e.violatedDirective + ' ' + e.blockedURI));`;
 
-/** Opens a page of the gateway (`/operator` by default) in a fresh profile, watched. */
-async function openPage(route = '/operator'): Promise<Page> {
+/**
+ * Opens a page of the gateway (`/operator` by default) in a fresh profile, watched. With `fakeClock` the
+ * page's timers run on Playwright's clock: its time flows as usual, and a test can move it on at once.
+ */
+async function openPage(route = '/operator', { fakeClock = false } = {}): Promise<Page> {
   const context: BrowserContext = await web.browser.context();
   await context.addInitScript({ content: RECORD_CSP_VIOLATIONS });
+  if (fakeClock) await context.clock.install();
   return (await web.open(route, context)).page;
 }
 const openOperator = () => openPage();
@@ -164,7 +168,8 @@ test('a turn waiting to retry a model step shows as retrying with its attempt, a
 });
 
 test('a hidden tab polls nothing; shown again, it polls at once', async () => {
-  const page = await openOperator();
+  // Two polling intervals of the page's time pass in an instant (runFor below) instead of 11 s of waiting.
+  const page = await openPage('/operator', { fakeClock: true });
   await page.getByRole('status', { name: 'Connection' }).filter({ hasText: 'live' }).waitFor();
   const watched = web.pages.at(-1)!;
   const polls = async () => watched.requests.filter((u) => u.endsWith('/api/turns')).length;
@@ -174,12 +179,16 @@ test('a hidden tab polls nothing; shown again, it polls at once', async () => {
       Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => '${hidden ? 'hidden' : 'visible'}' });
       document.dispatchEvent(new Event('visibilitychange'));`);
   // Hidden right after a poll: no poll may start for two polling intervals.
-  await eventually(polls, (n) => n >= 2, 'a second poll');
+  // The page's time moves on faster than the real one, so its next poll comes without a 5 s wait.
+  await eventually(async () => (await page.clock.runFor(500), polls()), (n) => n >= 2, 'a second poll');
   await setHidden(true);
   // A poll already under way when the tab hid may still be reported: let it land first.
   await page.waitForTimeout(1_000);
   const before = await polls();
-  await page.waitForTimeout(11_000);
+  // Every timer of the page due in the next two intervals fires (a poll it wrongly kept would be sent
+  // now); then a second of real time for such a request to be reported.
+  await page.clock.runFor(11_000);
+  await page.waitForTimeout(1_000);
   expect(await polls()).toBe(before);
   await setHidden(false);
   await eventually(polls, (n) => n > before, 'a poll as soon as the tab shows');

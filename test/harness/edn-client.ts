@@ -67,8 +67,8 @@ export class EdnTestClient {
     return this.waitFor((f) => f.id === id && kindOf(f) !== 'event', timeoutMs, `an answer to ${id}`);
   }
 
-  handshake(clientInfo: EdnMap = {}): Promise<EdnMap> {
-    return this.request('handshake', { 'client-info': { name: 'strand-test', version: '0', 'protocol-version': '1.0', features: [], ...clientInfo } });
+  handshake(clientInfo: EdnMap = {}, timeoutMs?: number): Promise<EdnMap> {
+    return this.request('handshake', { 'client-info': { name: 'strand-test', version: '0', 'protocol-version': '1.0', features: [], ...clientInfo } }, timeoutMs);
   }
 
   /** Resolves to the first frame (from index `from`) that matches, or rejects after `timeoutMs`. */

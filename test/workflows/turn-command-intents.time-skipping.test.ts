@@ -27,6 +27,13 @@ afterAll(async () => {
 });
 
 const HOUR = 60 * 60 * 1000;
+/**
+ * An update that arrives while a local activity is held (holdTurnStart) reaches the workflow only when
+ * its worker heartbeats the workflow task, at 80% of this timeout: Temporal's 10 s default made each of
+ * those updates wait 8 s (two tests took 26 and 32 s). Shorter, they wait under 2 s; the order of
+ * events the tests check is the same.
+ */
+const WORKFLOW_TASK_TIMEOUT = '2 seconds';
 type Fakes = ReturnType<typeof createRecordingActivities>;
 
 /** Holds the session's first publish of turn `turnId`'s state: the turn is chosen, its child not started. */
@@ -52,7 +59,7 @@ async function withSession(fakes: Fakes, body: (handle: WorkflowHandle) => Promi
   const taskQueue = `tq-${randomUUID()}`;
   const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: fakes.activities });
   await worker.runUntil(async () => {
-    const handle = await env.client.workflow.start('sessionWorkflow', { taskQueue, workflowId: `session:${randomUUID()}`, args: [{ session_id: `s-${randomUUID()}`, idle_timeout_ms: HOUR, turns_publish_state: true }] });
+    const handle = await env.client.workflow.start('sessionWorkflow', { taskQueue, workflowId: `session:${randomUUID()}`, workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT, args: [{ session_id: `s-${randomUUID()}`, idle_timeout_ms: HOUR, turns_publish_state: true }] });
     try {
       await body(handle);
     } finally {
