@@ -15,11 +15,11 @@ import type { TurnCancelChannel } from '../events/turn-cancel';
 import { isWorkerShutdown, workerShutdownFailure } from '../infra/worker-shutdown';
 import { abortOnCancel } from '../infra/abort-on-cancel';
 import type { StorePort } from '../store/store-port';
-import { beginTurn } from '../store/session-activities';
+import { beginTurn, userContent } from '../store/session-activities';
 import { storeCall } from '../store/store-failures';
 import { infraFailure, isInfraFault, rideOut } from '../infra/infra-faults';
 import { MessageAssembler } from './assemble';
-import { contextOf as conversationOf, readActivePath, type PathItem } from './context';
+import { contextOf as conversationOf, readActivePath, withPrompt, type PathItem } from './context';
 import { withImageBytes, type PromptImageReader } from './image-bytes';
 import { planRetriedStep } from './continuation';
 import { toProviderFailure } from './provider-failure';
@@ -145,9 +145,18 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
       // writes, `turn.started`) and the check for an earlier attempt's answer are independent.
       const systemPrompt = Promise.resolve().then(() => deps.systemPrompt?.({ project_path: input.project_path, model: input.model, plan_mode: input.approval.plan_mode === true }) ?? '');
       systemPrompt.catch(() => undefined); // awaited below, unless an earlier attempt's answer is announced instead
+      // The conversation is read beside the turn's first writes rather than after them (one store round
+      // trip less before the first delta): a read that did not see the prompt yet gets it from this
+      // step's own input, as stored (withPrompt). The step still streams only once the writes are durable.
+      const promptAt = now();
+      const begin = input.begin;
+      const conversation = readActivePath(deps.store, input.session_id).then((path) =>
+        begin ? withPrompt(path, { entry_id: entryIds.user(input.turn_id), message: { role: 'user', content: userContent(begin) }, timestamp: promptAt }) : path,
+      );
+      conversation.catch(() => undefined); // awaited below, unless an earlier attempt's answer is announced instead
       const [existing] = await Promise.all([
         storeCall('reading an earlier attempt', () => deps.store.getMessage({ session_id: input.session_id, entry_id: entryId })),
-        input.begin ? beginTurn(deps.store, deps.events, { session_id: input.session_id, turn_id: input.turn_id, ...input.begin }, now) : undefined,
+        begin ? beginTurn(deps.store, deps.events, { session_id: input.session_id, turn_id: input.turn_id, ...begin }, () => promptAt) : undefined,
       ]);
       if (existing && existing.entry.kind === 'message' && existing.entry.message.role === 'assistant') {
         const m = existing.entry.message;
@@ -175,7 +184,7 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
       let done: { stop_reason: StopReason; usage: ProviderUsage; native?: string } | undefined;
       try {
         const { provider: adapter, model, entry } = deps.providers.resolve(input.model);
-        const [path, built] = await Promise.all([readActivePath(deps.store, input.session_id), systemPrompt]);
+        const [path, built] = await Promise.all([conversation, systemPrompt]);
         const system = typeof built === 'string' ? built : built.text;
         const prefill = await continueOrReset(path, adapter.canContinue?.(entry) ?? false);
         // The stored message is the whole answer: what clients have, then what follows.
