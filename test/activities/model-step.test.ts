@@ -308,3 +308,48 @@ test.each(['read', 'append'] as const)('step 0 sends the prompt once and streams
   expect(store.getMessage({ session_id, entry_id: 't2:user' })!.entry).toMatchObject({ message: { role: 'user', content: [{ type: 'text', text: 'again' }] } });
   expect(events.events.map((e) => e.event.type).slice(0, 2)).toEqual(['turn.started', 'assistant.delta']);
 });
+
+/**
+ * The turn counter's write (only a session re-created from the store reads it) is not on the way to the
+ * first delta: the step streams while it is pending and records and announces its answer only once it
+ * is durable.
+ */
+test('step 0 streams before the turn counter is written, and records its answer only after', async () => {
+  const p = provider(async function* () {
+    yield { type: 'text_delta', text: 'sure' };
+    yield { type: 'done', stop_reason: 'end', usage };
+  });
+  const { port, store } = await memoryStorePort();
+  const { session_id } = await store.create({ metadata: {} });
+  const order: string[] = [];
+  let firstDelta!: () => void;
+  const streamed = new Promise<void>((r) => (firstDelta = r));
+  const events = recordingPublisher();
+  const publisher: typeof events = {
+    ...events,
+    publish: async (sid, batch) => {
+      for (const e of batch) order.push(e.event.type);
+      if (batch.some((e) => e.event.type === 'assistant.delta')) firstDelta();
+      await events.publish(sid, batch);
+    },
+  };
+  const counted: typeof port = {
+    ...port,
+    setMeta: async (r) => {
+      // Code that wrote the counter before streaming would wait forever here: the wait gives up (and the test fails on the order).
+      await Promise.race([streamed, new Promise<void>((r) => setTimeout(r, 5_000))]);
+      const out = await port.setMeta(r);
+      order.push('counter written');
+      return out;
+    },
+    append: async (r) => {
+      const out = await port.append(r);
+      order.push(`stored ${r.entry_id}`);
+      return out;
+    },
+  };
+  const step = createStreamModelStep({ store: counted, events: publisher, providers: new ProviderRegistry([p]), heartbeatMs: 20, stallMs: 5_000, publishedText: memoryPublishedText(events.events) });
+  await new MockActivityEnvironment().run(step, { session_id, project_path: '/p', turn_id: 't1', step: 0, attempt: 1, model: 'test/m', thinking_level: 'off' as const, approval: approvalPolicySchema.parse({}), begin: { text: 'hi', last_turn: 1, requests: [] } });
+  expect(order).toEqual(['turn.started', 'stored t1:user', 'assistant.delta', 'counter written', 'stored t1:s0:assistant', 'assistant.message', 'usage']);
+  expect(store.get({ session_id })!.meta.metadata).toMatchObject({ 'strand.last_turn': 1 });
+});
