@@ -125,6 +125,3 @@ export type SessionRecord = z.infer<typeof sessionRecordSchema>;
 export function boundSeenRequests(requests: SeenRequest[]): SeenRequest[] {
   return requests.length > MAX_SEEN_REQUESTS ? requests.slice(requests.length - MAX_SEEN_REQUESTS) : requests;
 }
-
-/** Share of the model's context window past which a turn with `auto_compaction` on compacts before its next step. */
-export const DEFAULT_COMPACTION_THRESHOLD = 0.8;

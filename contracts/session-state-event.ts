@@ -1,6 +1,4 @@
 import { z } from 'zod';
-import type { AgentEvent } from './agent-events';
-import type { AgentPhase } from './agent-phase';
 
 /**
  * `session.state` has two sources: the session's own facts (settings, queue, a pending interrupt) and
@@ -20,29 +18,5 @@ export const sessionStatePartSchema = z.object({
 });
 export type SessionStatePart = z.infer<typeof sessionStatePartSchema>;
 
-/** Where the running turn is (or the session's own phase between turns). */
-export interface StateProgress {
-  phase: AgentPhase;
-  turn_id: string | null;
-  streaming: boolean;
-  retry_attempt: number;
-  details?: string | undefined;
-}
-
-export function composeSessionState(part: SessionStatePart, progress: StateProgress): AgentEvent {
-  return {
-    type: 'session.state',
-    phase: progress.phase,
-    model: part.model,
-    thinking_level: part.thinking_level,
-    queue_length: part.queue_length,
-    turn_id: progress.turn_id,
-    streaming: progress.streaming,
-    retry_attempt: progress.retry_attempt,
-    ...(part.session_name ? { session_name: part.session_name } : {}),
-    ...(part.auto_retry !== undefined ? { auto_retry: part.auto_retry } : {}),
-    ...(part.auto_compaction !== undefined ? { auto_compaction: part.auto_compaction } : {}),
-    ...(progress.details ? { details: progress.details } : {}),
-    ...(part.interrupt_pending ? { interrupt_pending: true } : {}),
-  };
-}
+// Built by both publishers with a zod-free function a turn run imports without evaluating the schema above.
+export { composeSessionState } from './session-state-compose';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ApprovalPolicy } from './session-settings';
+import { TASK_TOOL } from './subagent-policy';
 
 /**
  * Durable subagents (docs/subagents.md): the `task` tool runs a sub-agent as a child workflow of the
@@ -7,7 +7,8 @@ import type { ApprovalPolicy } from './session-settings';
  * gateway read these names, ids and words.
  */
 
-export const TASK_TOOL = 'task';
+// The rules a turn run applies live in a zod-free module it imports without evaluating the schemas here.
+export { SUBAGENT_TOOLS, TASK_TOOL, subagentPolicy, subagentRefusal } from './subagent-policy';
 
 /** What the model sends: a few words for the UI, and the whole instruction for the sub-agent. */
 export const taskParamsSchema = z.strictObject({
@@ -17,12 +18,6 @@ export const taskParamsSchema = z.strictObject({
     .min(1)
     .describe('The complete instruction for the sub-agent: it sees nothing of this conversation, so say what to look for, where, and what to report back.'),
 });
-
-/**
- * The tools a sub-agent gets: the built-in read-only ones. No write, edit, delete or shell, and no
- * `task` (depth cap 1: a sub-agent never starts another).
- */
-export const SUBAGENT_TOOLS: readonly string[] = ['read_file', 'list_files', 'search_files', 'git_status', 'git_diff'];
 
 /** A sub-agent's step limit when STRAND_SUBAGENT_MAX_STEPS does not say. */
 export const DEFAULT_SUBAGENT_MAX_STEPS = 20;
@@ -81,19 +76,6 @@ export const subagentRunSchema = z.object({
   tools: z.array(z.string()),
 });
 export type SubagentRun = z.infer<typeof subagentRunSchema>;
-
-/**
- * A sub-agent's approval policy: its own tools run without asking (nobody could answer: approvals go
- * to the parent's session), everything else would ask, which a sub-agent refuses (fail closed).
- */
-export function subagentPolicy(parent: ApprovalPolicy, tools: readonly string[]): ApprovalPolicy {
-  return { ...parent, plan_mode: false, always_allow: [...tools] };
-}
-
-/** The result of a call a sub-agent may not make (not offered to it, or one that would ask for approval). */
-export function subagentRefusal(tool: string): string {
-  return `This ${tool} call was not run: a sub-agent may only use ${SUBAGENT_TOOLS.join(', ')}, without approval. Report what you found instead.`;
-}
 
 /** Token and cost fields of a sub-agent's usage (as `usage` events and stored messages carry them). */
 export interface SubagentUsage {

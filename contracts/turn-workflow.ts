@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { defineSignal } from '@temporalio/workflow';
 import { agentPhaseSchema } from './agent-phase';
 import { promptImageRefSchema } from './prompt-images';
-import { budgetSchema, seenRequestSchema, sessionSettingsSchema, type Budget } from './session-settings';
-import { sessionStatePartSchema, type SessionStatePart } from './session-state-event';
+import { budgetSchema, seenRequestSchema, sessionSettingsSchema } from './session-settings';
+import { sessionStatePartSchema } from './session-state-event';
 import { subagentRunSchema } from './subagents';
+import { TURN_INPUT_DEFAULTS } from './turn-protocol';
 
 /**
  * The turn workflow's contract. A turn is a child of its session workflow; it hears from clients only
@@ -22,11 +22,11 @@ export const turnWorkflowInputSchema = z.object({
   images: z.array(promptImageRefSchema).optional(),
   settings: sessionSettingsSchema,
   /** Bounds the model ↔ tools loop (long jobs run hundreds of steps; the turn continues as new on the way). */
-  max_steps: z.number().int().positive().default(500),
+  max_steps: z.number().int().positive().default(TURN_INPUT_DEFAULTS.max_steps),
   /** Where a turn continued-as-new picks up; 0 for a new turn. */
-  first_step: z.number().int().nonnegative().default(0),
+  first_step: z.number().int().nonnegative().default(TURN_INPUT_DEFAULTS.first_step),
   /** Steering messages not yet delivered when the turn continued as new. */
-  steering: z.array(z.string()).default([]),
+  steering: z.array(z.string()).default(() => [...TURN_INPUT_DEFAULTS.steering]),
   /** Persisted by the turn's first store write, before any of its entries exist. */
   record: z.object({ last_turn: z.number().int().nonnegative(), requests: z.array(seenRequestSchema) }),
   /**
@@ -34,13 +34,13 @@ export const turnWorkflowInputSchema = z.object({
    * waits for that before it goes on, so a client never sees the step's answer before the state that
    * announced the step. Absent (false) for a turn started by a session that predates acknowledgements.
    */
-  progress_acks: z.boolean().default(false),
+  progress_acks: z.boolean().default(TURN_INPUT_DEFAULTS.progress_acks),
   /**
    * Set by a session that lets the turn publish `session.state` itself while it runs (the session's
    * part of it given here and by `turnSessionPartSignal`): a report then costs no round trip, and one
    * publisher keeps the states in order with the turn's other events. Wins over `progress_acks`.
    */
-  publishes_state: z.boolean().default(false),
+  publishes_state: z.boolean().default(TURN_INPUT_DEFAULTS.publishes_state),
   /**
    * Set by the session: `thinking` is reported right before the next step. A capability flag rather
    * than a `patched()` marker, because a marker upserts the TemporalChangeVersion search attribute in
@@ -85,19 +85,15 @@ export const turnProgressSchema = z.object({
 });
 export type TurnProgress = z.input<typeof turnProgressSchema>;
 
-/** Session → turn. */
-export const turnAbortSignal = defineSignal<[]>('turnAbort');
-export const turnSteerSignal = defineSignal<[{ text: string }]>('turnSteer');
-/** Stop waiting for a scheduled provider retry: the turn ends with the error it was retrying. */
-export const turnAbortRetrySignal = defineSignal<[]>('turnAbortRetry');
-/** Stop at the next step boundary: the step under way (and its tool calls) finishes, no further model call. */
-export const turnInterruptSignal = defineSignal<[]>('turnInterrupt');
-export const turnApprovalSignal = defineSignal<[{ tool_call_id: string; decision: 'approve' | 'reject' | 'always'; reason?: string }]>('turnApproval');
-/** The session has published the state of the report `report_id` (or found it stale): the turn may go on. */
-export const turnProgressPublishedSignal = defineSignal<[{ report_id: string }]>('turnProgressPublished');
-/** The session's part of `session.state` changed (queue, settings, an interrupt): a turn that publishes the state publishes it anew. */
-export const turnSessionPartSignal = defineSignal<[SessionStatePart]>('turnSessionPart');
-/** The session's caps changed (a settings change): a turn waiting in `waiting_budget` checks again. Absent caps: none. */
-export const turnBudgetSignal = defineSignal<[{ budget?: Budget }]>('turnBudget');
-/** Turn → session. */
-export const turnProgressSignal = defineSignal<[TurnProgress]>('turnProgress');
+// The signals live in a zod-free module a turn run imports without evaluating the schemas above.
+export {
+  turnAbortSignal,
+  turnSteerSignal,
+  turnAbortRetrySignal,
+  turnInterruptSignal,
+  turnApprovalSignal,
+  turnProgressPublishedSignal,
+  turnSessionPartSignal,
+  turnBudgetSignal,
+  turnProgressSignal,
+} from './turn-protocol';

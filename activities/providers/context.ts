@@ -40,6 +40,15 @@ export async function readActivePath(store: StorePort, sessionId: string): Promi
   return out;
 }
 
+/**
+ * The path with the turn's prompt as its newest entry: as read when the read saw it (anywhere: a
+ * retried step finds it stored by an earlier attempt), else appended, as the store appends it (to the
+ * active leaf). For a read made while the prompt's append was in flight.
+ */
+export function withPrompt(path: PathItem[], prompt: PathItem): PathItem[] {
+  return path.some((p) => p.entry_id === prompt.entry_id) ? path : [...path, prompt];
+}
+
 /** The summary as the model sees it, in place of the conversation it replaces. */
 export function summaryMessage(c: CompactionData): ProviderMessage {
   const files = [

@@ -15,11 +15,11 @@ import type { TurnCancelChannel } from '../events/turn-cancel';
 import { isWorkerShutdown, workerShutdownFailure } from '../infra/worker-shutdown';
 import { abortOnCancel } from '../infra/abort-on-cancel';
 import type { StorePort } from '../store/store-port';
-import { beginTurn } from '../store/session-activities';
+import { beginTurn, persistTurnCounter, userContent } from '../store/session-activities';
 import { storeCall } from '../store/store-failures';
 import { infraFailure, isInfraFault, rideOut } from '../infra/infra-faults';
 import { MessageAssembler } from './assemble';
-import { contextOf as conversationOf, readActivePath, type PathItem } from './context';
+import { contextOf as conversationOf, readActivePath, withPrompt, type PathItem } from './context';
 import { withImageBytes, type PromptImageReader } from './image-bytes';
 import { planRetriedStep } from './continuation';
 import { toProviderFailure } from './provider-failure';
@@ -145,13 +145,27 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
       // writes, `turn.started`) and the check for an earlier attempt's answer are independent.
       const systemPrompt = Promise.resolve().then(() => deps.systemPrompt?.({ project_path: input.project_path, model: input.model, plan_mode: input.approval.plan_mode === true }) ?? '');
       systemPrompt.catch(() => undefined); // awaited below, unless an earlier attempt's answer is announced instead
-      const [existing] = await Promise.all([
-        storeCall('reading an earlier attempt', () => deps.store.getMessage({ session_id: input.session_id, entry_id: entryId })),
-        input.begin ? beginTurn(deps.store, deps.events, { session_id: input.session_id, turn_id: input.turn_id, ...input.begin }, now) : undefined,
-      ]);
+      // The conversation is read beside the turn's first writes rather than after them (one store round
+      // trip less before the first delta): a read that did not see the prompt yet gets it from this
+      // step's own input, as stored (withPrompt). The step streams only once the prompt is recorded (beginTurn).
+      const promptAt = now();
+      const begin = input.begin;
+      const conversation = readActivePath(deps.store, input.session_id).then((path) =>
+        begin ? withPrompt(path, { entry_id: entryIds.user(input.turn_id), message: { role: 'user', content: userContent(begin) }, timestamp: promptAt }) : path,
+      );
+      conversation.catch(() => undefined); // awaited below, unless an earlier attempt's answer is announced instead
+      // Asked before the writes: the store takes a session's requests in the order they come.
+      const earlier = storeCall('reading an earlier attempt', () => deps.store.getMessage({ session_id: input.session_id, entry_id: entryId }));
+      const beginInput = begin && { session_id: input.session_id, turn_id: input.turn_id, ...begin };
+      const begun = beginInput && beginTurn(deps.store, deps.events, beginInput, () => promptAt);
+      begun?.counted.catch(() => undefined); // awaited by turnCounted
+      /** The turn's counter is durable before the step records or announces its answer (a failed write is made again, waited out as the answer is). */
+      const turnCounted = () => (begun && beginInput ? rideOut(() => begun.counted.catch(() => persistTurnCounter(deps.store, beginInput))) : Promise.resolve());
+      const [existing] = await Promise.all([earlier, begun?.recorded]);
       if (existing && existing.entry.kind === 'message' && existing.entry.message.role === 'assistant') {
         const m = existing.entry.message;
         mcpReadOnly = (await mcpTools.catch(() => undefined))?.readOnly ?? mcpReadOnly;
+        await turnCounted();
         await announce(m.content, m.stop_reason, m.usage ? usageOf(m.usage) : undefined);
         return result(entryId, m.content, m.stop_reason, needsApproval, contextOf(m.usage ?? undefined), mcpReadOnly);
       }
@@ -175,7 +189,7 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
       let done: { stop_reason: StopReason; usage: ProviderUsage; native?: string } | undefined;
       try {
         const { provider: adapter, model, entry } = deps.providers.resolve(input.model);
-        const [path, built] = await Promise.all([readActivePath(deps.store, input.session_id), systemPrompt]);
+        const [path, built] = await Promise.all([conversation, systemPrompt]);
         const system = typeof built === 'string' ? built : built.text;
         const prefill = await continueOrReset(path, adapter.canContinue?.(entry) ?? false);
         // The stored message is the whole answer: what clients have, then what follows.
@@ -243,6 +257,7 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
       const cost = deps.price?.(input.model, done.usage) ?? 0;
       const usage: EventUsage = { input: done.usage.input, output: done.usage.output, cache_read: done.usage.cache_read, cache_write: done.usage.cache_write, cost_usd: cost };
       // The answer is paid for and every delta is out: a store outage is waited out, not thrown away.
+      await turnCounted();
       await rideOut(() => storeCall(`recording the answer of ${input.turn_id}`, () =>
         deps.store.append({
           session_id: input.session_id,
@@ -298,6 +313,7 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
       async function recordAborted(content: ContentBlock[]) {
         const kept = content.filter((b) => b.type !== 'function_call');
         await stream.flush().catch(() => undefined);
+        await turnCounted();
         await rideOut(() => storeCall(`recording the aborted answer of ${input.turn_id}`, () =>
           deps.store.append({
             session_id: input.session_id,

@@ -30,19 +30,16 @@ export interface RecordSteeringInput {
 
 /**
  * A turn's first act, done by its first model step (so the turn's first workflow task schedules the
- * model at once): persist the turn counter and the request ids (so a re-created workflow never hands
- * the number out again nor starts a retried prompt twice), record the prompt as the user message
- * (idempotent on its entry id), and announce the turn. Independent writes, so they go out together;
- * the step streams only once all three are durable, and a retry repeats them harmlessly.
+ * model at once), in two parts a retry repeats harmlessly. `recorded`: the prompt as the user message
+ * (idempotent on its entry id) and the turn announced — what the step's first delta waits for (a
+ * client told the answer can read the question; `turn.started` comes first). `counted`: the turn
+ * counter and the request ids persisted (so a re-created workflow never hands the number out again nor
+ * starts a retried prompt twice), which only a session workflow re-created from the store reads, never
+ * while this turn runs: the step waits for it before it records or announces its answer, not before
+ * it streams (the store takes a session's writes one at a time, and the prompt goes first).
  */
-export async function beginTurn(store: StorePort, events: AgentEventPublisher, input: BeginTurnInput, now: () => number = Date.now): Promise<void> {
-  await Promise.all([
-    storeCall(`starting turn ${input.turn_id}`, () =>
-      store.setMeta({
-        session_id: input.session_id,
-        metadata_patch: { [RUNTIME_KEYS.lastTurn]: input.last_turn, [RUNTIME_KEYS.requests]: boundSeenRequests(input.requests) },
-      }),
-    ),
+export function beginTurn(store: StorePort, events: AgentEventPublisher, input: BeginTurnInput, now: () => number = Date.now): { recorded: Promise<void>; counted: Promise<void> } {
+  const recorded = Promise.all([
     storeCall(`recording the prompt of ${input.turn_id}`, () =>
       store.append({
         session_id: input.session_id,
@@ -54,7 +51,18 @@ export async function beginTurn(store: StorePort, events: AgentEventPublisher, i
     events.publish(input.session_id, [
       { id: `${input.turn_id}:started`, turn_id: input.turn_id, event: { type: 'turn.started', turn_id: input.turn_id, prompt: input.text } },
     ]),
-  ]);
+  ]).then(() => undefined);
+  return { recorded, counted: persistTurnCounter(store, input) };
+}
+
+/** The `counted` part of beginTurn: the session's counter and seen request ids as of this turn. */
+export async function persistTurnCounter(store: StorePort, input: BeginTurnInput): Promise<void> {
+  await storeCall(`starting turn ${input.turn_id}`, () =>
+    store.setMeta({
+      session_id: input.session_id,
+      metadata_patch: { [RUNTIME_KEYS.lastTurn]: input.last_turn, [RUNTIME_KEYS.requests]: boundSeenRequests(input.requests) },
+    }),
+  );
 }
 
 /**

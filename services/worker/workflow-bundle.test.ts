@@ -29,8 +29,9 @@ describe('workflow bundle', () => {
     try {
       const turn = await probe.startRun('turnWorkflow', 'turn', probeInputs.turnWorkflow);
       expect(turn).toContain('./workflows/turn/turn-workflow.ts');
-      expect(turn).toContain('./contracts/turn-workflow.ts');
       for (const other of ['./workflows/session/session-workflow.ts', './workflows/job/job-workflow.ts', './contracts/job-spec.ts', './workflows/checkpoint-list.ts', './contracts/tools.ts']) expect(turn).not.toContain(other);
+      // An input a session built is read without zod (workflows/turn/turn-input.ts): none of the turn's input schemas is evaluated.
+      for (const schemas of ['./contracts/turn-workflow.ts', './contracts/session-settings.ts', './contracts/subagents.ts', './contracts/prompt-images.ts']) expect(turn).not.toContain(schemas);
       // A session starts turns as its children: it needs the turn's module, and its own.
       const session = await probe.startRun('sessionWorkflow', 'session', probeInputs.sessionWorkflow);
       expect(session).toEqual(expect.arrayContaining(['./workflows/session/session-workflow.ts', './workflows/turn/turn-workflow.ts']));
@@ -43,8 +44,10 @@ describe('workflow bundle', () => {
   it('starts runs whose schemas work on the shared, frozen zod (parse, refuse, report)', async () => {
     const probe = await workflowRunProbe(bundle);
     try {
-      // A run's first activation evaluates the contracts' schemas (z.object, enums, refinements) against the frozen zod, and parses its input with them.
-      await probe.startRun('turnWorkflow', 'first', probeInputs.turnWorkflow);
+      // A run's first activation evaluates the contracts' schemas (z.object, enums, refinements) against the frozen zod, and parses with them:
+      // a turn whose input needs the schema (settings from before a default), and a session.
+      const { approval: _older, ...olderSettings } = probeInputs.turnWorkflow.settings;
+      await probe.startRun('turnWorkflow', 'first', { ...probeInputs.turnWorkflow, settings: olderSettings });
       await probe.startRun('sessionWorkflow', 'second', probeInputs.sessionWorkflow);
       // Validation in the shared context: zod's global config (locale) was set before the freeze.
       const sharedZod = probe.sharedModule<{ sharedZod: typeof z }>('./workflows/preload/shared-zod.ts')!.sharedZod;

@@ -245,3 +245,111 @@ test('a model the catalog does not know is said once per session and model, not 
   await turn('t4', 'test/local-b');
   expect(told()).toEqual(['t1: test/local-a', 't3: test/local-b']);
 });
+
+/**
+ * The conversation is read beside the turn's first writes (one store round trip less before the first
+ * delta): whichever the store answers first, the model gets the prompt exactly once, after the earlier
+ * turns, and nothing is published before the writes are durable. `first` picks which call the store
+ * answers first; the other waits for it.
+ */
+test.each(['read', 'append'] as const)('step 0 sends the prompt once and streams after the turn is recorded, the store answering the %s first', async (first) => {
+  const sent: Array<{ role: string; text: string }[]> = [];
+  const p: ModelProvider = {
+    id: 'test',
+    async *stream(req) {
+      sent.push(req.messages.map((m) => ({ role: m.role, text: m.content.map((b) => (b.type === 'text' ? b.text : '')).join('') })));
+      yield { type: 'text_delta', text: 'sure' };
+      yield { type: 'done', stop_reason: 'end', usage };
+    },
+  };
+  const { port, store } = await memoryStorePort();
+  const { session_id } = await store.create({ metadata: {} });
+  await store.append({ session_id, entry_id: 't1:user', message: { role: 'user', content: [{ type: 'text', text: 'hi' }], timestamp: 1 } });
+  await store.append({ session_id, entry_id: 't1:s0:assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'hello' }], provider: 'test', model: 'm', stop_reason: 'end', timestamp: 2 } });
+  let readDone!: () => void;
+  let appendDone!: () => void;
+  const read = new Promise<void>((r) => (readDone = r));
+  const appended = new Promise<void>((r) => (appendDone = r));
+  // Code that reads only after its writes would wait forever here: the wait gives up (and the test fails on the order).
+  const orGiveUp = (p: Promise<void>) => Promise.race([p, new Promise<void>((r) => setTimeout(r, 5_000))]);
+  const order: string[] = [];
+  const ordered: typeof port = {
+    ...port,
+    messages: async (r) => {
+      if (first === 'append') await orGiveUp(appended);
+      const page = await port.messages(r);
+      order.push('read');
+      readDone();
+      return page;
+    },
+    append: async (r) => {
+      if (first === 'read' && r.entry_id === 't2:user') await orGiveUp(read);
+      const out = await port.append(r);
+      if (r.entry_id === 't2:user') {
+        order.push('append');
+        appendDone();
+      }
+      return out;
+    },
+  };
+  const events = recordingPublisher();
+  const step = createStreamModelStep({ store: ordered, events, providers: new ProviderRegistry([p]), heartbeatMs: 20, stallMs: 5_000, publishedText: memoryPublishedText(events.events) });
+  const input = { session_id, project_path: '/p', turn_id: 't2', step: 0, attempt: 1, model: 'test/m', thinking_level: 'off' as const, approval: approvalPolicySchema.parse({}), begin: { text: 'again', last_turn: 2, requests: [] } };
+  await new MockActivityEnvironment().run(step, input);
+  expect(order).toEqual(first === 'read' ? ['read', 'append'] : ['append', 'read']);
+  // A retried attempt finds the prompt stored: still once.
+  await new MockActivityEnvironment().run(step, { ...input, attempt: 2 });
+  const conversation = [
+    { role: 'user', text: 'hi' },
+    { role: 'assistant', text: 'hello' },
+    { role: 'user', text: 'again' },
+  ];
+  expect(sent).toEqual([conversation]);
+  expect(store.getMessage({ session_id, entry_id: 't2:user' })!.entry).toMatchObject({ message: { role: 'user', content: [{ type: 'text', text: 'again' }] } });
+  expect(events.events.map((e) => e.event.type).slice(0, 2)).toEqual(['turn.started', 'assistant.delta']);
+});
+
+/**
+ * The turn counter's write (only a session re-created from the store reads it) is not on the way to the
+ * first delta: the step streams while it is pending and records and announces its answer only once it
+ * is durable.
+ */
+test('step 0 streams before the turn counter is written, and records its answer only after', async () => {
+  const p = provider(async function* () {
+    yield { type: 'text_delta', text: 'sure' };
+    yield { type: 'done', stop_reason: 'end', usage };
+  });
+  const { port, store } = await memoryStorePort();
+  const { session_id } = await store.create({ metadata: {} });
+  const order: string[] = [];
+  let firstDelta!: () => void;
+  const streamed = new Promise<void>((r) => (firstDelta = r));
+  const events = recordingPublisher();
+  const publisher: typeof events = {
+    ...events,
+    publish: async (sid, batch) => {
+      for (const e of batch) order.push(e.event.type);
+      if (batch.some((e) => e.event.type === 'assistant.delta')) firstDelta();
+      await events.publish(sid, batch);
+    },
+  };
+  const counted: typeof port = {
+    ...port,
+    setMeta: async (r) => {
+      // Code that wrote the counter before streaming would wait forever here: the wait gives up (and the test fails on the order).
+      await Promise.race([streamed, new Promise<void>((r) => setTimeout(r, 5_000))]);
+      const out = await port.setMeta(r);
+      order.push('counter written');
+      return out;
+    },
+    append: async (r) => {
+      const out = await port.append(r);
+      order.push(`stored ${r.entry_id}`);
+      return out;
+    },
+  };
+  const step = createStreamModelStep({ store: counted, events: publisher, providers: new ProviderRegistry([p]), heartbeatMs: 20, stallMs: 5_000, publishedText: memoryPublishedText(events.events) });
+  await new MockActivityEnvironment().run(step, { session_id, project_path: '/p', turn_id: 't1', step: 0, attempt: 1, model: 'test/m', thinking_level: 'off' as const, approval: approvalPolicySchema.parse({}), begin: { text: 'hi', last_turn: 1, requests: [] } });
+  expect(order).toEqual(['turn.started', 'stored t1:user', 'assistant.delta', 'counter written', 'stored t1:s0:assistant', 'assistant.message', 'usage']);
+  expect(store.get({ session_id })!.meta.metadata).toMatchObject({ 'strand.last_turn': 1 });
+});

@@ -1,8 +1,9 @@
 import * as wf from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import type { SessionSettings } from '../../contracts/session-settings';
-import { subagentPolicy } from '../../contracts/subagents';
-import { turnInterruptSignal, type TurnWorkflowInput, type TurnWorkflowResult } from '../../contracts/turn-workflow';
+import { subagentPolicy } from '../../contracts/subagent-policy';
+import { turnInterruptSignal } from '../../contracts/turn-protocol';
+import type { TurnWorkflowInput, TurnWorkflowResult } from '../../contracts/turn-workflow';
 import { TURN_WORKFLOW_TYPE, subagentWorkflowId } from '../../contracts/workflow-ids';
 import { storeRetry } from '../retry-policies';
 

@@ -11,14 +11,15 @@ import {
   turnProgressSignal,
   turnSessionPartSignal,
   turnSteerSignal,
-  type TurnProgress,
-  type turnWorkflowInputSchema,
-} from '../../contracts/turn-workflow';
-import { composeSessionState, type SessionStatePart } from '../../contracts/session-state-event';
+} from '../../contracts/turn-protocol';
+import type { TurnProgress } from '../../contracts/turn-workflow';
+import { composeSessionState } from '../../contracts/session-state-compose';
+import type { SessionStatePart } from '../../contracts/session-state-event';
 import { turnId } from '../../contracts/workflow-ids';
 import { EventQueue } from '../event-queue';
 import { sa, upsertIfChanged } from '../search-attributes';
 import type { ToolBatch } from './tool-batch';
+import type { TurnInput } from './turn-input';
 
 import { local } from '../local-activities';
 
@@ -27,7 +28,6 @@ export { local };
 /** Patch id of the move of the `thinking` report (2026-11); deprecate once no turn started before it runs. */
 const THINKING_BEFORE_NEXT_STEP = 'thinking-reported-before-next-step';
 
-type TurnInput = ReturnType<(typeof turnWorkflowInputSchema)['parse']>;
 
 /**
  * A turn's runtime state and its signal handlers: what the person asked for meanwhile (abort, steer,

@@ -1,10 +1,11 @@
 import * as wf from '@temporalio/workflow';
-import { turnWorkflowInputSchema, type TurnOutcome, type TurnWorkflowInput, type TurnWorkflowResult } from '../../contracts/turn-workflow';
-import { DEFAULT_COMPACTION_THRESHOLD } from '../../contracts/session-settings';
+import type { TurnOutcome, TurnWorkflowInput, TurnWorkflowResult } from '../../contracts/turn-workflow';
+import { DEFAULT_COMPACTION_THRESHOLD } from '../../contracts/turn-protocol';
 import { TurnFailure, compactInTurn, modelStepWithRetries } from './model-step';
 import { BudgetStop } from './budget-wait';
 import { errorCodeOf, stepFailureOf } from './step-failure';
 import { ToolBatch } from './tool-batch';
+import { readTurnInput } from './turn-input';
 import { TurnState, local } from './turn-state';
 
 /**
@@ -14,7 +15,7 @@ import { TurnState, local } from './turn-state';
  * workflow publishes `turn.finished` and the next state once it has released the session.
  */
 export async function turnWorkflow(raw: TurnWorkflowInput): Promise<TurnWorkflowResult> {
-  const turn = new TurnState(turnWorkflowInputSchema.parse(raw));
+  const turn = new TurnState(readTurnInput(raw));
   turn.register();
   const { input, turnId: turn_id } = turn;
   let steps = input.first_step;
