@@ -1,6 +1,7 @@
 import * as wf from '@temporalio/workflow';
 import type { AgentEvent } from '../../contracts/agent-events';
-import { composeSessionState, type SessionStatePart, type StateProgress } from '../../contracts/session-state-event';
+import type { SessionStatePart } from '../../contracts/session-state-event';
+import { composeSessionState, type StateProgress } from '../../contracts/session-state-compose';
 import type { SessionSettings } from '../../contracts/session-settings';
 import { turnProgressPublishedSignal, type TurnOutcome, type TurnProgress } from '../../contracts/turn-workflow';
 import { turnNumberOf, turnWorkflowId } from '../../contracts/workflow-ids';
