@@ -18,9 +18,11 @@ import { floorPromptUpdate, floorTurnsEndedQuery, type FloorActivities } from '.
  * Temporal dev server — no store, no events, no provider. Figures:
  * - latency, one session, turns one after another: prompt → model step started (floor) next to
  *   strand's prompt → first `message.delta` at an SSE client (scripted/echo, no delay);
- * - throughput: CONCURRENCY sessions each running turns with one tool call, floor turns/s, with the
- *   Temporal server's CPU milliseconds per turn.
- * Strand's own throughput is bench:agent's (the same turn shape with a real SDK and a tool).
+ * - throughput: CONCURRENCY sessions each running turns with one tool call for SECONDS, floor turns/s
+ *   with the Temporal server's CPU milliseconds per turn; then strand's, the same count of sessions for
+ *   the same time, each turn a scripted model (`scripted/read-then-answer`) that calls read_file once
+ *   and then answers, watched over SSE until the session is idle again, with the CPU milliseconds per
+ *   turn of each of the stack's processes, and strand's turns/s as a share of the floor's.
  * Run: `npm run bench:temporal-floor` (BENCH_RUNS, BENCH_TURNS, BENCH_CONCURRENCY, BENCH_SECONDS).
  */
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -43,17 +45,56 @@ const activities: FloorActivities = {
 /** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on Linux). */
 const USER_HZ = 100;
 
+/** The CPU milliseconds process `pid` has used so far (Linux /proc; NaN elsewhere). */
+function cpuMsOf(pid: number | string | undefined): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / USER_HZ;
+  } catch {
+    return NaN;
+  }
+}
+
 /** The CPU milliseconds the stack's Temporal server has used so far (Linux /proc; NaN elsewhere). */
 function temporalCpuMs(stack: Stack): number {
   try {
     const watchdog = stack.process('temporal').pid;
     // The watchdog runs the server binary as its child: count the binary.
-    const server = fs.readFileSync(`/proc/${watchdog}/task/${watchdog}/children`, 'utf8').trim().split(/\s+/)[0];
-    const fields = fs.readFileSync(`/proc/${server}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / USER_HZ;
+    return cpuMsOf(fs.readFileSync(`/proc/${watchdog}/task/${watchdog}/children`, 'utf8').trim().split(/\s+/)[0]);
   } catch {
     return NaN;
   }
+}
+
+/** CPU milliseconds so far of the stack's processes that a turn runs through. */
+function stackCpuMs(stack: Stack): Record<'temporal' | 'worker' | 'gateway' | 'store', number> {
+  return { temporal: temporalCpuMs(stack), worker: cpuMsOf(stack.process('worker').pid), gateway: cpuMsOf(stack.process('gateway').pid), store: cpuMsOf(stack.process('store').pid) };
+}
+
+/** The scripted model of strand's throughput turns: read_file once, then an answer (activities/providers/scripts/). */
+const TOOL_MODEL = 'scripted/read-then-answer';
+
+/**
+ * One strand turn with one tool call, as a client runs it: the prompt, then its events until the
+ * session is idle again (the next prompt finds it free). Throws unless the turn ended `done` with one
+ * tool result and two answers (the step that called the tool and the one after it).
+ */
+async function strandToolTurn(base: string, sid: string, events: SseConnection, i: number): Promise<void> {
+  const res = await fetch(`${base}/api/sessions/${sid}/prompt`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: `tool turn ${i}` }) });
+  await res.text();
+  if (res.status !== 202) throw new Error(`prompt answered ${res.status}`);
+  let finished: { outcome: string } | undefined;
+  let toolResults = 0;
+  let answers = 0;
+  for (;;) {
+    const e = await events.next(60_000);
+    if (!e) throw new Error('event stream ended');
+    if (e.event === 'tool.result') toolResults++;
+    if (e.event === 'message.done') answers++;
+    if (e.event === 'turn.finished') finished = JSON.parse(e.data) as { outcome: string };
+    if (finished && e.event === 'agent.state' && (JSON.parse(e.data) as { state: string }).state === 'idle') break;
+  }
+  if (finished.outcome !== 'done' || toolResults !== 1 || answers !== 2) throw new Error(`a throughput turn ended ${finished.outcome} with ${toolResults} tool results and ${answers} answers, not done with 1 and 2`);
 }
 
 async function floorTurn(client: Client, sessionId: string, key: string, withTool: boolean): Promise<{ firstStep: number; accepted: number; times: TurnTimes }> {
@@ -149,6 +190,35 @@ async function main() {
     );
     const seconds = (nowMs() - t0) / 1000;
     const cpu = temporalCpuMs(stack) - cpu0;
+    progress(`throughput: ${CONCURRENCY} strand sessions, turns with one tool call (${TOOL_MODEL}), ${SECONDS} s`);
+    const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'strand-bench-floor-ws-'));
+    fs.writeFileSync(path.join(workspace, 'README.md'), '# a workspace for the throughput turns\n');
+    const strandSessions = await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        const created = await fetch(`${base}/api/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ project_path: workspace, model: TOOL_MODEL }) });
+        const { session_id } = (await created.json()) as { session_id: string };
+        return { sid: session_id, events: await openSse(`${base}/api/sessions/${session_id}/events`) };
+      }),
+    );
+    // One turn each first: the first turn of a session is not what a busy stack repeats.
+    await Promise.all(strandSessions.map(({ sid, events }) => strandToolTurn(base, sid, events, -1)));
+    const stackCpu0 = stackCpuMs(stack);
+    const s0 = nowMs();
+    let strandTurns = 0;
+    await Promise.all(
+      strandSessions.map(async ({ sid, events }) => {
+        for (let i = 0; nowMs() - s0 < SECONDS * 1000; i++) {
+          await strandToolTurn(base, sid, events, i);
+          strandTurns++;
+        }
+      }),
+    );
+    const strandSeconds = (nowMs() - s0) / 1000;
+    const stackCpu1 = stackCpuMs(stack);
+    for (const { events } of strandSessions) events.close();
+    fs.rmSync(workspace, { recursive: true, force: true });
+    const floorTps = turns / seconds;
+    const strandTps = strandTurns / strandSeconds;
     const med = (runs: number[][], p: number) => ms(median(runs.map((xs) => percentile(xs, p))));
     console.log(
       JSON.stringify(
@@ -167,9 +237,14 @@ async function main() {
           throughput: {
             concurrency: CONCURRENCY,
             turn: 'one tool call (model step, tool step, model step)',
-            floor_turns_per_s: +(turns / seconds).toFixed(1),
+            floor_turns_per_s: +floorTps.toFixed(1),
             temporal_server_cpu_ms_per_turn: +(cpu / turns).toFixed(1),
+            strand_turns_per_s: +strandTps.toFixed(1),
+            strand_over_floor: +(strandTps / floorTps).toFixed(2),
+            strand_cpu_ms_per_turn: Object.fromEntries(Object.entries(stackCpu1).map(([k, v]) => [k, +((v - stackCpu0[k as keyof typeof stackCpu0]) / strandTurns).toFixed(1)])),
           },
+          issue_32_targets: { first_delta_over_floor: 1.5, turns_per_s_share_of_floor: 0.7 },
+          strand_over_floor_first_delta: { p50: +(med(strandFirst, 50) / med(floorFirst, 50)).toFixed(2), p99: +(med(strandFirst, 99) / med(floorFirst, 99)).toFixed(2) },
           issue_8_targets: { first_delta_overhead_p50_ms: 30, first_delta_overhead_p99_ms: 100, turns_per_s: 20 },
           cores: os.cpus().length,
           load_avg_1m_after: +os.loadavg()[0]!.toFixed(2),

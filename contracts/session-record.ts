@@ -57,6 +57,10 @@ export function newSessionMetadata(facts: NewSessionFacts): Record<string, unkno
   };
 }
 
+// Built once: a zod schema built per call costs more than the parse (every prompt reads a record).
+const lastTurnSchema = z.number().int().nonnegative();
+const seenRequestsSchema = seenRequestSchema.array();
+
 /**
  * The one decoder of a session's stored metadata into its record: what a fresh session workflow run
  * loads, and what the gateway shows for a session whose workflow is not running. Both read it here,
@@ -74,8 +78,8 @@ export function newSessionMetadata(facts: NewSessionFacts): Record<string, unkno
  */
 export function readSessionRecord(metadata: Record<string, unknown> | undefined): SessionRecord {
   const md = metadata ?? {};
-  const lastTurn = z.number().int().nonnegative().safeParse(md[RUNTIME_KEYS.lastTurn]);
-  const requests = seenRequestSchema.array().safeParse(md[RUNTIME_KEYS.requests]);
+  const lastTurn = lastTurnSchema.safeParse(md[RUNTIME_KEYS.lastTurn]);
+  const requests = seenRequestsSchema.safeParse(md[RUNTIME_KEYS.requests]);
   const projectPath = md[SESSION_METADATA_KEYS.projectPath];
   return {
     project_path: typeof projectPath === 'string' ? projectPath : '',

@@ -33,7 +33,8 @@ test('every recorded session and turn history replays on the current workflow co
   // state (0681e48), `pre-intents.*` on sessions whose abort, interrupt and steer found no child yet
   // (before `turn-command-intents`): what was running when each change shipped. `view.*` were recorded
   // on sessions that keep their view in their memo (`session-view-memo`), the unprefixed ones before it;
-  // `ordered.*` on workflows that run their local activities one at a time (`local-activities-in-order`).
+  // `ordered.*` on workflows that run their local activities one at a time (`local-activities-in-order`);
+  // `settled.*` on sessions that upsert their view once in the task that starts a turn (`session-view-memo-settled`).
   // `pre-host.*` are jobs (record-job-histories.ts) recorded before a job's work was routed to the host
   // of its workspace, before `needs_human` could be resumed and before jobs published their turns' states;
   // `stream.*` are jobs that announce their turns on their session's stream (`job-turns-on-session-stream`).
@@ -107,6 +108,15 @@ test('every recorded session and turn history replays on the current workflow co
     'revert.session.json',
     'settings-during-approval.session.json',
     'settings-during-approval.turn-1.json',
+    'settled.queued-turn-commands.session.json',
+    'settled.queued-turn-commands.turn-1.json',
+    'settled.queued-turn-commands.turn-3.json',
+    'settled.turn-continue-as-new.session.run-1.json',
+    'settled.turn-continue-as-new.session.run-2.json',
+    'settled.turn-continue-as-new.turn-1.run-1.json',
+    'settled.turn-continue-as-new.turn-1.run-2.json',
+    'settled.turn-continue-as-new.turn-1.run-5.json',
+    'settled.two-turns.session.json',
     'steer-running.session.json',
     'steer-running.turn-1.json',
     'stream.job-needs-human.job.json',

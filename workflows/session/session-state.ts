@@ -51,6 +51,8 @@ export class SessionState {
   details: string | undefined;
   /** Stream sequence of the running turn's first event (its `thinking` state). */
   turnStartSeq: number | null = null;
+  /** Between taking the next queued prompt and knowing turnStartSeq (runNextTurn). */
+  startingTurn = false;
   /** The running turn was asked to stop at its next step boundary. */
   interruptPending = false;
   /** Tool calls of the running turn waiting for a person's answer. */

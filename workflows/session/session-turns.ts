@@ -20,7 +20,12 @@ export async function runNextTurn(manager: SessionManager): Promise<void> {
   const next = state.startNext();
   if (!next) return;
   // Where the turn's events begin, so a client that connects mid-turn gets them from there.
-  state.turnStartSeq = (await manager.publishState()).first_seq ?? null;
+  state.startingTurn = true;
+  try {
+    state.turnStartSeq = (await manager.publishState()).first_seq ?? null;
+  } finally {
+    state.startingTurn = false;
+  }
   const id = turnId(next.turn_number);
   // Aborted while it was being chosen (an intent only recorded under `turn-command-intents`): it never runs.
   const abortedBeforeStart = state.intents.peek(id)?.abort === true;

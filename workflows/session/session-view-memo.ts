@@ -4,6 +4,8 @@ import type { SessionState } from './session-state';
 
 /** Patch id (2026-11) of the session's view kept in its memo; deprecate once no older run is open. */
 export const SESSION_VIEW_MEMO = 'session-view-memo';
+/** Patch id (2026-11) of one upsert for a turn's start (see keepViewInMemo); deprecate once no older run is open. */
+export const SESSION_VIEW_MEMO_SETTLED = 'session-view-memo-settled';
 
 /**
  * Keeps the session's live view in its memo (contracts/session-live-view.ts), so reads need no worker.
@@ -12,12 +14,17 @@ export const SESSION_VIEW_MEMO = 'session-view-memo';
  * timer) is followed by the upsert in the same workflow task, with the command that answers it.
  * Upserts only what differs from the last one (each upsert is a history event).
  */
-export function keepViewInMemo(state: SessionState): void {
+export function keepViewInMemo(state: SessionState, settled = false): void {
   let last = '';
   const current = (): string => JSON.stringify(liveViewOf(state.snapshot()));
+  // Settled (SESSION_VIEW_MEMO_SETTLED): not while a turn is being started, from the prompt taken to
+  // the state that announces it published. That all happens in one workflow task (its local
+  // activities keep the task open), so readers, who see the memo once the task completes, miss
+  // nothing; the task records one upsert instead of three (the queue, the phase, the turn's start).
+  const starting = (): boolean => settled && (state.canStartTurn || state.startingTurn);
   void (async () => {
     for (;;) {
-      await wf.condition(() => current() !== last);
+      await wf.condition(() => !starting() && current() !== last);
       last = current();
       wf.upsertMemo({ [SESSION_VIEW_MEMO_KEY]: JSON.parse(last) as SessionLiveView });
     }

@@ -6,7 +6,7 @@ import { local } from './session-events';
 import { SessionManager } from './session-manager';
 import { SessionState } from './session-state';
 import { runNextTurn } from './session-turns';
-import { keepViewInMemo, SESSION_VIEW_MEMO, viewMemo } from './session-view-memo';
+import { keepViewInMemo, SESSION_VIEW_MEMO, SESSION_VIEW_MEMO_SETTLED, viewMemo } from './session-view-memo';
 
 /**
  * One entity workflow per session (`session:<id>`), the owner of the session's phase. Commands arrive
@@ -23,7 +23,7 @@ export async function sessionWorkflow(raw: SessionWorkflowInput): Promise<Sessio
   manager.register();
   // Reads need no worker: the session's view is kept in its memo (older histories replay without it).
   const keepsView = wf.patched(SESSION_VIEW_MEMO);
-  if (keepsView) keepViewInMemo(state);
+  if (keepsView) keepViewInMemo(state, wf.patched(SESSION_VIEW_MEMO_SETTLED));
 
   if (!state.record) state.record = sessionRecordSchema.parse(await local.loadSessionRecord(input.session_id));
   const continueAsNewSuggested = () => wf.workflowInfo().continueAsNewSuggested;
