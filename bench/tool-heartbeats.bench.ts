@@ -13,8 +13,8 @@ import { intFrom } from './env-int';
  * jobs bench.) A real stack with two workers; BENCH_TURNS sessions (40) on one git workspace of
  * BENCH_WORKSPACE_FILES files (4000), each prompted at once with a scripted model whose one tool call
  * is a `shell_exec` that writes a file (so the checkpoint's diff after it has work). Run it beside
- * busy loops, as a build beside the agent would be:
- *   ../shared/tools/busy-machine.sh 900 4 -- npx tsx bench/tool-heartbeats.bench.ts
+ * busy loops on every core (two per core, at normal priority), as a build beside the agent would be:
+ *   for i in 1 2 3 4; do timeout 900 sh -c 'while :; do :; done' & done; npx tsx bench/tool-heartbeats.bench.ts
  * Prints, from the turns' histories: runTool attempts after the first and why the one before ended
  * (HEARTBEAT timeouts), calls recorded "interrupted", and the longest time a running activity went
  * past its start or last recorded heartbeat, sampled from describeWorkflowExecution.
