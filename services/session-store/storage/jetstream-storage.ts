@@ -1,4 +1,5 @@
 import { DeliverPolicy, Events, StorageType, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg, type NatsConnection } from 'nats';
+import { withDeadline } from '../../common/deadline';
 import { decodeSubjectToken, encodeSubjectToken } from '../../../contracts/session-store/subjects';
 import { StorageConflictError, type LoadResult, type LogRecord, type RemoteUpdate as Body, type StoragePort } from './port';
 
@@ -40,27 +41,6 @@ const API_TIMEOUT_MS = 3_000;
 const READ_IDLE_MS = 3_000;
 /** The tail's pull requests: shorter than nats.js's 30 s, so its own heartbeat check runs often. */
 const TAIL_EXPIRES_MS = 5_000;
-
-/**
- * `p`, or a rejection after `ms`. What `p` yields after the deadline is handed to `late` (to stop a
- * consumer that opened too late).
- */
-function withDeadline<T>(p: Promise<T>, ms: number, what: string, late?: (value: T) => void): Promise<T> {
-  let timedOut = false;
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    p.then((v) => {
-      if (timedOut) late?.(v);
-      return v;
-    }),
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        timedOut = true;
-        reject(new Error(`${what} within ${ms} ms`));
-      }, ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
-}
 
 /** A commit the tail heard from another instance, waiting for the domain to take it. */
 interface Heard {
