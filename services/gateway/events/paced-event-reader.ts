@@ -1,6 +1,7 @@
 import { DeliverPolicy, Events, type ConsumerMessages, type JetStreamManager, type NatsConnection } from 'nats';
 import { AGENT_EVENTS_STREAM, AGENT_EVENTS_SUBJECTS, agentEventSubject } from '../../../contracts/agent-event-stream';
 import type { AgentEventReader, EventSubscription, SequencedEvent } from './agent-event-reader';
+import { failFast } from '../../common/fail-fast-consumer';
 import { ConsumerRenewal, drainBatch, openBatch } from './consumer-batches';
 import { eventFromMessage, type InvalidEventReport } from './event-message';
 import { feedSubscription, SessionFeed } from './session-feed';
@@ -162,13 +163,15 @@ export class PacedEventReader implements AgentEventReader {
   private async pacedRead(filter: string, afterSeq: number, wanted: (subject: string) => boolean): Promise<Dispatch> {
     this.watchConnection();
     let next = afterSeq + 1;
-    const consumerFrom = (seq: number) =>
-      this.conn.jetstream({ timeout: API_TIMEOUT_MS }).consumers.get(AGENT_EVENTS_STREAM, {
-        filterSubjects: filter,
-        deliver_policy: DeliverPolicy.StartSequence,
-        opt_start_seq: seq,
-        inactive_threshold: INACTIVE_THRESHOLD_MS,
-      });
+    const consumerFrom = async (seq: number) =>
+      failFast(
+        await this.conn.jetstream({ timeout: API_TIMEOUT_MS }).consumers.get(AGENT_EVENTS_STREAM, {
+          filterSubjects: filter,
+          deliver_policy: DeliverPolicy.StartSequence,
+          opt_start_seq: seq,
+          inactive_threshold: INACTIVE_THRESHOLD_MS,
+        }),
+      );
     let consumer = await consumerFrom(next);
     // The first pull is made here so that a missing stream fails `open`, as it did before.
     let batch: ConsumerMessages | undefined = await openBatch(consumer);

@@ -1,5 +1,6 @@
 import { DeliverPolicy, Events, StorageType, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg, type NatsConnection } from 'nats';
 import { withDeadline } from '../../common/deadline';
+import { failFast } from '../../common/fail-fast-consumer';
 import { decodeSubjectToken, encodeSubjectToken } from '../../../contracts/session-store/subjects';
 import { StorageConflictError, type LoadResult, type LogRecord, type RemoteUpdate as Body, type StoragePort } from './port';
 
@@ -119,7 +120,7 @@ export class JetStreamStorage implements StoragePort {
    */
   private async readRange(filter: string, startSeq: number, untilSeq: number, onMessage: (subject: string, seq: number, body: Body) => void, warnings: string[]): Promise<void> {
     if (untilSeq < startSeq) return;
-    const consumer = await this.js.consumers.get(this.stream, { filterSubjects: filter, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: startSeq });
+    const consumer = failFast(await this.js.consumers.get(this.stream, { filterSubjects: filter, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: startSeq }));
     // Large pulls: a cold load reads the whole stream, and per-pull round trips dominate otherwise.
     // Bounded: a consumer whose node died delivers nothing, and nats.js would wait on it for minutes
     // while the caller holds the session's lock.
@@ -243,11 +244,13 @@ export class JetStreamStorage implements StoragePort {
    * found stuck (see `sync`) or the connection moved to another node.
    */
   private async startTail(generation: number): Promise<void> {
-    const consumer = await this.js.consumers.get(this.stream, {
-      filterSubjects: `${this.prefix}.>`,
-      deliver_policy: DeliverPolicy.StartSequence,
-      opt_start_seq: this.tailSeq + 1,
-    });
+    const consumer = failFast(
+      await this.js.consumers.get(this.stream, {
+        filterSubjects: `${this.prefix}.>`,
+        deliver_policy: DeliverPolicy.StartSequence,
+        opt_start_seq: this.tailSeq + 1,
+      }),
+    );
     const messages = await withDeadline(consumer.consume({ expires: TAIL_EXPIRES_MS }), API_TIMEOUT_MS, 'the sessions stream did not open a consumer', (late) => late.stop());
     if (generation !== this.tailGeneration || this.closed) {
       messages.stop();
