@@ -2,7 +2,7 @@ import { connect, type NatsConnection } from 'nats';
 import { StoreClient } from '../../contracts/session-store/client';
 import type { RuntimeEnv } from '../common/env';
 import type { Logger } from '../common/logger';
-import { natsServers } from '../common/nats';
+import { NATS_LIVENESS, natsServers } from '../common/nats';
 import type { GatewayConfig } from '../gateway/config';
 import { openSessionRuntime, type SessionRuntime } from '../gateway/session-runtime';
 import type { RunnableModels } from '../gateway/sessions/stack-models';
@@ -75,7 +75,7 @@ export class StackLink {
     let nc: NatsConnection;
     try {
       // After the first connection it reconnects forever, like the gateway's.
-      nc = await connect({ servers: natsServers(env.natsUrl), name: `strand-${this.deps.command}`, timeout: NATS_TIMEOUT_MS, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
+      nc = await connect({ servers: natsServers(env.natsUrl), name: `strand-${this.deps.command}`, timeout: NATS_TIMEOUT_MS, maxReconnectAttempts: -1, reconnectTimeWait: 500, ...NATS_LIVENESS });
     } catch (err) {
       throw new Error(`NATS at ${env.natsUrl} is not reachable (${(err as Error).message}): ${HOW_TO_START}`);
     }

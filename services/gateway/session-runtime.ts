@@ -52,7 +52,11 @@ export async function openSessionRuntime(nc: NatsConnection, deps: { env: Runtim
   const store = new StoreClient(nc);
   const uiBase = temporalUiUrl();
   // The live read is started by some client's request but serves them all: its lines name no request.
-  const reader = new PacedEventReader(nc, (seq, reason) => withoutLogFields(() => log.warn({ seq, reason }, 'skipped an invalid agent event')));
+  const reader = new PacedEventReader(
+    nc,
+    (seq, reason) => withoutLogFields(() => log.warn({ seq, reason }, 'skipped an invalid agent event')),
+    (afterSeq, why) => withoutLogFields(() => log.warn({ afterSeq, why }, 'events read moved to a new consumer')),
+  );
   const taskQueue = taskQueueFromEnv();
   const commands = new SessionCommands(temporal, taskQueue, config.sessionIdleTimeoutMs);
   const sessions = new SessionService({

@@ -12,7 +12,7 @@ import { startTracing } from '../common/tracing';
 import { connect } from 'nats';
 import { JetStreamOutbox } from '../../activities/events/jetstream-outbox';
 import { ensureAgentEventsStream } from '../../contracts/agent-event-stream';
-import { connectNats, natsServers } from '../common/nats';
+import { connectNats, NATS_LIVENESS, natsServers } from '../common/nats';
 import { onShutdown } from '../common/shutdown';
 import { createStrandWorker } from './create-worker';
 import { workerHostFromEnv } from './host-queue';
@@ -62,7 +62,7 @@ async function main(): Promise<void> {
   // Events go out through an outbox on a connection of their own, which rides out NATS restarts
   // without losing or reordering an event (jetstream-outbox.ts).
   const events = new JetStreamOutbox({
-    connect: () => connect({ servers: natsServers(env.natsUrl), name: 'strand-worker-events', reconnect: false, timeout: 2_000 }),
+    connect: () => connect({ servers: natsServers(env.natsUrl), name: 'strand-worker-events', reconnect: false, timeout: 2_000, ...NATS_LIVENESS }),
     onConnect: async (c) => ensureAgentEventsStream(await c.jetstreamManager()),
     log: (level, message) => log[level](message),
   });

@@ -6,6 +6,9 @@ import { binaryPaths } from '../../infra/bootstrap/paths';
 import { freePort, waitForTcp } from '../../infra/stack/free-port';
 import { ManagedProcess } from '../../infra/stack/managed-process';
 
+/** Every node's settings: those of the clustered compose stack's nodes (pings every 2 s; the file says why). */
+const NATS_NODE_CONF = path.join(__dirname, '../../infra/compose/cluster/nats-node.conf');
+
 /** One node of a TestNatsCluster. */
 export interface TestNatsNode {
   /** The server name JetStream reports (stream info's `cluster.leader`). */
@@ -15,6 +18,12 @@ export interface TestNatsNode {
   kill(): Promise<void>;
   /** Starts it again on the same ports and store dir, and waits until it listens. */
   start(): Promise<void>;
+  /**
+   * SIGSTOP / SIGCONT: the node keeps its sockets open but answers nothing, as a node cut off the
+   * network does (its peers and clients see silence, not a closed connection).
+   */
+  freeze(): void;
+  thaw(): void;
 }
 
 /** Three real nats-servers with JetStream, routed to each other on loopback: one JetStream cluster. */
@@ -42,14 +51,15 @@ export async function startTestNatsCluster(size = 3): Promise<TestNatsCluster> {
     const spec = {
       name: `nats-${name}`,
       command: binaryPaths().natsServer,
-      args: ['-a', '127.0.0.1', '-p', String(p.client), '-js', '-sd', dir, '-n', name, '--cluster_name', 'strand-test', '--cluster', `nats://127.0.0.1:${p.route}`, '--routes', routes],
+      args: ['-c', NATS_NODE_CONF, '-a', '127.0.0.1', '-p', String(p.client), '-js', '-sd', dir, '-n', name, '--cluster_name', 'strand-test', '--cluster', `nats://127.0.0.1:${p.route}`, '--routes', routes],
     };
     const start = async () => {
       procs[i] = new ManagedProcess(spec, () => undefined);
       procs[i]!.start();
       await waitForTcp('127.0.0.1', p.client, 15_000, () => procs[i]!.deathReason());
     };
-    return { name, url: `nats://127.0.0.1:${p.client}`, start, kill: () => procs[i]!.kill() };
+    // ManagedProcess.signal ignores a process that is gone (stop() thaws every node, killed ones too).
+    return { name, url: `nats://127.0.0.1:${p.client}`, start, kill: () => procs[i]!.kill(), freeze: () => procs[i]!.signal('SIGSTOP'), thaw: () => procs[i]!.signal('SIGCONT') };
   });
   await Promise.all(nodes.map((n) => n.start()));
   const url = nodes.map((n) => n.url).join(',');
@@ -101,6 +111,7 @@ export async function startTestNatsCluster(size = 3): Promise<TestNatsCluster> {
       }
     },
     async stop() {
+      for (const n of nodes) n.thaw();
       await Promise.all(procs.map((p) => p.stop()));
       fs.rmSync(base, { recursive: true, force: true });
     },

@@ -1,13 +1,13 @@
-import { DeliverPolicy, type Consumer, type ConsumerMessages, type JetStreamManager, type JsMsg, type NatsConnection } from 'nats';
+import { DeliverPolicy, Events, type ConsumerMessages, type JetStreamManager, type NatsConnection } from 'nats';
 import { AGENT_EVENTS_STREAM, AGENT_EVENTS_SUBJECTS, agentEventSubject } from '../../../contracts/agent-event-stream';
 import type { AgentEventReader, EventSubscription, SequencedEvent } from './agent-event-reader';
+import { failFast } from '../../common/fail-fast-consumer';
+import { ConsumerRenewal, drainBatch, openBatch } from './consumer-batches';
 import { eventFromMessage, type InvalidEventReport } from './event-message';
 import { feedSubscription, SessionFeed } from './session-feed';
 
-/** Events pulled from JetStream at a time: the most one reader holds that its client has not taken. */
-const READ_BATCH = 64;
-/** How long one pull waits for events before it is renewed. */
-const PULL_EXPIRES_MS = 30_000;
+/** JetStream API calls (stream info, consumer creation) fail after this rather than wait on a dead node. */
+const API_TIMEOUT_MS = 3_000;
 /** A consumer whose reader vanished without deleting it (a crash) is removed by the server after this. */
 const INACTIVE_THRESHOLD_MS = 120_000;
 const RETRY_MS = [250, 500, 1_000, 2_000, 5_000];
@@ -23,6 +23,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * are published (a pull request stays open until its batch is full or it expires). `stop` deletes the
  * server-side consumer at once; a broken pull (NATS restarted, consumer gone) is resumed with a new
  * consumer after the last event read, so the stream has no gap.
+ *
+ * On a NATS cluster each consumer is one replica, kept by one node. When that node dies or goes
+ * silent, the read moves to a new consumer (on a live node) as soon as its pull misses two
+ * heartbeats (consumer-batches.ts) or the connection reconnects, rather than when the pull expires.
  *
  * Each batch is taken off the client's iterator as it arrives (`drainBatch`): the ordered consumer
  * ends a fetch's iterator when the batch's last message arrives, and its iterator drops messages it
@@ -40,10 +44,15 @@ export class PacedEventReader implements AgentEventReader {
   private dispatch: Promise<Dispatch> | undefined;
   private jsm: Promise<JetStreamManager> | undefined;
   private closed = false;
+  /** The renewal handle of every open paced read (the connection's watcher asks them all). */
+  private readonly renewals = new Set<ConsumerRenewal>();
+  private watchingConnection = false;
 
   constructor(
     private readonly conn: NatsConnection,
     private readonly reportInvalid: InvalidEventReport = () => undefined,
+    /** Told each time a read moves to a new consumer after a failure, with the sequence it resumes after and why. */
+    private readonly reportRenewal: (afterSeq: number, why: string) => void = () => undefined,
   ) {}
 
   async open(sessionId: string, afterSeq?: number): Promise<EventSubscription> {
@@ -78,13 +87,13 @@ export class PacedEventReader implements AgentEventReader {
   }
 
   private async lastSeq(): Promise<number> {
-    this.jsm ??= this.conn.jetstreamManager();
+    this.jsm ??= this.conn.jetstreamManager({ timeout: API_TIMEOUT_MS });
     return (await (await this.jsm).streams.info(AGENT_EVENTS_STREAM)).state.last_seq;
   }
 
   /** The sequence of the session's last event so far, 0 when it has none. */
   private async lastSeqOf(sessionId: string): Promise<number> {
-    this.jsm ??= this.conn.jetstreamManager();
+    this.jsm ??= this.conn.jetstreamManager({ timeout: API_TIMEOUT_MS });
     try {
       return (await (await this.jsm).streams.getMessage(AGENT_EVENTS_STREAM, { last_by_subj: agentEventSubject(sessionId) })).seq;
     } catch {
@@ -152,24 +161,30 @@ export class PacedEventReader implements AgentEventReader {
    * subjects. `position()` is the last sequence read, wanted or not.
    */
   private async pacedRead(filter: string, afterSeq: number, wanted: (subject: string) => boolean): Promise<Dispatch> {
+    this.watchConnection();
     let next = afterSeq + 1;
-    const consumerFrom = (seq: number) =>
-      this.conn.jetstream().consumers.get(AGENT_EVENTS_STREAM, {
-        filterSubjects: filter,
-        deliver_policy: DeliverPolicy.StartSequence,
-        opt_start_seq: seq,
-        inactive_threshold: INACTIVE_THRESHOLD_MS,
-      });
-    const pull = (c: Consumer) => c.fetch({ max_messages: READ_BATCH, expires: PULL_EXPIRES_MS });
+    const consumerFrom = async (seq: number) =>
+      failFast(
+        await this.conn.jetstream({ timeout: API_TIMEOUT_MS }).consumers.get(AGENT_EVENTS_STREAM, {
+          filterSubjects: filter,
+          deliver_policy: DeliverPolicy.StartSequence,
+          opt_start_seq: seq,
+          inactive_threshold: INACTIVE_THRESHOLD_MS,
+        }),
+      );
     let consumer = await consumerFrom(next);
     // The first pull is made here so that a missing stream fails `open`, as it did before.
-    let batch: ConsumerMessages | undefined = await pull(consumer);
+    let batch: ConsumerMessages | undefined = await openBatch(consumer);
     let stopped = false;
+    const renewal = new ConsumerRenewal();
+    this.renewals.add(renewal);
     const reportInvalid = this.reportInvalid;
+    const reportRenewal = this.reportRenewal;
     const isClosed = () => this.closed;
     const stop = () => {
       if (stopped) return;
       stopped = true;
+      this.renewals.delete(renewal);
       batch?.stop();
       consumer.delete().catch(() => undefined);
     };
@@ -181,8 +196,9 @@ export class PacedEventReader implements AgentEventReader {
         try {
           while (!stopped) {
             try {
-              batch ??= await pull(consumer);
+              batch ??= await openBatch(consumer);
               if (stopped) return;
+              renewal.watch(batch);
               for await (const m of drainBatch(batch)) {
                 next = m.seq + 1;
                 failures = 0;
@@ -192,10 +208,15 @@ export class PacedEventReader implements AgentEventReader {
                 if (stopped) return;
               }
               batch = undefined;
-            } catch {
+              const why = renewal.take();
+              if (why !== undefined) throw new Error(why);
+            } catch (err) {
               if (stopped || isClosed()) return;
-              // A pull that broke cannot be trusted to resume: a new consumer picks up after the last event.
+              // A pull that broke, or whose consumer's node went silent, cannot be trusted to resume:
+              // a new consumer picks up after the last event read.
               batch = undefined;
+              renewal.take();
+              reportRenewal(next - 1, (err as Error | undefined)?.message ?? String(err));
               await sleep(RETRY_MS[Math.min(failures, RETRY_MS.length - 1)]!);
               failures += 1;
               if (stopped || isClosed()) return;
@@ -210,51 +231,26 @@ export class PacedEventReader implements AgentEventReader {
       },
     };
   }
+
+  /**
+   * Once per reader: when the connection comes back (to another node of a cluster, or the same
+   * server restarted), every paced read moves to a new consumer. Its consumer lived on one node and
+   * may be gone with it; nats.js would check it once and, failing, stop watching its heartbeats.
+   */
+  private watchConnection(): void {
+    if (this.watchingConnection) return;
+    this.watchingConnection = true;
+    void (async () => {
+      for await (const s of this.conn.status()) {
+        if (this.closed) break;
+        if (s.type === Events.Reconnect) for (const r of this.renewals) r.request(`reconnected to ${String(s.data)}`);
+      }
+    })().catch(() => undefined);
+  }
 }
 
 /** A paced read's events with their subjects, and the last sequence it has read. */
 interface Dispatch extends AsyncIterable<{ subject: string; event: SequencedEvent }> {
   stop(): void;
   position(): number;
-}
-
-/**
- * The messages of one fetch, moved into a local queue the moment they arrive (the loop below never
- * waits between two of them, so it always finishes what the iterator has queued before the iterator
- * can be ended), then handed out at the reader's pace. Holds at most one batch.
- */
-async function* drainBatch(batch: ConsumerMessages): AsyncGenerator<JsMsg> {
-  const queue: JsMsg[] = [];
-  let ended = false;
-  let failure: unknown;
-  let wake: (() => void) | undefined;
-  const drained = (async () => {
-    try {
-      for await (const m of batch) {
-        queue.push(m);
-        wake?.();
-      }
-    } catch (err) {
-      failure = err ?? new Error('the pull failed');
-    } finally {
-      ended = true;
-      wake?.();
-    }
-  })();
-  try {
-    for (;;) {
-      const m = queue.shift();
-      if (m) {
-        yield m;
-        continue;
-      }
-      if (ended) break;
-      await new Promise<void>((resolve) => (wake = resolve));
-      wake = undefined;
-    }
-    await drained;
-    if (failure !== undefined) throw failure;
-  } finally {
-    batch.stop();
-  }
 }

@@ -1,4 +1,6 @@
 import { DeliverPolicy, Events, StorageType, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg, type NatsConnection } from 'nats';
+import { withDeadline } from '../../common/deadline';
+import { failFast } from '../../common/fail-fast-consumer';
 import { decodeSubjectToken, encodeSubjectToken } from '../../../contracts/session-store/subjects';
 import { StorageConflictError, type LoadResult, type LogRecord, type RemoteUpdate as Body, type StoragePort } from './port';
 
@@ -40,27 +42,6 @@ const API_TIMEOUT_MS = 3_000;
 const READ_IDLE_MS = 3_000;
 /** The tail's pull requests: shorter than nats.js's 30 s, so its own heartbeat check runs often. */
 const TAIL_EXPIRES_MS = 5_000;
-
-/**
- * `p`, or a rejection after `ms`. What `p` yields after the deadline is handed to `late` (to stop a
- * consumer that opened too late).
- */
-function withDeadline<T>(p: Promise<T>, ms: number, what: string, late?: (value: T) => void): Promise<T> {
-  let timedOut = false;
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    p.then((v) => {
-      if (timedOut) late?.(v);
-      return v;
-    }),
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        timedOut = true;
-        reject(new Error(`${what} within ${ms} ms`));
-      }, ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
-}
 
 /** A commit the tail heard from another instance, waiting for the domain to take it. */
 interface Heard {
@@ -139,7 +120,7 @@ export class JetStreamStorage implements StoragePort {
    */
   private async readRange(filter: string, startSeq: number, untilSeq: number, onMessage: (subject: string, seq: number, body: Body) => void, warnings: string[]): Promise<void> {
     if (untilSeq < startSeq) return;
-    const consumer = await this.js.consumers.get(this.stream, { filterSubjects: filter, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: startSeq });
+    const consumer = failFast(await this.js.consumers.get(this.stream, { filterSubjects: filter, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: startSeq }));
     // Large pulls: a cold load reads the whole stream, and per-pull round trips dominate otherwise.
     // Bounded: a consumer whose node died delivers nothing, and nats.js would wait on it for minutes
     // while the caller holds the session's lock.
@@ -263,11 +244,13 @@ export class JetStreamStorage implements StoragePort {
    * found stuck (see `sync`) or the connection moved to another node.
    */
   private async startTail(generation: number): Promise<void> {
-    const consumer = await this.js.consumers.get(this.stream, {
-      filterSubjects: `${this.prefix}.>`,
-      deliver_policy: DeliverPolicy.StartSequence,
-      opt_start_seq: this.tailSeq + 1,
-    });
+    const consumer = failFast(
+      await this.js.consumers.get(this.stream, {
+        filterSubjects: `${this.prefix}.>`,
+        deliver_policy: DeliverPolicy.StartSequence,
+        opt_start_seq: this.tailSeq + 1,
+      }),
+    );
     const messages = await withDeadline(consumer.consume({ expires: TAIL_EXPIRES_MS }), API_TIMEOUT_MS, 'the sessions stream did not open a consumer', (late) => late.stop());
     if (generation !== this.tailGeneration || this.closed) {
       messages.stop();
