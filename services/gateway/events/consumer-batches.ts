@@ -12,7 +12,7 @@ const PULL_EXPIRES_MS = 30_000;
  * expired (30 s). The cost: one small message per interval per waiting pull — a gateway has one for
  * the live read of every session, plus one per client catching up.
  */
-export const PULL_HEARTBEAT_MS = 2_000;
+const PULL_HEARTBEAT_MS = 2_000;
 /**
  * How long opening a pull may take. Opening an ordered consumer's first pull creates the consumer,
  * and nats.js retries a failed creation after 30 s; while the cluster elects a leader the read is
