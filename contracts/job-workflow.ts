@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { jobIdSchema, jobSpecSchema } from './job-spec';
 import type { JobReport } from './job-report';
 
@@ -83,3 +83,10 @@ export interface JobProgressView {
 }
 
 export const jobProgressQuery = defineQuery<JobProgressView>('jobProgress');
+
+/**
+ * A person's steering of a running job (docs/jobs.md, "Steering a job"): the text reaches the job's
+ * running turn as a session's steering reaches its turn (taken after the current step). Not delivered
+ * between turns or once the work has stopped.
+ */
+export const jobSteerUpdate = defineUpdate<{ delivered: boolean; turn_id: string | null }, [{ text: string }]>('jobSteer');

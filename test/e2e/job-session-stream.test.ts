@@ -24,6 +24,9 @@ beforeAll(async () => {
   // 150 ms a word: a watcher joins while the step streams.
   js.script('job-slow-step', [[...WORDS.flatMap((w): unknown[] => [{ type: 'text', text: [w] }, { type: 'delay', ms: 150 }]), { type: 'text', text: 'the end.' }]]);
   js.script('job-stall', [[{ type: 'text', text: 'Thinking hard.' }, { type: 'stall' }]]);
+  // A step long enough to be steered while it streams; it answers the last user text (the prompt, or
+  // the steering: a model's step after steering is its first since that user message).
+  js.script('job-steered', [[{ type: 'text', text: 'Heard: {{user}}' }, { type: 'delay', ms: 3_000 }, { type: 'text', text: '.' }]]);
 }, 180_000);
 
 afterAll(async () => {
@@ -123,4 +126,27 @@ test("a job's session refuses the session's commands (409 JOB_SESSION, naming th
   expect(c.violations).toEqual([]);
   expect((await js.as(ALICE, 'POST', `/api/jobs/${id}/cancel`)).body.status).toBe('cancel_requested');
   expect((await js.jobUntil(ALICE, id, (v) => v.status !== 'running')).status).toBe('cancelled');
+}, 150_000);
+
+test("steering a job's session reaches the job's running turn: taken after its step, the next step answers it; between turns it is not delivered", async () => {
+  const id = await js.startJob(ALICE, js.spec('job-steered'));
+  await js.jobUntil(ALICE, id, jobHasSession);
+  const sse = await openSse(eventsUrl(id, '?after=0'), auth);
+  try {
+    await readUntil(sse, (e) => e.event === 'message.delta', 60_000);
+    const steered = await js.as(ALICE, 'POST', `/api/sessions/job-${id}/steer`, { text: 'also check the README' });
+    expect(steered).toMatchObject({ status: 202, body: { status: 'accepted', turn_id: 't1' } });
+    await readUntil(sse, (e) => e.event === 'turn.finished', 90_000);
+  } finally {
+    sse.close();
+  }
+  expect((await js.jobUntil(ALICE, id, (v) => v.status !== 'running')).status).toBe('succeeded');
+  const messages = (await js.as(ALICE, 'GET', `/api/sessions/job-${id}/messages`)).body.messages as any[];
+  const texts = messages.map((m) => [m.message.role, (m.message.content ?? []).map((c: any) => c.text ?? '').join('')]);
+  const steering = texts.findIndex(([role, text]) => role === 'user' && /also check the README/.test(text));
+  expect(steering).toBeGreaterThan(0);
+  expect(texts.slice(steering + 1)).toEqual([['assistant', 'Heard: also check the README.']]);
+  // The job has ended: nothing runs to take steering.
+  const late = await js.as(ALICE, 'POST', `/api/sessions/job-${id}/steer`, { text: 'too late' });
+  expect(late).toMatchObject({ status: 400, body: { error: { code: 'INVALID_REQUEST' } } });
 }, 150_000);

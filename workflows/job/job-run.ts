@@ -2,7 +2,7 @@ import * as wf from '@temporalio/workflow';
 import type { JobLimitHit, JobToolCall } from '../../contracts/job-report';
 import { jobRuleFor, type JobSpec } from '../../contracts/job-spec';
 import type { JobReport } from '../../contracts/job-report';
-import { escalationAnswerSchema, escalationAnswerSignal, jobProgressQuery, jobResumeSchema, jobResumeSignal, jobWaitingReportQuery, type EscalationAnswer, type JobProgressView, type JobResume } from '../../contracts/job-workflow';
+import { escalationAnswerSchema, escalationAnswerSignal, jobProgressQuery, jobSteerUpdate, jobResumeSchema, jobResumeSignal, jobWaitingReportQuery, type EscalationAnswer, type JobProgressView, type JobResume } from '../../contracts/job-workflow';
 import { notifyDeliveryId, type JobNotificationOutcome } from '../../contracts/job-notify';
 import { notifyEscalation, wants } from './job-notify';
 import type { JobSessionStream } from './job-session-stream';
@@ -101,6 +101,11 @@ export class JobRun {
     wf.setHandler(jobResumeSignal, (raw) => {
       const parsed = jobResumeSchema.safeParse(raw);
       if (parsed.success && this.humanWait && !this.resume) this.resume = parsed.data;
+    });
+    wf.setHandler(jobSteerUpdate, ({ text }) => this.steer(text), {
+      validator: ({ text }) => {
+        if (typeof text !== 'string' || text.trim() === '') throw new Error('steering needs a text');
+      },
     });
     wf.setHandler(jobWaitingReportQuery, () => (this.humanWait ? this.waitingReport : null));
     wf.setHandler(jobProgressQuery, () => ({
@@ -293,6 +298,19 @@ export class JobRun {
    * A signal to the running turn; one that has just ended needs none (its error is not the job's).
    * Non-cancellable: the job's cancel is itself sent as a signal, from the cancelled root scope.
    */
+  /** A person's steering, passed to the running turn (it takes it after its current step). */
+  private async steer(text: string): Promise<{ delivered: boolean; turn_id: string | null }> {
+    const turn = this.turn;
+    if (!turn || this.stopped) return { delivered: false, turn_id: null };
+    try {
+      await wf.CancellationScope.nonCancellable(() => wf.getExternalWorkflowHandle(turn.workflow_id).signal(turnSteerSignal, { text }));
+      return { delivered: true, turn_id: turn.turn_id };
+    } catch {
+      // The turn ended meanwhile: nothing took the text.
+      return { delivered: false, turn_id: turn.turn_id };
+    }
+  }
+
   private async signalTurn(turn: RunningTurn, send: (h: wf.ExternalWorkflowHandle) => Promise<void>): Promise<void> {
     await wf.CancellationScope.nonCancellable(() => send(wf.getExternalWorkflowHandle(turn.workflow_id))).catch(() => undefined);
   }

@@ -21,11 +21,11 @@ const routes = routeTable(['agent'], {
     post: '/{id}/steer',
     id: 'steer',
     summary: 'Send a message to the running turn',
-    description: 'Delivered after the current tool batch; the next model step sees it. With no turn running: 400 INVALID_REQUEST.',
+    description: "Delivered after the current tool batch; the next model step sees it. With no turn running: 400 INVALID_REQUEST. A job's session steers the job's running turn.",
     middleware: readJsonBody,
     request: { params: sessionIdParams, body: jsonBody(steerBodySchema) },
     responses: { 202: jsonReply(R.steerAcceptedSchema, 'Delivered to the running turn.') },
-    ...errors(...SESSION_READ, E.JOB_SESSION),
+    ...errors(...SESSION_READ),
   },
   interrupt: {
     post: '/{id}/interrupt',
@@ -69,7 +69,7 @@ export function agentRoutes(deps: { sessions: SessionService }): OpenAPIHono {
     steer: async (c) => {
       const body = c.req.valid('json');
       const result = await (await sessionOf(sessions, c)).steer(body.text, body.request_id);
-      if (!result.delivered) throw new StrandError(ErrorCode.INVALID_REQUEST, 'no turn is running to steer: send a prompt instead');
+      if (!result.delivered) throw new StrandError(ErrorCode.INVALID_REQUEST, 'no turn is running to steer: send a prompt instead (a job takes steering only while one of its turns runs)');
       return c.json({ status: 'accepted' as const, turn_id: result.turn_id }, 202);
     },
     // Answers once the turn has ended (its partial answer recorded as `aborted`), with the state after it.

@@ -155,8 +155,10 @@ export class SessionRef {
     return this.deps.commands.interrupt(this.id, requestId);
   }
 
+  /** Steering of the running turn; a job's session steers the job's running turn (docs/jobs.md). */
   steer(text: string, requestId?: string) {
-    this.refuseIfJob();
+    const jobId = this.jobId;
+    if (jobId !== undefined) return this.deps.commands.jobSteer(jobId, text, requestId);
     return this.deps.commands.steer(this.id, { text }, requestId);
   }
 
@@ -245,17 +247,18 @@ export class SessionRef {
 
   /**
    * A job's session (docs/jobs.md) is the job's: the job runs its turns as its own children and owns
-   * its settings. A client's command (a prompt, settings, compaction, steering, an abort, a revert,
-   * a shell command, waking it, deleting it) would start a session workflow beside them, a second
-   * owner, or change what the job runs on. Refused, naming the job and what a person can do instead;
-   * reads and a fork (a new, ordinary session) stay allowed. Every protocol passes through here.
+   * its settings. A client's command (a prompt, settings, compaction, an abort, a revert, a shell
+   * command, waking it, deleting it) would start a session workflow beside them, a second owner, or
+   * change what the job runs on. Refused, naming the job and what a person can do instead; reads,
+   * steering (passed to the job's running turn) and a fork (a new, ordinary session) stay allowed.
+   * Every protocol passes through here.
    */
   private refuseIfJob(): void {
     const jobId = this.jobId;
     if (jobId === undefined) return;
     throw new StrandError(
       ErrorCode.JOB_SESSION,
-      `session ${this.id} belongs to job ${jobId}: the job runs its turns and owns its settings. Answer its escalated calls (POST /api/jobs/${jobId}/escalations/{tool_call_id}), resume it when it needs a person (POST /api/jobs/${jobId}/resume) or cancel it (POST /api/jobs/${jobId}/cancel)`,
+      `session ${this.id} belongs to job ${jobId}: the job runs its turns and owns its settings. Steer its running turn (POST /api/sessions/${this.id}/steer), answer its escalated calls (POST /api/jobs/${jobId}/escalations/{tool_call_id}), resume it when it needs a person (POST /api/jobs/${jobId}/resume) or cancel it (POST /api/jobs/${jobId}/cancel)`,
       { session_id: this.id, job_id: jobId },
     );
   }

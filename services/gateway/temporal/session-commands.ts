@@ -35,7 +35,7 @@ import {
 } from '../../../contracts/session-workflow';
 import type { SessionSettings } from '../../../contracts/session-settings';
 import { CHECKPOINT_LIST_WORKFLOW_TYPE, checkpointListWorkflowId, SESSION_WORKFLOW_TYPE, sessionWorkflowId } from '../../../contracts/workflow-ids';
-import { jobProgressQuery, jobWorkflowId } from '../../../contracts/job-workflow';
+import { jobProgressQuery, jobSteerUpdate, jobWorkflowId } from '../../../contracts/job-workflow';
 import { describeJob, listRunningJobs, type TurnJob } from './jobs';
 import { COMMAND_PATIENCE, sendCommand } from './patient-update';
 import { translateFailure } from './translate-failure';
@@ -250,6 +250,17 @@ export class SessionCommands {
       return view.turn_id && view.turn_start_seq ? view.turn_start_seq : undefined;
     } catch {
       return undefined;
+    }
+  }
+
+  /** Steers a job's running turn (docs/jobs.md); `delivered: false` between turns or once the job has ended. */
+  async jobSteer(jobId: string, text: string, requestId?: string): Promise<{ delivered: boolean; turn_id: string | null }> {
+    const updateId = requestId ?? randomUUID();
+    try {
+      return await this.patiently(updateId, () => this.client().workflow.getHandle(jobWorkflowId(jobId)).executeUpdate(jobSteerUpdate, { args: [{ text }], updateId }));
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError || (err instanceof Error && /workflow execution already completed/i.test(err.message))) return { delivered: false, turn_id: null };
+      throw translateFailure(err);
     }
   }
 

@@ -29,7 +29,7 @@ export const ERROR_NOTES: Record<ErrorCode, string> = {
   JOB_NOT_FINISHED: 'the job is still running: its report comes when it ends (`GET /api/jobs/{id}` shows its progress).',
   JOB_ESCALATION_ANSWERED: 'the escalated call was decided already (by a person, its timeout or the job).',
   JOB_NOT_WAITING: 'the job is not waiting for a person to resume it (it runs on, or it ended).',
-  JOB_SESSION: "the session is a job's: the job runs its turns and owns its settings, so a prompt or another command is refused (answer its escalations, resume or cancel the job instead).",
+  JOB_SESSION: "the session is a job's: the job runs its turns and owns its settings, so a prompt or another command is refused (steer its running turn, answer its escalations, resume or cancel the job instead).",
   TURN_NOT_FOUND: "no such turn (or it is another principal's).",
   HOOK_NOT_FOUND: 'no hook of that name is defined.',
   HOOK_DELIVERY_REJECTED: "a signed delivery whose body lacks a value the hook's template needs (`details.placeholder`, `details.pointer`), or whose filled template is no job spec (`details.path`). No job was started.",
