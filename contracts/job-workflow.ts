@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { jobIdSchema, jobSpecSchema } from './job-spec';
 import type { JobReport } from './job-report';
+import type { AgentPhase } from './agent-phase';
 
 /**
  * The job workflow's contract (docs/jobs.md): how a job starts, the answer a person gives to an
@@ -89,4 +90,10 @@ export const jobProgressQuery = defineQuery<JobProgressView>('jobProgress');
  * running turn as a session's steering reaches its turn (taken after the current step). Not delivered
  * between turns or once the work has stopped.
  */
-export const jobSteerUpdate = defineUpdate<{ delivered: boolean; turn_id: string | null }, [{ text: string }]>('jobSteer');
+export const jobSteerUpdate = defineUpdate<JobSteered, [{ text: string }]>('jobSteer');
+/** Whether the running turn took the steering; `agent_state`: where that turn was (its last report). */
+export interface JobSteered {
+  delivered: boolean;
+  turn_id: string | null;
+  agent_state?: AgentPhase;
+}

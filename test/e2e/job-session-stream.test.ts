@@ -129,13 +129,18 @@ test("a job's session refuses the session's commands (409 JOB_SESSION, naming th
 }, 150_000);
 
 test("steering a job's session reaches the job's running turn: taken after its step, the next step answers it; between turns it is not delivered", async () => {
+  const c = await EdnTestClient.tcp(js.stack.urls.edn);
+  edn.push(c);
+  await c.request('handshake', { 'client-info': { ...EMACS_CLIENT_INFO, 'auth-token': ALICE } }, 60_000);
   const id = await js.startJob(ALICE, js.spec('job-steered'));
   await js.jobUntil(ALICE, id, jobHasSession);
   const sse = await openSse(eventsUrl(id, '?after=0'), auth);
   try {
     await readUntil(sse, (e) => e.event === 'message.delta', 60_000);
+    // Over HTTP, then psi's steer over EDN (a prompt with the steer behaviour): both reach the turn.
     const steered = await js.as(ALICE, 'POST', `/api/sessions/job-${id}/steer`, { text: 'also check the README' });
     expect(steered).toMatchObject({ status: 202, body: { status: 'accepted', turn_id: 't1' } });
+    expect(await c.request('steer', { 'session-id': `job-${id}`, message: 'and the CHANGELOG' })).toMatchObject({ accepted: true });
     await readUntil(sse, (e) => e.event === 'turn.finished', 90_000);
   } finally {
     sse.close();
@@ -145,7 +150,11 @@ test("steering a job's session reaches the job's running turn: taken after its s
   const texts = messages.map((m) => [m.message.role, (m.message.content ?? []).map((c: any) => c.text ?? '').join('')]);
   const steering = texts.findIndex(([role, text]) => role === 'user' && /also check the README/.test(text));
   expect(steering).toBeGreaterThan(0);
-  expect(texts.slice(steering + 1)).toEqual([['assistant', 'Heard: also check the README.']]);
+  expect(texts.slice(steering + 1)).toEqual([
+    ['user', 'and the CHANGELOG'],
+    ['assistant', 'Heard: and the CHANGELOG.'],
+  ]);
+  expect(c.violations).toEqual([]);
   // The job has ended: nothing runs to take steering.
   const late = await js.as(ALICE, 'POST', `/api/sessions/job-${id}/steer`, { text: 'too late' });
   expect(late).toMatchObject({ status: 400, body: { error: { code: 'INVALID_REQUEST' } } });

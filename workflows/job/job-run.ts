@@ -2,7 +2,7 @@ import * as wf from '@temporalio/workflow';
 import type { JobLimitHit, JobToolCall } from '../../contracts/job-report';
 import { jobRuleFor, type JobSpec } from '../../contracts/job-spec';
 import type { JobReport } from '../../contracts/job-report';
-import { escalationAnswerSchema, escalationAnswerSignal, jobProgressQuery, jobSteerUpdate, jobResumeSchema, jobResumeSignal, jobWaitingReportQuery, type EscalationAnswer, type JobProgressView, type JobResume } from '../../contracts/job-workflow';
+import { escalationAnswerSchema, escalationAnswerSignal, jobProgressQuery, jobSteerUpdate, type JobSteered, jobResumeSchema, jobResumeSignal, jobWaitingReportQuery, type EscalationAnswer, type JobProgressView, type JobResume } from '../../contracts/job-workflow';
 import { notifyDeliveryId, type JobNotificationOutcome } from '../../contracts/job-notify';
 import { notifyEscalation, wants } from './job-notify';
 import type { JobSessionStream } from './job-session-stream';
@@ -299,12 +299,12 @@ export class JobRun {
    * Non-cancellable: the job's cancel is itself sent as a signal, from the cancelled root scope.
    */
   /** A person's steering, passed to the running turn (it takes it after its current step). */
-  private async steer(text: string): Promise<{ delivered: boolean; turn_id: string | null }> {
+  private async steer(text: string): Promise<JobSteered> {
     const turn = this.turn;
     if (!turn || this.stopped) return { delivered: false, turn_id: null };
     try {
       await wf.CancellationScope.nonCancellable(() => wf.getExternalWorkflowHandle(turn.workflow_id).signal(turnSteerSignal, { text }));
-      return { delivered: true, turn_id: turn.turn_id };
+      return { delivered: true, turn_id: turn.turn_id, agent_state: this.pulse.phase };
     } catch {
       // The turn ended meanwhile: nothing took the text.
       return { delivered: false, turn_id: turn.turn_id };

@@ -6,7 +6,7 @@ import type { SessionMeta } from '../../../contracts/session-store/schemas';
 import { readSessionRecord } from '../../../contracts/session-record';
 import { RUNTIME_KEYS, type Budget, type SessionSettings } from '../../../contracts/session-settings';
 import type { AbortResult, ApprovalCommand, PromptAccepted, PromptCommand, UserCommand, UserCommandResult } from '../../../contracts/session-workflow';
-import { turnId, turnWorkflowId } from '../../../contracts/workflow-ids';
+import { turnId, turnNumberOf, turnWorkflowId } from '../../../contracts/workflow-ids';
 import { JOB_SESSION_METADATA_KEY } from '../../../contracts/job-workflow';
 import type { EventSubscription } from '../events/agent-event-reader';
 import type { SessionCommands } from '../temporal/session-commands';
@@ -91,6 +91,16 @@ export class SessionRef {
 
   /** Starts (or queues) a turn; `images` are checked and stored first (PromptImageIntake), the workflow gets their references. */
   async prompt(prompt: PromptCommand, images: readonly RawPromptImage[] = []): Promise<PromptAccepted> {
+    // A prompt with the steer behaviour (EDN's steer, a chat's message while a turn runs) into a job's
+    // session steers the job's running turn (docs/jobs.md, "Steering a job"); one that would start a
+    // turn is refused below, as any prompt into a job's session.
+    const jobId = this.jobId;
+    if (jobId !== undefined && prompt.behavior === 'steer' && images.length === 0) {
+      const steered = await this.deps.commands.jobSteer(jobId, prompt.text, prompt.request_id);
+      if (steered.delivered && steered.turn_id !== null) {
+        return { turn_id: steered.turn_id, turn_number: turnNumberOf(steered.turn_id) ?? 0, agent_state: steered.agent_state ?? 'thinking', queued: false, duplicate: false, steered: true };
+      }
+    }
     this.refuseIfJob();
     const stored = images.length === 0 ? prompt : { ...prompt, images: await this.deps.images.store(this.record, prompt, images) };
     const accepted = await this.deps.commands.prompt(startInfo(this.record), stored);

@@ -35,7 +35,7 @@ import {
 } from '../../../contracts/session-workflow';
 import type { SessionSettings } from '../../../contracts/session-settings';
 import { CHECKPOINT_LIST_WORKFLOW_TYPE, checkpointListWorkflowId, SESSION_WORKFLOW_TYPE, sessionWorkflowId } from '../../../contracts/workflow-ids';
-import { jobProgressQuery, jobSteerUpdate, jobWorkflowId } from '../../../contracts/job-workflow';
+import { jobProgressQuery, jobSteerUpdate, jobWorkflowId, type JobSteered } from '../../../contracts/job-workflow';
 import { describeJob, listRunningJobs, type TurnJob } from './jobs';
 import { COMMAND_PATIENCE, sendCommand } from './patient-update';
 import { translateFailure } from './translate-failure';
@@ -254,7 +254,7 @@ export class SessionCommands {
   }
 
   /** Steers a job's running turn (docs/jobs.md); `delivered: false` between turns or once the job has ended. */
-  async jobSteer(jobId: string, text: string, requestId?: string): Promise<{ delivered: boolean; turn_id: string | null }> {
+  async jobSteer(jobId: string, text: string, requestId?: string): Promise<JobSteered> {
     const updateId = requestId ?? randomUUID();
     try {
       return await this.patiently(updateId, () => this.client().workflow.getHandle(jobWorkflowId(jobId)).executeUpdate(jobSteerUpdate, { args: [{ text }], updateId }));
