@@ -3,6 +3,7 @@ import type { JobLimitHit, JobToolCall } from '../../contracts/job-report';
 import { jobRuleFor, type JobSpec } from '../../contracts/job-spec';
 import type { JobReport } from '../../contracts/job-report';
 import { escalationAnswerSchema, escalationAnswerSignal, jobProgressQuery, jobSteerUpdate, type JobSteered, jobResumeSchema, jobResumeSignal, jobWaitingReportQuery, type EscalationAnswer, type JobProgressView, type JobResume } from '../../contracts/job-workflow';
+import { FailureType } from '../../contracts/failures';
 import { notifyDeliveryId, type JobNotificationOutcome } from '../../contracts/job-notify';
 import { notifyEscalation, wants } from './job-notify';
 import type { JobSessionStream } from './job-session-stream';
@@ -104,7 +105,7 @@ export class JobRun {
     });
     wf.setHandler(jobSteerUpdate, ({ text }) => this.steer(text), {
       validator: ({ text }) => {
-        if (typeof text !== 'string' || text.trim() === '') throw new Error('steering needs a text');
+        if (typeof text !== 'string' || text.trim() === '') throw wf.ApplicationFailure.nonRetryable('steering needs a text', FailureType.INVALID_COMMAND);
       },
     });
     wf.setHandler(jobWaitingReportQuery, () => (this.humanWait ? this.waitingReport : null));
@@ -294,10 +295,6 @@ export class JobRun {
     return this.turn ? this.signalTurn(this.turn, (h) => h.signal(turnAbortSignal)) : Promise.resolve();
   }
 
-  /**
-   * A signal to the running turn; one that has just ended needs none (its error is not the job's).
-   * Non-cancellable: the job's cancel is itself sent as a signal, from the cancelled root scope.
-   */
   /** A person's steering, passed to the running turn (it takes it after its current step). */
   private async steer(text: string): Promise<JobSteered> {
     const turn = this.turn;
@@ -311,6 +308,10 @@ export class JobRun {
     }
   }
 
+  /**
+   * A signal to the running turn; one that has just ended needs none (its error is not the job's).
+   * Non-cancellable: the job's cancel is itself sent as a signal, from the cancelled root scope.
+   */
   private async signalTurn(turn: RunningTurn, send: (h: wf.ExternalWorkflowHandle) => Promise<void>): Promise<void> {
     await wf.CancellationScope.nonCancellable(() => send(wf.getExternalWorkflowHandle(turn.workflow_id))).catch(() => undefined);
   }
