@@ -13,8 +13,13 @@ import { startTestNatsCluster, type TestNatsCluster } from '../harness/nats-clus
  */
 jest.setTimeout(180_000);
 
-/** From an event's publish (acknowledged by the cluster) to the reader having it, at most. */
-const DELIVERED_WITHIN_MS = 15_000;
+/**
+ * From an event's publish (acknowledged by the cluster) to the reader having it, at most. When the
+ * frozen node is the gateway's and also the stream's leader, the reader waits out the election and
+ * then moves: 24.1 s once in a fresh-clone CI run (3.2–3.6 s with the leader elsewhere). Without the
+ * pings no event came in the 100 s after the freeze, so this bound still tells the two apart.
+ */
+const DELIVERED_WITHIN_MS = 30_000;
 const EVENTS = 40;
 const FREEZE_AT = 8;
 
