@@ -226,13 +226,17 @@ export async function startClusterStack(opts: { tools: DockerTools; providerPort
         await docker(['start', c.id]);
         repaired.push(c.service);
       }
-      // The next trial starts on a whole cluster: every container healthy, the events stream with a leader and two current followers.
+      // The next trial starts on a whole cluster: every container healthy, and every stream (the
+      // sessions, the events, each key-value bucket) with a leader and two current followers. A
+      // partitioned node that comes back holds a higher Raft term and makes every stream elect again,
+      // each in its own time: the sessions stream had no leader 3 s after the events stream had one.
       const deadline = performance.now() + 180_000;
       for (;;) {
         const sick = (await containers()).filter((c) => !ONE_SHOT.has(c.service) && (!c.running || (c.health !== 'healthy' && c.health !== 'none')));
-        const roles = sick.length ? undefined : await natsRoles().catch(() => undefined);
-        if (!sick.length && roles && roles.events.current_followers === 2) break;
-        if (performance.now() > deadline) throw new Error(`the cluster is not whole again after 180 s: ${sick.map((c) => `${c.service} ${c.health}`).join(', ') || JSON.stringify(roles?.events)}`);
+        const streams = sick.length ? undefined : await streamReplicas(natsUrls).catch(() => undefined);
+        const notWhole = streams?.filter((s) => !s.leader || s.current_followers !== 2);
+        if (!sick.length && streams?.some((s) => s.stream === AGENT_EVENTS_STREAM) && notWhole?.length === 0) break;
+        if (performance.now() > deadline) throw new Error(`the cluster is not whole again after 180 s: ${sick.map((c) => `${c.service} ${c.health}`).join(', ') || JSON.stringify(notWhole ?? streams)}`);
         await sleep(500);
       }
       return repaired;

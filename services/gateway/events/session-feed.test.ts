@@ -253,3 +253,22 @@ describe('pushed delivery (deliver)', () => {
     feed.close();
   });
 });
+
+test('a replay whose own read cannot be opened yet (a NATS leader election) is tried again, and the reader gets every event', async () => {
+  const log = fakeLog();
+  log.publish(30);
+  const feedStart = log.events[20]!.seq;
+  const feed = fedBy(await log.read(feedStart), feedStart, () => undefined);
+  let refusals = 2;
+  const electing = async (after: number) => {
+    if (refusals-- > 0) throw new Error('TIMEOUT');
+    return log.read(after);
+  };
+  const reader = feedSubscription(feed, log.events[3]!.seq, false, electing);
+  const got = take(reader, 26 + 10);
+  await tick();
+  log.publish(10);
+  expect(await got).toEqual(log.events.slice(4).map((e) => e.seq));
+  expect(refusals).toBe(-1);
+  feed.close();
+});

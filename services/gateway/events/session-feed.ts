@@ -7,6 +7,15 @@ const RING = 256;
 const MAX_QUEUED = 512;
 /** A feed without readers is kept this long, so a reconnecting client finds it warm. */
 const LINGER_MS = 5_000;
+/**
+ * How long a reader whose own read cannot be opened keeps trying, and the pauses between tries. Such
+ * a read is opened while the client already has its stream (a replay, or a reader the feed dropped),
+ * so a failure would cut it; on a NATS cluster that is usually a leader election (the consumer API
+ * answers TIMEOUT for a few seconds, up to ~10 after a partitioned node rejoins), over well within
+ * this. A read that still cannot open after it fails, and the client reconnects with Last-Event-ID.
+ */
+const OPEN_PATIENCE_MS = 60_000;
+const OPEN_RETRY_MS = [250, 500, 1_000, 2_000, 5_000];
 
 /** Opens a paced read of one session's events after `afterSeq` (a JetStream consumer of its own). */
 export type OpenRead = (afterSeq: number) => Promise<EventSubscription>;
@@ -181,6 +190,20 @@ export function feedSubscription(feed: SessionFeed, afterSeq: number, joinable: 
     return last;
   }
 
+  /** `openRead(after)`, tried again after a failure for OPEN_PATIENCE_MS; undefined once stopped meanwhile. */
+  async function openPatiently(after: number): Promise<EventSubscription | undefined> {
+    const giveUpAt = Date.now() + OPEN_PATIENCE_MS;
+    for (let failures = 0; ; failures++) {
+      try {
+        return await openRead(after);
+      } catch (err) {
+        if (Date.now() >= giveUpAt) throw err;
+      }
+      await new Promise((r) => setTimeout(r, OPEN_RETRY_MS[Math.min(failures, OPEN_RETRY_MS.length - 1)]));
+      if (stopped) return undefined;
+    }
+  }
+
   async function deliver(take: EventTaker): Promise<void> {
     let last = afterSeq;
     let tryJoin = joinable;
@@ -194,7 +217,8 @@ export function feedSubscription(feed: SessionFeed, afterSeq: number, joinable: 
           if (stopped) return;
         }
         // On its own: from just after the last event it has, until it reaches the feed's reach.
-        own = await openRead(last);
+        own = await openPatiently(last);
+        if (!own) return;
         if (stopped) return own.stop();
         for await (const event of own) {
           last = event.seq;
