@@ -108,10 +108,10 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
   return async function streamModelStep(input: StreamModelStepInput): Promise<StreamModelStepResult> {
     const ctx = Context.current();
     // Heartbeats on a ticker for the whole step, also while a store or NATS outage is waited out: the
-    // step is alive as long as its worker is (the turn notices a dead worker within seconds).
+    // step is alive as long as its worker is (the turn notices a dead worker within seconds). None at
+    // once: see whileHeartbeating (activities/tool-calls/heartbeats.ts).
     let chunks = 0;
     const ticker = setInterval(() => ctx.heartbeat({ step: input.step, chunks }), heartbeatMs);
-    ctx.heartbeat({ step: input.step, chunks: 0 });
     try {
       return await run();
     } catch (err) {
