@@ -8,3 +8,6 @@ import { encodeSubjectToken } from './session-store/subjects';
 export function turnCancelSubject(sessionId: string, turnId: string): string {
   return `strand.cancel.${encodeSubjectToken(sessionId)}.${encodeSubjectToken(turnId)}`;
 }
+
+/** Every turn's abort subject (a worker hears them all on one subscription: activities/events/turn-cancel.ts). */
+export const TURN_CANCEL_SUBJECTS = 'strand.cancel.*.*';

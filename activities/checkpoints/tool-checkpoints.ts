@@ -7,6 +7,8 @@ import type { CheckpointStore, PendingCheckpoint } from './checkpoint-store';
 import { captureState, sameContent } from './file-state';
 import { diffWorkspace, snapshotWorkspace, type KnownFiles, type SnapshotBounds } from './workspace-snapshot';
 
+const CHECKPOINT_TOOLS: ReadonlySet<string> = new Set(checkpointToolSchema.options);
+
 /** Workspaces whose last snapshot is remembered (so the next one reads only what changed). */
 const KNOWN_WORKSPACES = 16;
 
@@ -38,7 +40,8 @@ export class ToolCheckpoints {
   ) {}
 
   static covers(tool: string): tool is CheckpointTool {
-    return checkpointToolSchema.safeParse(tool).success;
+    // A set lookup, not a zod parse: asked twice for every tool call (begin, finish), of a name we hold.
+    return CHECKPOINT_TOOLS.has(tool);
   }
 
   async begin(call: ToolCallRef, signal: AbortSignal): Promise<{ failed?: string }> {

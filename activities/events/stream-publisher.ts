@@ -18,12 +18,23 @@ export class StreamPublisher {
   private inFlight: Promise<void>[] = [];
   private failure: unknown;
 
+  /**
+   * `after`: what must be stored before this stream's first event is published (a model step's
+   * `turn.started` and prompt), so the work before the first event can overlap it. Pushes wait for
+   * it, in order; if it fails, every push throws its error.
+   */
   constructor(
     private readonly publisher: AgentEventPublisher,
     private readonly sessionId: string,
+    private after?: Promise<unknown>,
   ) {}
 
   async push(event: OutgoingEvent): Promise<void> {
+    if (this.after) {
+      // Every push waiting here resumes in the order it arrived (one promise's reactions run in order).
+      await this.after;
+      this.after = undefined;
+    }
     if (this.failure !== undefined) throw this.failure;
     const sent = this.publisher.publish(this.sessionId, [event]).then(
       () => undefined,

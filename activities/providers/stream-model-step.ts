@@ -108,10 +108,10 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
   return async function streamModelStep(input: StreamModelStepInput): Promise<StreamModelStepResult> {
     const ctx = Context.current();
     // Heartbeats on a ticker for the whole step, also while a store or NATS outage is waited out: the
-    // step is alive as long as its worker is (the turn notices a dead worker within seconds).
+    // step is alive as long as its worker is (the turn notices a dead worker within seconds). None at
+    // once: see whileHeartbeating (activities/tool-calls/heartbeats.ts).
     let chunks = 0;
     const ticker = setInterval(() => ctx.heartbeat({ step: input.step, chunks }), heartbeatMs);
-    ctx.heartbeat({ step: input.step, chunks: 0 });
     try {
       return await run();
     } catch (err) {
@@ -125,7 +125,6 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
       const entryId = entryIds.assistant(input.turn_id, input.step);
       const tag = `${input.turn_id}:s${input.step}:a${input.attempt}`;
       const base = { turn_id: input.turn_id, attempt: input.attempt };
-      const stream = new StreamPublisher(deps.events, input.session_id);
       const info = deps.modelInfo?.(input.model) ?? { context_window: 128_000, max_output_tokens: 8_192, known: true };
       const contextOf = (u: { input?: number | null; output?: number | null; cache_read?: number | null; cache_write?: number | null } | undefined) => ({
         context_tokens: (u?.input ?? 0) + (u?.output ?? 0) + (u?.cache_read ?? 0) + (u?.cache_write ?? 0),
@@ -161,9 +160,17 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
       begun?.counted.catch(() => undefined); // awaited by turnCounted
       /** The turn's counter is durable before the step records or announces its answer (a failed write is made again, waited out as the answer is). */
       const turnCounted = () => (begun && beginInput ? rideOut(() => begun.counted.catch(() => persistTurnCounter(deps.store, beginInput))) : Promise.resolve());
-      const [existing] = await Promise.all([earlier, begun?.recorded]);
+      // The prompt stored and `turn.started` out: what anything this step publishes waits for (a client
+      // told the answer can read the question), but not the provider's request, which is sent beside
+      // it (the model's time to its first token overlaps the store's write). The step never ends before
+      // it has settled either: the turn's next writes (the answer, results) follow the prompt.
+      const promptRecorded = begun?.recorded ?? Promise.resolve();
+      promptRecorded.catch(() => undefined); // awaited by the first push and before the step ends
+      const stream = new StreamPublisher(deps.events, input.session_id, promptRecorded);
+      const existing = await earlier;
       if (existing && existing.entry.kind === 'message' && existing.entry.message.role === 'assistant') {
         const m = existing.entry.message;
+        await promptRecorded;
         mcpReadOnly = (await mcpTools.catch(() => undefined))?.readOnly ?? mcpReadOnly;
         await turnCounted();
         await announce(m.content, m.stop_reason, m.usage ? usageOf(m.usage) : undefined);
@@ -234,6 +241,8 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
         await stream.flush();
         if (!done) throw new ProviderError('transient', `${provider} ended the stream without finishing the message`, { provider });
       } catch (err) {
+        // The prompt's append failing (the store unreachable) is this step's failure: the turn retries it.
+        await promptRecorded;
         // The worker is stopping (not the person): hand the step back like a crash, without recording
         // an aborted answer. Every delta out is flushed, so the retry continues from exactly that text.
         if (!userAborted && isWorkerShutdown(ctx)) {
@@ -257,6 +266,8 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
       const cost = deps.price?.(input.model, done.usage) ?? 0;
       const usage: EventUsage = { input: done.usage.input, output: done.usage.output, cache_read: done.usage.cache_read, cache_write: done.usage.cache_write, cost_usd: cost };
       // The answer is paid for and every delta is out: a store outage is waited out, not thrown away.
+      // (An answer with no delta published nothing yet: the prompt precedes it in the store too.)
+      await promptRecorded;
       await turnCounted();
       await rideOut(() => storeCall(`recording the answer of ${input.turn_id}`, () =>
         deps.store.append({

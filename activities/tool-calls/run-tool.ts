@@ -68,6 +68,10 @@ export function createRunTool(deps: RunToolDeps) {
     const base = { turn_id: input.turn_id };
     const stream = new StreamPublisher(deps.events, input.session_id);
 
+    // The arguments are read beside the ledger (one round trip before the tool instead of two); a call
+    // the ledger already has does not need them, nor fails when they cannot be read.
+    const args = argumentsOf(input);
+    args.catch(() => undefined);
     const recorded = await deps.ledger.get(key);
     if (recorded) {
       await announce(recorded);
@@ -81,13 +85,13 @@ export function createRunTool(deps: RunToolDeps) {
         details: { interrupted: true },
       };
       // Its checkpoint was begun before the worker stopped: what the command changed is still recorded.
-      const checked = await checkpointed(outcome, {}, await argumentsOf(input), new AbortController().signal);
+      const checked = await checkpointed(outcome, {}, await args, new AbortController().signal);
       await deps.ledger.put(key, checked);
       await announce(checked);
       return { is_error: true };
     }
 
-    const params = await argumentsOf(input);
+    const params = await args;
     await stream.push({ id: `${tag}:executing`, ...base, event: { type: 'tool.executing', tool_call_id: input.call_id } });
     let outcome: ToolOutcome;
     const controller = new AbortController();

@@ -12,7 +12,7 @@ import { startTracing } from '../common/tracing';
 import { connect } from 'nats';
 import { JetStreamOutbox } from '../../activities/events/jetstream-outbox';
 import { ensureAgentEventsStream } from '../../contracts/agent-event-stream';
-import { connectNats, NATS_LIVENESS, natsServers } from '../common/nats';
+import { connectNats, NATS_LIVENESS, NATS_NO_ASYNC_TRACES, natsServers } from '../common/nats';
 import { onShutdown } from '../common/shutdown';
 import { createStrandWorker } from './create-worker';
 import { workerHostFromEnv } from './host-queue';
@@ -56,13 +56,13 @@ async function main(): Promise<void> {
   const delay = Number(process.env.STRAND_SCRIPTED_DELTA_DELAY_MS ?? '25');
   const [bundle, nc, connection] = await Promise.all([
     loadWorkflowBundle((m) => log.warn(m), workerInterceptorModules(tracing.enabled)),
-    connectNats(env.natsUrl, 'strand-worker'),
+    connectNats(env.natsUrl, 'strand-worker', NATS_NO_ASYNC_TRACES),
     connectTemporal(env.temporalAddress, (m) => log.info(m)),
   ]);
   // Events go out through an outbox on a connection of their own, which rides out NATS restarts
   // without losing or reordering an event (jetstream-outbox.ts).
   const events = new JetStreamOutbox({
-    connect: () => connect({ servers: natsServers(env.natsUrl), name: 'strand-worker-events', reconnect: false, timeout: 2_000, ...NATS_LIVENESS }),
+    connect: () => connect({ servers: natsServers(env.natsUrl), name: 'strand-worker-events', reconnect: false, timeout: 2_000, ...NATS_LIVENESS, ...NATS_NO_ASYNC_TRACES }),
     onConnect: async (c) => ensureAgentEventsStream(await c.jetstreamManager()),
     log: (level, message) => log[level](message),
   });

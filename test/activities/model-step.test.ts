@@ -353,3 +353,79 @@ test('step 0 streams before the turn counter is written, and records its answer 
   expect(order).toEqual(['turn.started', 'stored t1:user', 'assistant.delta', 'counter written', 'stored t1:s0:assistant', 'assistant.message', 'usage']);
   expect(store.get({ session_id })!.meta.metadata).toMatchObject({ 'strand.last_turn': 1 });
 });
+
+/**
+ * The provider is asked while the prompt's append is in flight (the model's time to its first token
+ * overlaps the store's write), but nothing of the step is published before the prompt is stored and
+ * `turn.started` is out, and the step does not end before the append has settled: a failed append
+ * fails the step as the store's fault, with no delta published.
+ */
+describe('step 0 and the prompt\'s append', () => {
+  const begin = { text: 'hi', last_turn: 1, requests: [] };
+  async function heldAppend(p: ModelProvider & { calls: number }, release: () => Promise<void>) {
+    const { port, store } = await memoryStorePort();
+    const { session_id } = await store.create({ metadata: {} });
+    const order: string[] = [];
+    const events = recordingPublisher();
+    const publisher: typeof events = {
+      ...events,
+      publish: async (sid, batch) => {
+        for (const e of batch) order.push(e.event.type);
+        await events.publish(sid, batch);
+      },
+    };
+    const held: typeof port = {
+      ...port,
+      append: async (r) => {
+        if (r.entry_id === 't1:user') {
+          // Code that asked the provider only after this append would wait forever here: the wait gives up (and the test fails on the order).
+          const deadline = Date.now() + 5_000;
+          while (p.calls === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+          order.push(`provider asked ${p.calls}`);
+          await release();
+        }
+        const out = await port.append(r);
+        order.push(`stored ${r.entry_id}`);
+        return out;
+      },
+    };
+    const step = createStreamModelStep({ store: held, events: publisher, providers: new ProviderRegistry([p]), heartbeatMs: 20, stallMs: 5_000, publishedText: memoryPublishedText(events.events) });
+    const input = { session_id, project_path: '/p', turn_id: 't1', step: 0, attempt: 1, model: 'test/m', thinking_level: 'off' as const, approval: approvalPolicySchema.parse({}), begin };
+    return { step, input, order, store, session_id };
+  }
+
+  test('the provider streams before the prompt is stored; its deltas are published after it', async () => {
+    const p = provider(async function* () {
+      yield { type: 'text_delta', text: 'sure' };
+      yield { type: 'done', stop_reason: 'end', usage };
+    });
+    const { step, input, order } = await heldAppend(p, async () => undefined);
+    await new MockActivityEnvironment().run(step, input);
+    expect(order.slice(0, 4)).toEqual(['turn.started', 'provider asked 1', 'stored t1:user', 'assistant.delta']);
+    expect(order.slice(-3)).toEqual(['stored t1:s0:assistant', 'assistant.message', 'usage']);
+  });
+
+  test('a provider that fails at once: the step still ends only after the prompt is stored', async () => {
+    const p = provider(async function* () {
+      yield* [];
+      throw new ProviderError('auth', 'bad key', { provider: 'test' });
+    });
+    const { step, input, order } = await heldAppend(p, () => new Promise((r) => setTimeout(r, 50)));
+    await expect(new MockActivityEnvironment().run(step, input)).rejects.toMatchObject({ type: 'provider.auth' });
+    expect(order).toContain('stored t1:user');
+  });
+
+  test('a failed append fails the step as strand\'s own fault, and no delta is published', async () => {
+    const p = provider(async function* () {
+      yield { type: 'text_delta', text: 'sure' };
+      yield { type: 'done', stop_reason: 'end', usage };
+    });
+    const { StoreError, StoreErrorCode } = await import('../../contracts/session-store/errors');
+    const { step, input, order } = await heldAppend(p, async () => {
+      throw new StoreError(StoreErrorCode.STORAGE, 'the store is down');
+    });
+    await expect(new MockActivityEnvironment().run(step, input)).rejects.toMatchObject({ type: 'infra.unavailable' });
+    expect(order).not.toContain('assistant.delta');
+    expect(order).not.toContain('assistant.message');
+  });
+});
