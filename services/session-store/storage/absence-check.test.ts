@@ -1,5 +1,8 @@
 import type { StreamInfo } from 'nats';
-import { RECENT_ELECTION_MS, whyAbsenceIsDoubtful } from './absence-check';
+import { RECENT_ELECTION_MS, appliesBeforeAnswering, whyAbsenceIsDoubtful as doubt } from './absence-check';
+
+/** On a server older than 2.11 (every rule applies). */
+const whyAbsenceIsDoubtful = (info: StreamInfo, seenUpTo: number, now: number) => doubt(info, seenUpTo, now, false);
 
 const created = '2026-11-29T10:00:00.000Z';
 const createdMs = Date.parse(created);
@@ -44,4 +47,12 @@ test('the stream\'s first leader, a stream without followers, or no leader_since
   expect(whyAbsenceIsDoubtful(info(0, { leaderSinceMs: createdMs + 300 }), 0, createdMs + 400)).toBeUndefined();
   expect(whyAbsenceIsDoubtful(info(5, { leaderSinceMs: hourLater, followers: 0 }), 5, hourLater + 10)).toBeUndefined();
   expect(whyAbsenceIsDoubtful(info(5, {}), 5, hourLater)).toBeUndefined();
+});
+
+test('on nats-server 2.11 and later a recent election is no doubt (its new leader applies its log first); a leader behind still is', () => {
+  const electedAt = createdMs + 600_000;
+  expect(doubt(info(42, { leaderSinceMs: electedAt }), 10, electedAt + 100, true)).toBeUndefined();
+  expect(doubt(info(41, { leaderSinceMs: electedAt }), 42, electedAt + 100, true)).toMatch(/behind its log/);
+  expect(['2.14.5', 'v2.11.0', '3.0.0'].map(appliesBeforeAnswering)).toEqual([true, true, true]);
+  expect(['2.10.22', '2.9.25', '', undefined].map(appliesBeforeAnswering)).toEqual([false, false, false, false]);
 });

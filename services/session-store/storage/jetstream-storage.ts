@@ -2,7 +2,7 @@ import { DeliverPolicy, Events, StorageType, type ConsumerMessages, type JetStre
 import { withDeadline } from '../../common/deadline';
 import { failFast } from '../../common/fail-fast-consumer';
 import { decodeSubjectToken, encodeSubjectToken } from '../../../contracts/session-store/subjects';
-import { whyAbsenceIsDoubtful } from './absence-check';
+import { appliesBeforeAnswering, whyAbsenceIsDoubtful } from './absence-check';
 import { StorageConflictError, type LoadResult, type LogRecord, type RemoteUpdate as Body, type StoragePort } from './port';
 
 /**
@@ -377,7 +377,8 @@ export class JetStreamStorage implements StoragePort {
       const [last, info] = await Promise.all([this.lastOnSubject(this.subjectOf(sessionId)), forRead && unseen ? this.streamInfo() : undefined]);
       target = last;
       if (target === 0 && info) {
-        const doubt = whyAbsenceIsDoubtful(info, seenBefore, Date.now());
+        // The version of the node this instance is connected to: a cluster's nodes run one version.
+        const doubt = whyAbsenceIsDoubtful(info, seenBefore, Date.now(), appliesBeforeAnswering(this.nc.info?.version));
         if (doubt) throw new Error(`no message for session ${sessionId}, but ${doubt}`);
       }
       // Written (or already applied) here: nothing newer exists. (Read after the lookup: the tail's
