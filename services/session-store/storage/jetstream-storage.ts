@@ -24,8 +24,9 @@ import { StorageConflictError, type LoadResult, type LogRecord, type RemoteUpdat
  * answered here sees every commit acknowledged before it arrived, whichever instance made it.
  *
  * After a leader election: a read of a session this instance has never seen, for which the leader
- * has no message, is believed only when the leader is not behind what this instance has seen and was
- * not elected moments ago (absence-check.ts); otherwise it fails (the caller answers session/storage).
+ * has no message, is believed only when the leader is not behind what this instance has seen (and,
+ * on servers older than 2.11, was not elected moments ago: absence-check.ts); otherwise it fails and
+ * the caller answers session/storage.
  */
 export const DEFAULT_SESSIONS_STREAM = 'STRAND_SESSIONS';
 
@@ -372,13 +373,16 @@ export class JetStreamStorage implements StoragePort {
       const unseen = !this.lastSeq.has(sessionId) && !this.heard.has(sessionId);
       // What this instance had seen before asking: the leader's answer is compared with it.
       const seenBefore = this.seenUpTo;
+      const createdBefore = this.streamCreated;
       // A read of a session never seen here: the stream's info, asked beside the lookup (no added
       // round trip), says whether the leader's "no message" can be believed.
       const [last, info] = await Promise.all([this.lastOnSubject(this.subjectOf(sessionId)), forRead && unseen ? this.streamInfo() : undefined]);
       target = last;
       if (target === 0 && info) {
         // The version of the node this instance is connected to: a cluster's nodes run one version.
-        const doubt = whyAbsenceIsDoubtful(info, seenBefore, Date.now(), appliesBeforeAnswering(this.nc.info?.version));
+        // A stream made again since (another creation time) starts over: nothing seen of the old one counts.
+        const seen = createdBefore === undefined || createdBefore === info.created ? seenBefore : 0;
+        const doubt = whyAbsenceIsDoubtful(info, seen, Date.now(), appliesBeforeAnswering(this.nc.info?.version));
         if (doubt) throw new Error(`no message for session ${sessionId}, but ${doubt}`);
       }
       // Written (or already applied) here: nothing newer exists. (Read after the lookup: the tail's
