@@ -8,6 +8,8 @@ import { ManagedProcess } from '../../infra/stack/managed-process';
 /** A real nats-server with JetStream on a free port and a temporary store dir. */
 export interface TestNats {
   url: string;
+  /** Its JetStream store dir (kept across `kill` / `start`). */
+  storeDir: string;
   stop(): Promise<void>;
   /** SIGKILL, as a crash: the store dir is kept, so `start` brings the same streams back. */
   kill(): Promise<void>;
@@ -27,6 +29,7 @@ export async function startTestNats(): Promise<TestNats> {
   await start();
   return {
     url: `nats://127.0.0.1:${port}`,
+    storeDir: dir,
     async stop() {
       await proc.stop();
       fs.rmSync(dir, { recursive: true, force: true });

@@ -97,9 +97,9 @@ async function throughFault(fault: (victim: TestNatsNode) => Promise<void> | voi
   // Each step: one write, then reads that must see it, answered by whichever instance NATS picks.
   // A step whose request fails (the store timed out or answered session/storage) is sent again, as
   // the worker's activity retries: entry ids are deterministic, so a retry never writes twice. A read
-  // that finds no session (null) is no answer either: for a few seconds after the election an
-  // instance can still answer so for this existing session (a known gap, bench/README.md "chaos on
-  // the cluster"); it counts as silence, which the bound below limits.
+  // that finds no session (null) is no answer either: an instance answered so for this existing
+  // session after an election before it learnt to doubt the leader's "no message" (docs/multi-instance.md,
+  // "When a NATS node fails"); it would count as silence, which the bound below limits.
   const answered: number[] = [];
   const retry = async <T>(call: () => Promise<T>): Promise<NonNullable<T>> => {
     for (;;) {

@@ -207,7 +207,7 @@ export class SessionStore {
    * before each read). A session the tail could not deliver in time is reloaded from storage.
    */
   async catchUp(sessionId?: string): Promise<void> {
-    const news = await this.syncShared(sessionId);
+    const news = await this.syncShared(sessionId, true);
     if (news === undefined && sessionId === undefined) throw new StoreError(StoreErrorCode.STORAGE, 'could not catch up with the other store instances; retry');
     const stale = news ?? [sessionId!];
     if (sessionId !== undefined && this.unreadable.has(sessionId) && !stale.includes(sessionId)) stale.push(sessionId);
@@ -215,10 +215,10 @@ export class SessionStore {
   }
 
   /** What shared storage has of other instances' commits: sessions with news ([] when not shared). */
-  private async syncShared(sessionId?: string): Promise<string[] | undefined> {
+  private async syncShared(sessionId?: string, forRead = false): Promise<string[] | undefined> {
     if (!this.storage.sync) return [];
     try {
-      return await this.storage.sync(sessionId);
+      return await this.storage.sync(sessionId, forRead);
     } catch (err) {
       throw new StoreError(StoreErrorCode.STORAGE, `could not read what other store instances wrote: ${(err as Error).message}`, { cause: err });
     }

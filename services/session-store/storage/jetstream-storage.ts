@@ -1,7 +1,8 @@
-import { DeliverPolicy, Events, StorageType, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg, type NatsConnection } from 'nats';
+import { DeliverPolicy, Events, StorageType, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg, type NatsConnection, type StreamInfo } from 'nats';
 import { withDeadline } from '../../common/deadline';
 import { failFast } from '../../common/fail-fast-consumer';
 import { decodeSubjectToken, encodeSubjectToken } from '../../../contracts/session-store/subjects';
+import { appliesBeforeAnswering, whyAbsenceIsDoubtful } from './absence-check';
 import { StorageConflictError, type LoadResult, type LogRecord, type RemoteUpdate as Body, type StoragePort } from './port';
 
 /**
@@ -21,6 +22,11 @@ import { StorageConflictError, type LoadResult, type LogRecord, type RemoteUpdat
  * Catching up: the tail runs behind the stream by a little. `sync` asks JetStream for the newest
  * sequence of a session (or of the stream) and waits until the tail has heard it, so a request
  * answered here sees every commit acknowledged before it arrived, whichever instance made it.
+ *
+ * After a leader election: a read of a session this instance has never seen, for which the leader
+ * has no message, is believed only when the leader is not behind what this instance has seen (and,
+ * on servers older than 2.11, was not elected moments ago: absence-check.ts); otherwise it fails and
+ * the caller answers session/storage.
  */
 export const DEFAULT_SESSIONS_STREAM = 'STRAND_SESSIONS';
 
@@ -72,6 +78,12 @@ export class JetStreamStorage implements StoragePort {
   /** The newest stream sequence the tail has delivered (own writes included), and who waits for more. */
   private tailSeq = 0;
   private readonly tailWaiters = new Set<{ seq: number; settle: (reached: boolean) => void }>();
+  /**
+   * The highest stream sequence this instance knows to exist (loaded, tailed, written, or reported by
+   * the stream), and the creation time of the stream it belongs to (a stream made again starts over).
+   */
+  private seenUpTo = 0;
+  private streamCreated?: string;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -114,6 +126,20 @@ export class JetStreamStorage implements StoragePort {
     return this.jsm;
   }
 
+  /** Records a sequence the stream is known to have had. */
+  private saw(seq: number): void {
+    if (seq > this.seenUpTo) this.seenUpTo = seq;
+  }
+
+  /** The stream's info, from its leader; what it reports is recorded as seen. */
+  private async streamInfo(): Promise<StreamInfo> {
+    const info = await (await this.manager()).streams.info(this.stream);
+    if (this.streamCreated !== undefined && this.streamCreated !== info.created) this.seenUpTo = 0;
+    this.streamCreated = info.created;
+    this.saw(info.state.last_seq);
+    return info;
+  }
+
   /**
    * Reads the messages of `filter` with sequence ≥ `startSeq` up to `untilSeq` (a sequence known to
    * carry a message of the filter, so the read knows when it has everything).
@@ -126,6 +152,8 @@ export class JetStreamStorage implements StoragePort {
     // while the caller holds the session's lock.
     const messages = await withDeadline(consumer.consume({ max_messages: 4096 }), API_TIMEOUT_MS, `${filter}: the stream did not open a consumer`, (late) => late.stop());
     let idle = false;
+    let reached = false;
+    let lastDelivered = startSeq - 1;
     let idleTimer: NodeJS.Timeout | undefined;
     const arm = () => {
       clearTimeout(idleTimer);
@@ -143,9 +171,17 @@ export class JetStreamStorage implements StoragePort {
         } catch {
           warnings.push(`${m.subject} #${m.seq}: skipped an unreadable message`);
         }
-        if (m.seq >= untilSeq || m.info.pending === 0) break;
+        lastDelivered = m.seq;
+        this.saw(m.seq);
+        if (m.seq >= untilSeq || m.info.pending === 0) {
+          reached = true;
+          break;
+        }
       }
       if (idle) throw new Error(`${filter}: no message for ${READ_IDLE_MS} ms while reading up to #${untilSeq}`);
+      // The consumer ended (its node died, say) before the read got everything: what was read is a
+      // prefix, and taking it for the whole would lose sessions or commits.
+      if (!reached) throw new Error(`${filter}: the read ended at #${lastDelivered}, before #${untilSeq}`);
     } finally {
       clearTimeout(idleTimer);
       messages.stop();
@@ -156,7 +192,9 @@ export class JetStreamStorage implements StoragePort {
   private async lastOnSubject(subject: string): Promise<number> {
     const jsm = await this.manager();
     try {
-      return (await jsm.streams.getMessage(this.stream, { last_by_subj: subject })).seq;
+      const seq = (await jsm.streams.getMessage(this.stream, { last_by_subj: subject })).seq;
+      this.saw(seq);
+      return seq;
     } catch (err) {
       if (/no message found/i.test((err as Error).message)) return 0;
       throw err;
@@ -166,7 +204,7 @@ export class JetStreamStorage implements StoragePort {
   async loadAll(): Promise<LoadResult> {
     const sessions = new Map<string, LogRecord[]>();
     const warnings: string[] = [];
-    const state = (await (await this.manager()).streams.info(this.stream)).state;
+    const state = (await this.streamInfo()).state;
     const last = state.last_seq;
     await this.readRange(`${this.prefix}.>`, 1, state.messages === 0 ? 0 : last, (subject, seq, body) => {
       const id = this.sessionOf(subject);
@@ -210,6 +248,7 @@ export class JetStreamStorage implements StoragePort {
         expect: { lastSubjectSequence: this.lastSeq.get(sessionId) ?? 0 },
       });
       this.lastSeq.set(sessionId, ack.seq);
+      this.saw(ack.seq);
       return ack.seq;
     } catch (err) {
       if (/wrong last sequence/i.test((err as Error).message)) {
@@ -263,6 +302,7 @@ export class JetStreamStorage implements StoragePort {
         if (m.seq <= this.tailSeq) continue; // already delivered by the tail this one replaced
         this.hear(m, this.changed);
         this.tailSeq = m.seq;
+        this.saw(m.seq);
         for (const w of this.tailWaiters) if (w.seq <= this.tailSeq) w.settle(true);
       }
     })()
@@ -324,15 +364,33 @@ export class JetStreamStorage implements StoragePort {
     changed(id);
   }
 
-  async sync(sessionId?: string): Promise<string[] | undefined> {
+  async sync(sessionId?: string, forRead = false): Promise<string[] | undefined> {
     const waiting = () => (sessionId === undefined ? [...this.heard.keys()] : this.heard.has(sessionId) ? [sessionId] : []);
     let target: number;
     if (sessionId === undefined) {
-      target = (await (await this.manager()).streams.info(this.stream)).state.last_seq;
+      target = (await this.streamInfo()).state.last_seq;
     } else {
-      target = await this.lastOnSubject(this.subjectOf(sessionId));
-      // Written (or already applied) here: nothing newer exists.
+      const unseen = !this.lastSeq.has(sessionId) && !this.heard.has(sessionId);
+      // What this instance had seen before asking: the leader's answer is compared with it.
+      const seenBefore = this.seenUpTo;
+      const createdBefore = this.streamCreated;
+      // A read of a session never seen here: the stream's info, asked beside the lookup (no added
+      // round trip), says whether the leader's "no message" can be believed.
+      const [last, info] = await Promise.all([this.lastOnSubject(this.subjectOf(sessionId)), forRead && unseen ? this.streamInfo() : undefined]);
+      target = last;
+      if (target === 0 && info) {
+        // The version of the node this instance is connected to: a cluster's nodes run one version.
+        // A stream made again since (another creation time) starts over: nothing seen of the old one counts.
+        const seen = createdBefore === undefined || createdBefore === info.created ? seenBefore : 0;
+        const doubt = whyAbsenceIsDoubtful(info, seen, Date.now(), appliesBeforeAnswering(this.nc.info?.version));
+        if (doubt) throw new Error(`no message for session ${sessionId}, but ${doubt}`);
+      }
+      // Written (or already applied) here: nothing newer exists. (Read after the lookup: the tail's
+      // news may have been applied meanwhile.)
       if (target <= (this.lastSeq.get(sessionId) ?? 0)) return [];
+      // The tail went past the session's newest commit, yet this instance neither holds it nor has
+      // it waiting: a load or a tail skipped it. The caller reads the session directly.
+      if (target <= this.tailSeq && !this.heard.has(sessionId)) return undefined;
     }
     if (target <= this.tailSeq) return waiting();
     // No tail (not following, or being made again): the caller reads the session directly.

@@ -55,8 +55,10 @@ export interface StoragePort {
   /**
    * Shared storage only: resolves once everything committed to `sessionId` (to any session when
    * omitted) before the call is in memory or waiting for `takeRemote`, with the sessions that have
-   * news waiting; undefined when the tail could not get there in time.
+   * news waiting; undefined when the tail could not get there in time. `forRead`: the caller is about
+   * to answer a read of `sessionId`, and storage must throw rather than let it answer "no such
+   * session" when it cannot be sure the session does not exist (a stream leader just elected).
    */
-  sync?(sessionId?: string): Promise<string[] | undefined>;
+  sync?(sessionId?: string, forRead?: boolean): Promise<string[] | undefined>;
   close(): Promise<void>;
 }
