@@ -68,6 +68,7 @@ const RUN_ALONE: readonly string[] = [
   'test/e2e/stack-built.test.ts',
   'test/gateway/events-cluster-node-kill.test.ts',
   'test/gateway/events-cluster-silent-node.test.ts',
+  'test/store/jetstream-cluster-election-read.test.ts',
   'test/store/jetstream-cluster-leader.test.ts',
 ];
 const asPattern = (file: string) => `/${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`;
