@@ -112,7 +112,11 @@ export class SessionCommands {
    * SESSION_NOT_FOUND, as the store read answers it.
    */
   async promptRunning(sessionId: string, principal: string | undefined, prompt: PromptCommand): Promise<PromptAccepted | undefined> {
-    const updateId = prompt.request_id ?? randomUUID();
+    // The caller's own update id: Temporal answers a repeated update id with its first outcome before
+    // any validator runs, so a bare request id would let another principal replay the owner's and
+    // learn its turn. The workflow still knows the request id (its own record of seen ids answers
+    // a repeat sent either way with its turn).
+    const updateId = `checked:${principal ?? ''}:${prompt.request_id ?? randomUUID()}`;
     const handle = this.client().workflow.getHandle(sessionWorkflowId(sessionId));
     const arg: CheckedPromptCommand = { ...prompt, ...(principal !== undefined ? { principal } : {}) };
     try {
