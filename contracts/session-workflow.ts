@@ -51,7 +51,7 @@ export const sessionWorkflowInputSchema = z.object({
   turns_publish_state: z.boolean().default(false),
   /**
    * Who may use the session, as the starter read it from the store record: the run refuses a
-   * `checkedPrompt` of anyone else itself (docs/sessions.md, "A prompt without a store read"). Absent
+   * `checkedPrompt` of anyone else itself (docs/architecture.md, "A prompt without a store read"). Absent
    * in runs started by older gateways: such a run cannot check, and says so (ACCESS_UNKNOWN).
    * Carried by continue-as-new with the rest of the input.
    */

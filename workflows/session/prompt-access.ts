@@ -7,7 +7,7 @@ import type { SessionAccess } from '../../contracts/session-workflow';
  * The check a `checkedPrompt` passes before its prompt is validated as any prompt: the same the
  * gateway makes on a store record (services/gateway/sessions/session-service.ts, session-ref.ts),
  * against the access facts the run was started with, so a prompt to a running session needs no store
- * read first (docs/sessions.md, "A prompt without a store read"). Synchronous (a validator): a refused
+ * read first (docs/architecture.md, "A prompt without a store read"). Synchronous (a validator): a refused
  * prompt never reaches history.
  * - another principal's session answers exactly as an unknown one: SESSION_NOT_FOUND `no session <id>`;
  * - a job's session: JOB_SESSION, the gateway's message (it reads the store then, and may steer the job);

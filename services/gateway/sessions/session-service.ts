@@ -107,7 +107,7 @@ export class SessionService {
   }
 
   /**
-   * A prompt into session `sessionId` for `principal` (docs/sessions.md, "A prompt without a store
+   * A prompt into session `sessionId` for `principal` (docs/architecture.md, "A prompt without a store
    * read"): sent to the session's running workflow first, which checks the caller against the owner
    * and job it was started with, so the common case reads no store before the turn starts. The store
    * is read (and the prompt sent with update-with-start, as `open(...).prompt` does) when no run can
