@@ -213,12 +213,19 @@ export class SessionRef {
     return { session_id: forked.session_id };
   }
 
-  /** Deletes the session: its running turn is aborted first, its workflow ended, then the store forgets it. */
+  /**
+   * Deletes the session: its running turn is aborted first, its workflow ended, then the store forgets
+   * it, and its workflow is ended once more. A prompt reaches a running workflow without a store read
+   * (SessionService.prompt), so no run may outlive the record: one that a prompt started between the
+   * first end and the store's delete is ended by the second, and one started after the delete fails
+   * to load its record.
+   */
   async delete(): Promise<{ aborted_turn: string | null }> {
     this.refuseIfJob();
     const aborted = await this.deps.commands.abort(this.id);
     await this.deps.commands.close(this.id, 'session deleted');
     await this.deps.store.delete({ session_id: this.id });
+    await this.deps.commands.close(this.id, 'session deleted');
     return { aborted_turn: aborted.turn_id };
   }
 
