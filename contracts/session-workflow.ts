@@ -28,6 +28,7 @@ const DEFAULT_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
 /**
  * The facts of a session's store record that decide who may prompt it, fixed at its creation: its
  * owner (none with auth off: anyone may) and the job it belongs to (a job's session takes no prompt).
+ * @public the shape its type is derived from: contracts own the shape (a schema, types derived).
  */
 export const sessionAccessSchema = z.object({ owner: z.string().optional(), job_id: z.string().optional() });
 export type SessionAccess = z.infer<typeof sessionAccessSchema>;
@@ -91,6 +92,7 @@ export type PromptCommand = z.input<typeof promptCommandSchema>;
  * field of `prompt`, so a worker that predates the check has no handler for it and refuses it
  * (Temporal: "No registered handler for update"), never ignores it: the gateway then reads the store
  * first, as it always did.
+ * @public the shape its type is derived from: contracts own the shape (a schema, types derived).
  */
 export const checkedPromptCommandSchema = promptCommandSchema.extend({ principal: z.string().optional() });
 export type CheckedPromptCommand = z.input<typeof checkedPromptCommandSchema>;
