@@ -193,7 +193,13 @@ export class JetStreamOutbox implements AgentEventPublisher {
       if (this.queue.length === 0) return undefined;
       try {
         const nc = await this.opts.connect();
-        await this.opts.onConnect?.(nc);
+        try {
+          await this.opts.onConnect?.(nc);
+        } catch (err) {
+          // Not this outbox's connection after all: closed, or every failed attempt would leave one open.
+          await nc.close().catch(() => undefined);
+          throw err;
+        }
         this.nc = nc;
         this.js = nc.jetstream();
         return this.js;

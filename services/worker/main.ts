@@ -26,6 +26,9 @@ import { loadWorkflowBundle, workerInterceptorModules } from './workflow-bundle'
 import { providerEndpoints } from '../../activities/providers/endpoints';
 import { loadConfiguredSdks } from '../../activities/providers/sdk-modules';
 
+/** How long the events outbox waits for the events stream's info on a new connection (see its onConnect). */
+const ENSURE_STREAM_TIMEOUT_MS = 1_000;
+
 /** Connects to Temporal, retrying while the server is still starting. */
 async function connectTemporal(address: string, log: (m: string) => void): Promise<NativeConnection> {
   for (let attempt = 1; ; attempt++) {
@@ -63,7 +66,10 @@ async function main(): Promise<void> {
   // without losing or reordering an event (jetstream-outbox.ts).
   const events = new JetStreamOutbox({
     connect: () => connect({ servers: natsServers(env.natsUrl), name: 'strand-worker-events', reconnect: false, timeout: 2_000, ...NATS_LIVENESS, ...NATS_NO_ASYNC_TRACES }),
-    onConnect: async (c) => ensureAgentEventsStream(await c.jetstreamManager()),
+    // A short timeout: on a cluster the stream's info goes unanswered while its leader is elected,
+    // and at nats.js's 5 s a new connection tried twice held every event ~10 s after a leader's death
+    // (chaos:cluster leader-kill); tried again every second it sends them as soon as a leader answers.
+    onConnect: async (c) => ensureAgentEventsStream(await c.jetstreamManager({ timeout: ENSURE_STREAM_TIMEOUT_MS })),
     log: (level, message) => log[level](message),
   });
   // A dead worker's turns go on elsewhere within a second or two (crash-watch/crash-watcher.ts).

@@ -98,3 +98,25 @@ test('NATS gone for longer than the outbox waits: the publish fails as unavailab
     await box.close();
   }
 }, 30_000);
+
+test('a connection whose set-up fails (the stream unanswered during an election) is closed, and the events go out on the next', async () => {
+  const opened: NatsConnection[] = [];
+  let refusals = 2;
+  const box = outbox({
+    connect: async () => {
+      const nc = await connect({ servers: nats.url, reconnect: false, timeout: 1_000 });
+      opened.push(nc);
+      return nc;
+    },
+    onConnect: async (nc) => {
+      if (refusals-- > 0) throw new Error('TIMEOUT');
+      await ensureAgentEventsStream(await nc.jetstreamManager());
+    },
+  });
+  const sid = 'outbox-setup-fails';
+  await box.publish(sid, [delta(0), delta(1)]);
+  expect(await storedTexts(sid)).toEqual(['d0', 'd1']);
+  expect(opened).toHaveLength(3);
+  expect(opened.map((nc) => nc.isClosed())).toEqual([true, true, false]);
+  await box.close();
+}, 30_000);
