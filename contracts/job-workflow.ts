@@ -22,17 +22,6 @@ export function jobSessionId(jobId: string): string {
   return `job-${jobId}`;
 }
 
-/** Session metadata key naming the job a session belongs to. */
-export const JOB_SESSION_METADATA_KEY = 'strand.job';
-
-/**
- * Why a client's command into a job's session is refused (409 JOB_SESSION), naming what a person can
- * do instead: the gateway's refusal and the session workflow's (a `checkedPrompt`) say the same.
- */
-export function jobSessionRefusal(sessionId: string, jobId: string): string {
-  return `session ${sessionId} belongs to job ${jobId}: the job runs its turns and owns its settings. Steer its running turn (POST /api/sessions/${sessionId}/steer), answer its escalated calls (POST /api/jobs/${jobId}/escalations/{tool_call_id}), resume it when it needs a person (POST /api/jobs/${jobId}/resume) or cancel it (POST /api/jobs/${jobId}/cancel)`;
-}
-
 export const jobWorkflowInputSchema = z.object({
   job_id: jobIdSchema,
   spec: jobSpecSchema,

@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/workflow';
 import { FailureType } from '../../contracts/failures';
-import { jobSessionRefusal } from '../../contracts/job-workflow';
+import { jobSessionRefusal } from '../../contracts/job-session';
 import type { SessionAccess } from '../../contracts/session-workflow';
 
 /**

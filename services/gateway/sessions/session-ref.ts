@@ -7,7 +7,7 @@ import { readSessionRecord } from '../../../contracts/session-record';
 import { RUNTIME_KEYS, type Budget, type SessionSettings } from '../../../contracts/session-settings';
 import type { AbortResult, ApprovalCommand, PromptAccepted, PromptCommand, UserCommand, UserCommandResult } from '../../../contracts/session-workflow';
 import { turnId, turnNumberOf, turnWorkflowId } from '../../../contracts/workflow-ids';
-import { JOB_SESSION_METADATA_KEY, jobSessionRefusal } from '../../../contracts/job-workflow';
+import { JOB_SESSION_METADATA_KEY, jobSessionRefusal } from '../../../contracts/job-session';
 import type { EventSubscription } from '../events/agent-event-reader';
 import type { SessionCommands } from '../temporal/session-commands';
 import type { ModelChoice } from './model-choice';

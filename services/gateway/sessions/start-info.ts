@@ -1,7 +1,7 @@
 import type { SessionMeta } from '../../../contracts/session-store/schemas';
 import { readSessionRecord } from '../../../contracts/session-record';
 import { SESSION_METADATA_KEYS as KEYS } from '../../../contracts/session-settings';
-import { JOB_SESSION_METADATA_KEY } from '../../../contracts/job-workflow';
+import { JOB_SESSION_METADATA_KEY } from '../../../contracts/job-session';
 
 /** The session's owner as its metadata names it; none for sessions made with auth off. */
 export function ownerOf(meta: SessionMeta | undefined): string | undefined {
