@@ -3,13 +3,12 @@ import { createCheckpointActivities, type CheckpointWiring } from './checkpoints
 import { createCompactSession } from './compaction/compact-session';
 import { withMcpTools } from './mcp/executor';
 import type { SessionMcp } from './mcp/session-mcp';
-import type { AgentEventPublisher, OutgoingEvent, PublishedSeqs } from './events/publisher';
+import type { AgentEventPublisher, OutgoingEvent } from './events/publisher';
 import { createStreamModelStep, type StreamModelStepDeps } from './providers/stream-model-step';
 import type { ProviderRegistry } from './providers/registry';
 import { createSessionStoreActivities } from './store/session-activities';
 import { routeSubagentEvents } from './events/subagent-routing';
 import { createSubagentActivities } from './subagent/subagent-activities';
-import { createPublishTurnState } from './events/turn-state-report';
 import type { StorePort } from './store/store-port';
 import type { ToolLedger } from './tool-calls/ledger';
 import { createRecordToolResults } from './tool-calls/record-results';
@@ -55,11 +54,9 @@ export function createActivities(given: ActivityDeps) {
       await deps.cancels?.announce(input.session_id, input.turn_id);
     },
     /** Publishes workflow-level events (state changes, turn start/finish) with deterministic ids. */
-    async publishEvents(sessionId: string, events: OutgoingEvent[]): Promise<PublishedSeqs> {
+    async publishEvents(sessionId: string, events: OutgoingEvent[]): Promise<{ first_seq?: number }> {
       return (await deps.events.publish(sessionId, events)) ?? {};
     },
-    /** A turn's state published, then reported to its session (events/turn-state-report.ts). */
-    publishTurnState: createPublishTurnState(deps.events),
   };
 }
 

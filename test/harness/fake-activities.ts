@@ -1,8 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { Activities } from '../../activities';
 import type { OutgoingEvent } from '../../activities/events/publisher';
-import type { BeginTurnInput } from '../../activities/store/session-activities';
-import { createPublishTurnState } from '../../activities/events/turn-state-report';
 import { sessionSettingsSchema, type SeenRequest, type SessionRecord } from '../../contracts/session-settings';
 
 /**
@@ -37,11 +35,6 @@ export function createRecordingActivities(
   let gate: Promise<void> = Promise.resolve();
   let open: () => void = () => undefined;
 
-  function publish(sessionId: string, events: OutgoingEvent[]) {
-    for (const event of events) published.push({ sessionId, event });
-    return { first_seq: published.length - events.length + 1, last_seq: published.length };
-  }
-
   const activities: Activities = {
     async loadSessionRecord(): Promise<SessionRecord> {
       return { project_path: '/p', settings: sessionSettingsSchema.parse({ model: 'scripted/echo' }), last_turn: stored.last_turn, requests: [...stored.requests] };
@@ -73,9 +66,6 @@ export function createRecordingActivities(
         stored.last_turn = Math.max(stored.last_turn, input.begin.last_turn);
         stored.requests = [...input.begin.requests];
         if (!userMessages.some((m) => m.entry_id === `${input.turn_id}:user`)) userMessages.push({ entry_id: `${input.turn_id}:user`, text: input.begin.text });
-        // The turn's first state when its session left announcing it to the turn (beginTurn), published once.
-        const { state } = input.begin as BeginTurnInput;
-        if (state && !published.some((p) => p.event.id === `${input.turn_id}:running`)) published.push({ sessionId: input.session_id, event: { id: `${input.turn_id}:running`, turn_id: input.turn_id, event: state } });
         published.push({ sessionId: input.session_id, event: { id: `${input.turn_id}:started`, event: { type: 'turn.started', turn_id: input.turn_id, prompt: input.begin.text } } });
       }
       modelSteps.push({ turn_id: input.turn_id, step: input.step, attempt: input.attempt });
@@ -117,10 +107,9 @@ export function createRecordingActivities(
       return { files: [], entry_ids: [], refused: 'no_checkpoint' as const };
     },
     async publishEvents(sessionId, events) {
-      return publish(sessionId, events);
+      for (const event of events) published.push({ sessionId, event });
+      return { first_seq: published.length - events.length + 1 };
     },
-    // The real activity over the recorder: the report reaches the session through the worker's client.
-    publishTurnState: createPublishTurnState({ publish: async (sessionId, events) => publish(sessionId, events) }),
   };
 
   return {

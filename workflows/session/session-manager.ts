@@ -71,11 +71,6 @@ export class SessionManager {
     readonly events: EventQueue,
     /** The run's input says its turns publish their own state (else the `turn-publishes-state` patch decides). */
     readonly turnsPublishState = false,
-    /**
-     * The run's input says its turns announce their own start (`turns_announce_start`; needs the flag
-     * above), and the session's StrandPhase leaves a running turn's phases to the turn's own.
-     */
-    readonly turnsAnnounceStart = false,
   ) {}
 
   register(): void {
@@ -103,17 +98,10 @@ export class SessionManager {
     registerCheckpoints(this);
   }
 
-  /**
-   * The phase and model as search attributes, so the Temporal UI lists sessions by them. While a turn
-   * runs (`turns_announce_start` runs), the session's StrandPhase stays `thinking`, the phase it had at
-   * the turn's start: the turn's own StrandPhase (which /api/turns reads) has its phase as it goes,
-   * and the session's copy cost a visibility write per report (two per tool call) for nothing a client
-   * reads (the session's phase is read from its memo's view, which follows every report).
-   */
+  /** The phase and model as search attributes, so the Temporal UI lists sessions by them. */
   syncAttributes(): void {
     const s = this.state;
-    const phase = this.turnsAnnounceStart && s.activeTurn !== null ? 'thinking' : s.phase;
-    upsertIfChanged([{ key: sa.phase, value: phase }, ...(s.record ? [{ key: sa.model, value: s.record.settings.model }] : [])]);
+    upsertIfChanged([{ key: sa.phase, value: s.phase }, ...(s.record ? [{ key: sa.model, value: s.record.settings.model }] : [])]);
   }
 
   async publishState(): Promise<{ first_seq?: number }> {
@@ -286,8 +274,7 @@ export class SessionManager {
   }
 
   /**
-   * A turn's report (from the turn's workflow, or from the local activity that published its state:
-   * `reports_by_activity`). A turn that publishes its state itself only tells the session where it is; for
+   * A turn's report. A turn that publishes its state itself only tells the session where it is; for
    * an older turn the report is published as `session.state`, then acknowledged when the turn asked
    * for it, so the turn's next events (a model step's deltas) cannot overtake the state that announces them.
    */

@@ -18,11 +18,10 @@ import type { SessionStatePart } from '../../contracts/session-state-event';
 import { turnId } from '../../contracts/workflow-ids';
 import { EventQueue } from '../event-queue';
 import { sa, upsertIfChanged } from '../search-attributes';
-import type { PublishTurnStateInput } from '../../activities/events/turn-state-report';
 import type { ToolBatch } from './tool-batch';
 import type { TurnInput } from './turn-input';
 
-import { declareLocalActivitiesInOrder, local } from '../local-activities';
+import { local } from '../local-activities';
 
 export { local };
 
@@ -77,7 +76,6 @@ export class TurnState {
     this.policy = { ...input.settings.approval, always_allow: [...input.settings.approval.always_allow] };
     this.budget = input.settings.budget;
     this.reportsThinkingBeforeNextStep = input.thinking_before_next_step ?? wf.patched(THINKING_BEFORE_NEXT_STEP);
-    if (input.local_activities_in_order) declareLocalActivitiesInOrder();
     this.sessionPart = input.publishes_state ? input.session_part : undefined;
     this.events = this.sessionPart ? new EventQueue(input.session_id, this.turnId) : undefined;
   }
@@ -121,25 +119,14 @@ export class TurnState {
     return this.lastReport;
   }
 
-  publish(events: AgentEvent[], report?: PublishTurnStateInput['report']): Promise<unknown> {
-    if (this.events) return this.events.publish(events.map((event) => ({ event, turn_id: this.turnId })), report);
+  publish(events: AgentEvent[]): Promise<unknown> {
+    if (this.events) return this.events.publish(events.map((event) => ({ event, turn_id: this.turnId })));
     return local.publishEvents(this.input.session_id, events.map((event) => ({ id: `${this.turnId}:${wf.uuid4()}`, turn_id: this.turnId, event })));
   }
 
-  /**
-   * What the first model step announces before `turn.started` when the session left it to the turn
-   * (`announces_start`): the turn's first `session.state`, as the session would have published it
-   * (thinking, streaming, step 0), with the session's part as the turn has it now. A part that changes
-   * before the turn's first report is published with that report, as for a session that announced the turn.
-   */
-  startAnnouncement(step: number): { state?: AgentEvent } {
-    if (step !== 0 || !this.input.announces_start || !this.sessionPart) return {};
-    return { state: composeSessionState(this.sessionPart, { phase: 'thinking', turn_id: this.turnId, streaming: true, retry_attempt: 0, details: undefined }) };
-  }
-
-  private publishState(p: Omit<TurnProgress, 'turn_id' | 'report_id'>, report?: PublishTurnStateInput['report']): Promise<unknown> {
+  private publishState(p: Omit<TurnProgress, 'turn_id' | 'report_id'>): Promise<unknown> {
     const event = composeSessionState(this.sessionPart!, { phase: p.phase, turn_id: this.turnId, streaming: p.streaming ?? false, retry_attempt: p.retry_attempt ?? 0, details: p.details });
-    return this.publish([event], report);
+    return this.publish([event]);
   }
 
   /**
@@ -158,14 +145,6 @@ export class TurnState {
     if (this.sessionPart) this.progress = p;
     // Calls waiting for approval are news the session must hold before anyone hears of them (a client
     // told so lists or answers them at once): the session publishes that state and acknowledges it.
-    if (this.sessionPart && p.phase !== 'waiting_approval' && this.input.reports_by_activity) {
-      // One local activity publishes the state and then reports it to the session (no task of the
-      // turn's own for a signal's confirmation); the session has it once this resolves.
-      const delivered = this.publishState(p, { workflow_id: parent.workflowId, progress: { turn_id: this.turnId, ...p } });
-      this.lastReport = delivered.catch(() => undefined);
-      await delivered;
-      return;
-    }
     if (this.sessionPart && p.phase !== 'waiting_approval') {
       // The session only keeps its view: nothing to wait for (a session that is gone changes nothing).
       this.lastReport = wf.getExternalWorkflowHandle(parent.workflowId).signal(turnProgressSignal, { turn_id: this.turnId, ...p }).catch(() => undefined);
