@@ -18,7 +18,7 @@ import { keepViewInMemo, SESSION_VIEW_MEMO, SESSION_VIEW_MEMO_SETTLED, viewMemo 
  */
 export async function sessionWorkflow(raw: SessionWorkflowInput): Promise<SessionWorkflowResult> {
   const input = sessionWorkflowInputSchema.parse(raw);
-  const state = new SessionState(input.session_id, input.carried, input.access);
+  const state = new SessionState(input.session_id, input.carried);
   const manager = new SessionManager(state, new EventQueue(input.session_id, 's'), input.turns_publish_state);
   manager.register();
   // Reads need no worker: the session's view is kept in its memo (older histories replay without it).
