@@ -52,7 +52,7 @@ test('a failing test counts as failed, a file that could not run counts once, pa
   expect(lines.at(-1)).toBe('3 passed, 2 failed');
   expect(lines.at(-1)).toMatch(/^\d+ passed, \d+ failed$/);
   expect(code).toBe(1);
-  expect(tally.failures).toEqual([path.relative(path.resolve(__dirname, '..'), path.join(dir, 'cannot-load.case.js')) + ' did not run', '1 failing test(s) in jest fixture']);
+  expect(tally.failures).toEqual([path.relative(path.resolve(__dirname, '..'), path.join(dir, 'cannot-load.case.js')) + ' did not run (this file does not load)', '1 failing test(s) in jest fixture']);
   expect(lines).toContain('  - 1 failing test(s) in jest fixture');
 }, 60_000);
 

@@ -12,7 +12,19 @@ import path from 'node:path';
 export interface JestReport {
   numPassedTests: number;
   numFailedTests: number;
-  testResults: { name: string; status: string; assertionResults: { status: string }[] }[];
+  testResults: { name: string; status: string; message?: string; assertionResults: { status: string }[] }[];
+}
+
+/**
+ * The first line of what jest said about a file that did not run (a hook that timed out, a throw in
+ * afterAll, a load error), so the summary a CI log keeps says why, not only which file.
+ */
+export function firstReason(message: string | undefined): string {
+  // eslint-disable-next-line no-control-regex
+  const plain = (message ?? '').replace(/\x1b\[[0-9;]*m/g, '');
+  const line = plain.split('\n').map((l) => l.trim()).find((l) => l !== '' && !l.startsWith('●'));
+  if (line === undefined) return 'jest gave no reason';
+  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
 }
 
 /** Jest's `--json --outputFile` report, or undefined when jest wrote none (it failed before running anything). */
@@ -56,7 +68,7 @@ export class TestTally {
     this.passed += report.numPassedTests;
     this.failed += report.numFailedTests;
     for (const file of report.testResults) {
-      if (file.status === 'failed' && !file.assertionResults.some((a) => a.status === 'failed')) this.fail(`${path.relative(root, file.name)} did not run`);
+      if (file.status === 'failed' && !file.assertionResults.some((a) => a.status === 'failed')) this.fail(`${path.relative(root, file.name)} did not run (${firstReason(file.message)})`);
     }
     if (report.numFailedTests > 0) this.failures.push(`${report.numFailedTests} failing test(s) in jest ${project}`);
   }
