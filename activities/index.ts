@@ -3,7 +3,7 @@ import { createCheckpointActivities, type CheckpointWiring } from './checkpoints
 import { createCompactSession } from './compaction/compact-session';
 import { withMcpTools } from './mcp/executor';
 import type { SessionMcp } from './mcp/session-mcp';
-import type { AgentEventPublisher, OutgoingEvent } from './events/publisher';
+import type { AgentEventPublisher, OutgoingEvent, PublishedSeqs } from './events/publisher';
 import { createStreamModelStep, type StreamModelStepDeps } from './providers/stream-model-step';
 import type { ProviderRegistry } from './providers/registry';
 import { createSessionStoreActivities } from './store/session-activities';
@@ -54,7 +54,7 @@ export function createActivities(given: ActivityDeps) {
       await deps.cancels?.announce(input.session_id, input.turn_id);
     },
     /** Publishes workflow-level events (state changes, turn start/finish) with deterministic ids. */
-    async publishEvents(sessionId: string, events: OutgoingEvent[]): Promise<{ first_seq?: number }> {
+    async publishEvents(sessionId: string, events: OutgoingEvent[]): Promise<PublishedSeqs> {
       return (await deps.events.publish(sessionId, events)) ?? {};
     },
   };

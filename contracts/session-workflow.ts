@@ -33,7 +33,14 @@ export const sessionWorkflowInputSchema = z.object({
   session_id: z.string().min(1),
   /** Completes the run after this long without a command; the store keeps the session. */
   idle_timeout_ms: z.number().int().positive().default(DEFAULT_IDLE_TIMEOUT_MS),
-  carried: z.object({ record: sessionRecordSchema, queue: z.array(queuedPromptSchema) }).optional(),
+  carried: z
+    .object({
+      record: sessionRecordSchema,
+      queue: z.array(queuedPromptSchema),
+      /** The stream sequence of the last event the run published (where the next turn's events begin after). */
+      last_seq: z.number().int().positive().optional(),
+    })
+    .optional(),
   /**
    * Turns of this run publish their own `session.state` (contracts/session-state-event.ts). A
    * capability flag in the input, set by whoever starts a run (and by continue-as-new), rather than
@@ -42,12 +49,22 @@ export const sessionWorkflowInputSchema = z.object({
    * dev server). Runs started without it (older code) decide with the patch, as they did.
    */
   turns_publish_state: z.boolean().default(false),
+  /**
+   * Turns of this run announce their own start: the turn's first `session.state` is published by its
+   * first model step, together with `turn.started`, and the workflow task that takes a prompt only
+   * starts the child (no local activity keeps it open). The turn's events begin right after the last
+   * event the session published (between turns nothing else publishes on its stream). A flag, not a
+   * patch, for the reason above; runs started without it publish the state themselves, as before.
+   * Such a run also leaves a running turn's phases to the turn's StrandPhase search attribute (its
+   * own stays `thinking` until the turn ends: one visibility write less per report).
+   */
+  turns_announce_start: z.boolean().default(false),
 });
 export type SessionWorkflowInput = z.input<typeof sessionWorkflowInputSchema>;
 
 /** The input the gateway (or anyone) starts a session's workflow with: the id, nothing else to build. */
 export function freshSessionInput(sessionId: string, idleTimeoutMs?: number): SessionWorkflowInput {
-  return { session_id: sessionId, turns_publish_state: true, ...(idleTimeoutMs ? { idle_timeout_ms: idleTimeoutMs } : {}) };
+  return { session_id: sessionId, turns_publish_state: true, turns_announce_start: true, ...(idleTimeoutMs ? { idle_timeout_ms: idleTimeoutMs } : {}) };
 }
 
 /** Why a session workflow run ended (it never fails on purpose). */

@@ -49,6 +49,18 @@ export const turnWorkflowInputSchema = z.object({
    */
   thinking_before_next_step: z.boolean().optional(),
   session_part: sessionStatePartSchema.optional(),
+  /**
+   * Set by a session that has not published the turn's first `session.state` (`thinking`): the turn's
+   * first model step publishes it, built from `session_part`, right before `turn.started`. Needs
+   * `publishes_state`. Absent for turns of older sessions and of jobs, whose starter published it.
+   */
+  announces_start: z.boolean().optional(),
+  /**
+   * Set by the session: the turn runs its local activities one at a time without asking the
+   * `local-activities-in-order` patch (whose marker cost every turn a TemporalChangeVersion upsert).
+   * Absent for turns of older sessions, of jobs and sub-agents, which ask the patch.
+   */
+  local_activities_in_order: z.boolean().optional(),
   /** Set when the turn runs as a sub-agent, the child of a parent turn's `task` call (docs/subagents.md). */
   subagent: subagentRunSchema.optional(),
   /** The prompt's own caps ("per job"): the lower of these and the session's apply. Absent: the session's only. */

@@ -1,6 +1,6 @@
 import * as wf from '@temporalio/workflow';
 import type { AgentEvent } from '../contracts/agent-events';
-import type { OutgoingEvent } from '../activities/events/publisher';
+import type { OutgoingEvent, PublishedSeqs } from '../activities/events/publisher';
 import { local } from './local-activities';
 
 
@@ -12,20 +12,35 @@ import { local } from './local-activities';
  */
 export class EventQueue {
   private tail: Promise<void> = Promise.resolve();
+  /**
+   * The stream sequence of the last event this queue stored, once every publish asked for has settled;
+   * null while unknown (nothing published yet, a publisher that did not say, a failed publish). Read
+   * from the local activities' recorded results, so replay sees the same.
+   */
+  lastSeq: number | null = null;
 
   constructor(
     private readonly sessionId: string,
     private readonly idPrefix: string,
-  ) {}
+    /** Where a run continued as new had left off (its last event's sequence). */
+    carriedLastSeq?: number,
+  ) {
+    this.lastSeq = carriedLastSeq ?? null;
+  }
 
-  /** Resolves with the stream sequence of the first event, when the publisher knows it. */
-  publish(events: Array<{ event: AgentEvent; turn_id?: string | undefined }>): Promise<{ first_seq?: number }> {
+  /** Resolves with the stream sequences of the first and the last event, when the publisher knows them. */
+  publish(events: Array<{ event: AgentEvent; turn_id?: string | undefined }>): Promise<PublishedSeqs> {
     const outgoing: OutgoingEvent[] = events.map((e) => ({ id: `${this.idPrefix}:${wf.uuid4()}`, event: e.event, ...(e.turn_id ? { turn_id: e.turn_id } : {}) }));
     const next = this.tail.then(() => local.publishEvents(this.sessionId, outgoing));
     this.tail = next.then(
-      () => undefined,
-      () => undefined,
+      (seqs) => void (this.lastSeq = seqs.last_seq ?? null),
+      () => void (this.lastSeq = null),
     );
     return next;
+  }
+
+  /** Resolves once every publish asked for so far has settled (at once, with no command, when none is in flight). */
+  drained(): Promise<void> {
+    return this.tail;
   }
 }

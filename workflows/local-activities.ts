@@ -12,6 +12,23 @@ const QUEUE = '__strandLocalActivityQueue';
 interface Queue {
   tail: Promise<unknown>;
   running: number;
+  /** The run's input said so (see declareLocalActivitiesInOrder): no patch asked. */
+  declared?: boolean;
+}
+
+function queueOfRun(): Queue {
+  const g = globalThis as unknown as Record<string, Queue | undefined>;
+  return (g[QUEUE] ??= { tail: Promise.resolve(), running: 0 });
+}
+
+/**
+ * For a run whose starter said in its input that it runs its local activities in order (a turn
+ * started with `local_activities_in_order`): in order without asking `patched()`, whose marker and
+ * TemporalChangeVersion upsert (a visibility write) every turn's first local activity paid. Called
+ * before the run's first local activity.
+ */
+export function declareLocalActivitiesInOrder(): void {
+  queueOfRun().declared = true;
 }
 
 /**
@@ -25,9 +42,8 @@ interface Queue {
  * local activities are each a few milliseconds (store and NATS writes), so nothing waits long.
  */
 function inOrder<T>(call: () => Promise<T>): Promise<T> {
-  if (!wf.patched(LOCAL_ACTIVITIES_IN_ORDER)) return call();
-  const g = globalThis as unknown as Record<string, Queue | undefined>;
-  const queue = (g[QUEUE] ??= { tail: Promise.resolve(), running: 0 });
+  const queue = queueOfRun();
+  if (!queue.declared && !wf.patched(LOCAL_ACTIVITIES_IN_ORDER)) return call();
   // Nothing in flight: started at once, so the commands of this activation keep their order.
   const started = queue.running === 0 ? call() : queue.tail.then(call);
   queue.running += 1;

@@ -1,7 +1,7 @@
 import { headers as natsHeaders, type JetStreamClient, type NatsConnection, type PubAck } from 'nats';
 import { EVENT_TYPE_HEADER, agentEventSubject } from '../../contracts/agent-event-stream';
 import type { AgentEventEnvelope } from '../../contracts/agent-events';
-import type { AgentEventPublisher, OutgoingEvent } from './publisher';
+import type { AgentEventPublisher, OutgoingEvent, PublishedSeqs } from './publisher';
 import { isConnectionLoss, isNotReady } from './nats-faults';
 
 /**
@@ -83,7 +83,7 @@ export class JetStreamOutbox implements AgentEventPublisher {
     this.now = opts.now ?? Date.now;
   }
 
-  async publish(sessionId: string, events: OutgoingEvent[]): Promise<{ first_seq?: number }> {
+  async publish(sessionId: string, events: OutgoingEvent[]): Promise<PublishedSeqs> {
     if (this.closed) throw new OutboxUnavailableError('the event outbox is closed');
     while (this.queue.length >= this.maxQueued) await new Promise<void>((r) => this.spaceWaiters.push(r));
     const subject = agentEventSubject(sessionId);
@@ -104,7 +104,7 @@ export class JetStreamOutbox implements AgentEventPublisher {
     this.kick();
     const settled = await Promise.all(acks);
     // A duplicate (an event sent again) acks with the sequence it was first stored under.
-    return settled.length > 0 ? { first_seq: settled[0]!.seq } : {};
+    return settled.length > 0 ? { first_seq: settled[0]!.seq, last_seq: settled[settled.length - 1]!.seq } : {};
   }
 
   /** Events waiting for their ack (queued or sent). */

@@ -13,10 +13,19 @@ export interface OutgoingEvent {
 }
 
 /**
+ * Where a publish's events were stored: `last_seq` lets a workflow that publishes a session's events
+ * between turns say where the next turn's events begin without publishing anything itself.
+ */
+export interface PublishedSeqs {
+  first_seq?: number;
+  last_seq?: number;
+}
+
+/**
  * Port through which activities publish agent events: the worker's JetStream outbox
  * (jetstream-outbox.ts); tests pass an in-memory recorder.
  */
 export interface AgentEventPublisher {
-  /** Resolves once every event is stored; with the stream sequence of the first one when known. */
-  publish(sessionId: string, events: OutgoingEvent[]): Promise<{ first_seq?: number } | void>;
+  /** Resolves once every event is stored; with the stream sequences of the first and the last one when known. */
+  publish(sessionId: string, events: OutgoingEvent[]): Promise<PublishedSeqs | void>;
 }

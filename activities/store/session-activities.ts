@@ -5,6 +5,7 @@ import { RUNTIME_KEYS, boundSeenRequests, type SeenRequest, type SessionRecord, 
 import { entryIds } from '../../contracts/workflow-ids';
 import type { PromptImageRef } from '../../contracts/prompt-images';
 import type { ContentBlock } from '../../contracts/session-store/messages';
+import type { AgentEvent } from '../../contracts/agent-events';
 import type { AgentEventPublisher } from '../events/publisher';
 import type { StorePort } from './store-port';
 import { storeCall } from './store-failures';
@@ -18,6 +19,11 @@ export interface BeginTurnInput {
   /** The session's counter and seen request ids, persisted before the turn's first entry exists. */
   last_turn: number;
   requests: SeenRequest[];
+  /**
+   * The turn's first `session.state`, when its session left announcing the turn to it
+   * (`announces_start`): published right before `turn.started`, in the same publish.
+   */
+  state?: AgentEvent;
 }
 
 export interface RecordSteeringInput {
@@ -31,8 +37,9 @@ export interface RecordSteeringInput {
 /**
  * A turn's first act, done by its first model step (so the turn's first workflow task schedules the
  * model at once), in two parts a retry repeats harmlessly. `recorded`: the prompt as the user message
- * (idempotent on its entry id) and the turn announced — what the step's first delta waits for (a
- * client told the answer can read the question; `turn.started` comes first). `counted`: the turn
+ * (idempotent on its entry id) and the turn announced (its first `session.state` when the session left
+ * that to the turn, then `turn.started`) — what the step's first delta waits for (a client told the
+ * answer can read the question; `turn.started` comes first). `counted`: the turn
  * counter and the request ids persisted (so a re-created workflow never hands the number out again nor
  * starts a retried prompt twice), which only a session workflow re-created from the store reads, never
  * while this turn runs: the step waits for it before it records or announces its answer, not before
@@ -49,6 +56,7 @@ export function beginTurn(store: StorePort, events: AgentEventPublisher, input: 
       }),
     ),
     events.publish(input.session_id, [
+      ...(input.state ? [{ id: `${input.turn_id}:running`, turn_id: input.turn_id, event: input.state }] : []),
       { id: `${input.turn_id}:started`, turn_id: input.turn_id, event: { type: 'turn.started', turn_id: input.turn_id, prompt: input.text } },
     ]),
   ]).then(() => undefined);

@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { Activities } from '../../activities';
 import type { OutgoingEvent } from '../../activities/events/publisher';
+import type { BeginTurnInput } from '../../activities/store/session-activities';
 import { sessionSettingsSchema, type SeenRequest, type SessionRecord } from '../../contracts/session-settings';
 
 /**
@@ -66,6 +67,9 @@ export function createRecordingActivities(
         stored.last_turn = Math.max(stored.last_turn, input.begin.last_turn);
         stored.requests = [...input.begin.requests];
         if (!userMessages.some((m) => m.entry_id === `${input.turn_id}:user`)) userMessages.push({ entry_id: `${input.turn_id}:user`, text: input.begin.text });
+        // The turn's first state when its session left announcing it to the turn (beginTurn), published once.
+        const { state } = input.begin as BeginTurnInput;
+        if (state && !published.some((p) => p.event.id === `${input.turn_id}:running`)) published.push({ sessionId: input.session_id, event: { id: `${input.turn_id}:running`, turn_id: input.turn_id, event: state } });
         published.push({ sessionId: input.session_id, event: { id: `${input.turn_id}:started`, event: { type: 'turn.started', turn_id: input.turn_id, prompt: input.begin.text } } });
       }
       modelSteps.push({ turn_id: input.turn_id, step: input.step, attempt: input.attempt });
@@ -108,7 +112,7 @@ export function createRecordingActivities(
     },
     async publishEvents(sessionId, events) {
       for (const event of events) published.push({ sessionId, event });
-      return { first_seq: published.length - events.length + 1 };
+      return { first_seq: published.length - events.length + 1, last_seq: published.length };
     },
   };
 

@@ -69,6 +69,11 @@ export class SessionManager {
     readonly events: EventQueue,
     /** The run's input says its turns publish their own state (else the `turn-publishes-state` patch decides). */
     readonly turnsPublishState = false,
+    /**
+     * The run's input says its turns announce their own start (`turns_announce_start`; needs the flag
+     * above), and the session's StrandPhase leaves a running turn's phases to the turn's own.
+     */
+    readonly turnsAnnounceStart = false,
   ) {}
 
   register(): void {
@@ -89,10 +94,17 @@ export class SessionManager {
     registerCheckpoints(this);
   }
 
-  /** The phase and model as search attributes, so the Temporal UI lists sessions by them. */
+  /**
+   * The phase and model as search attributes, so the Temporal UI lists sessions by them. While a turn
+   * runs (`turns_announce_start` runs), the session's StrandPhase stays `thinking`, the phase it had at
+   * the turn's start: the turn's own StrandPhase (which /api/turns reads) has its phase as it goes,
+   * and the session's copy cost a visibility write per report (two per tool call) for nothing a client
+   * reads (the session's phase is read from its memo's view, which follows every report).
+   */
   syncAttributes(): void {
     const s = this.state;
-    upsertIfChanged([{ key: sa.phase, value: s.phase }, ...(s.record ? [{ key: sa.model, value: s.record.settings.model }] : [])]);
+    const phase = this.turnsAnnounceStart && s.activeTurn !== null ? 'thinking' : s.phase;
+    upsertIfChanged([{ key: sa.phase, value: phase }, ...(s.record ? [{ key: sa.model, value: s.record.settings.model }] : [])]);
   }
 
   async publishState(): Promise<{ first_seq?: number }> {

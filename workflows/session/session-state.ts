@@ -49,7 +49,10 @@ export class SessionState {
   streaming = false;
   retryAttempt = 0;
   details: string | undefined;
-  /** Stream sequence of the running turn's first event (its `thinking` state). */
+  /**
+   * Stream sequence of the running turn's first event (its `thinking` state): the one the session
+   * published, or, when the turn announces its own start, the one after the session's last event.
+   */
   turnStartSeq: number | null = null;
   /** Between taking the next queued prompt and knowing turnStartSeq (runNextTurn). */
   startingTurn = false;

@@ -21,15 +21,24 @@ export async function runNextTurn(manager: SessionManager): Promise<void> {
   if (!next) return;
   // Where the turn's events begin, so a client that connects mid-turn gets them from there.
   state.startingTurn = true;
+  let announcesStart = false;
   try {
-    state.turnStartSeq = (await manager.publishState()).first_seq ?? null;
+    const after = await lastEventBeforeTurn(manager);
+    announcesStart = after !== null;
+    if (after !== null) {
+      // The turn publishes its first state itself (with `turn.started`): this task only starts it.
+      manager.syncAttributes();
+      state.turnStartSeq = after + 1;
+    } else {
+      state.turnStartSeq = (await manager.publishState()).first_seq ?? null;
+    }
   } finally {
     state.startingTurn = false;
   }
   const id = turnId(next.turn_number);
   // Aborted while it was being chosen (an intent only recorded under `turn-command-intents`): it never runs.
   const abortedBeforeStart = state.intents.peek(id)?.abort === true;
-  const started = abortedBeforeStart ? Promise.resolve({ outcome: 'aborted' as const, steps: 0 }) : startTurn(manager, next)
+  const started = abortedBeforeStart ? Promise.resolve({ outcome: 'aborted' as const, steps: 0 }) : startTurn(manager, next, announcesStart)
     .then(async (handle) => {
       manager.child = handle;
       await applyIntents(manager, id);
@@ -51,7 +60,21 @@ export async function runNextTurn(manager: SessionManager): Promise<void> {
   ]);
 }
 
-function startTurn(manager: SessionManager, next: QueuedPrompt): Promise<wf.ChildWorkflowHandle<typeof turnWorkflow>> {
+/**
+ * The sequence of the session's last event when the turn about to start may announce itself
+ * (`turns_announce_start`), else null (the session publishes the turn's first state, as before). Between
+ * turns only the session publishes on its stream (a compaction's, a command's or a revert's own events
+ * are followed by its state), so once its publishes have settled, the turn's first event is the next
+ * one: a client reading from there gets the turn's events from its first, and nothing older. Unknown
+ * (null) in a run that has published nothing yet, or when a publish did not say where it stored.
+ */
+async function lastEventBeforeTurn(manager: SessionManager): Promise<number | null> {
+  if (!manager.turnsAnnounceStart) return null;
+  await manager.events.drained();
+  return manager.events.lastSeq;
+}
+
+function startTurn(manager: SessionManager, next: QueuedPrompt, announcesStart: boolean): Promise<wf.ChildWorkflowHandle<typeof turnWorkflow>> {
   const { state } = manager;
   const record = state.record!;
   const attributes = inheritedSearchAttributes('thinking');
@@ -73,7 +96,9 @@ function startTurn(manager: SessionManager, next: QueuedPrompt): Promise<wf.Chil
         record: { last_turn: record.last_turn, requests: record.requests },
         progress_acks: true,
         thinking_before_next_step: true,
-        ...(publishesState ? { publishes_state: true, session_part: statePart(state) } : {}),
+        // This code runs local activities in order; the turn needs no patch marker to know it.
+        local_activities_in_order: true,
+        ...(publishesState ? { publishes_state: true, session_part: statePart(state), ...(announcesStart ? { announces_start: true } : {}) } : {}),
       },
     ],
     staticSummary: summaryOf(next.text),

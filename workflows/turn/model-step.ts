@@ -69,7 +69,8 @@ export async function modelStepWithRetries(turn: TurnState, step: number) {
           thinking_level: input.settings.thinking_level,
           approval: turn.policy,
           ...(input.subagent ? { only_tools: input.subagent.tools } : {}),
-          ...(step === 0 ? { begin: { text: input.text, ...(input.images?.length ? { images: input.images } : {}), ...input.record } } : {}),
+          // The turn's first state rides along with `turn.started` (beginTurn) when the session left it to the turn.
+          ...(step === 0 ? { begin: { text: input.text, ...(input.images?.length ? { images: input.images } : {}), ...input.record, ...turn.startAnnouncement(step) } } : {}),
         },
       ]);
     } catch (err) {

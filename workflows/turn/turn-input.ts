@@ -29,6 +29,8 @@ function isComplete(raw: TurnWorkflowInput): boolean {
     [r.steering, Array.isArray],
     [r.progress_acks, isBoolean],
     [r.publishes_state, isBoolean],
+    [r.announces_start, isBoolean],
+    [r.local_activities_in_order, isBoolean],
     [r.thinking_before_next_step, isBoolean],
     [r.images, Array.isArray],
     [r.session_part, isObject],

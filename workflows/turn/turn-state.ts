@@ -21,7 +21,7 @@ import { sa, upsertIfChanged } from '../search-attributes';
 import type { ToolBatch } from './tool-batch';
 import type { TurnInput } from './turn-input';
 
-import { local } from '../local-activities';
+import { declareLocalActivitiesInOrder, local } from '../local-activities';
 
 export { local };
 
@@ -76,6 +76,7 @@ export class TurnState {
     this.policy = { ...input.settings.approval, always_allow: [...input.settings.approval.always_allow] };
     this.budget = input.settings.budget;
     this.reportsThinkingBeforeNextStep = input.thinking_before_next_step ?? wf.patched(THINKING_BEFORE_NEXT_STEP);
+    if (input.local_activities_in_order) declareLocalActivitiesInOrder();
     this.sessionPart = input.publishes_state ? input.session_part : undefined;
     this.events = this.sessionPart ? new EventQueue(input.session_id, this.turnId) : undefined;
   }
@@ -122,6 +123,17 @@ export class TurnState {
   publish(events: AgentEvent[]): Promise<unknown> {
     if (this.events) return this.events.publish(events.map((event) => ({ event, turn_id: this.turnId })));
     return local.publishEvents(this.input.session_id, events.map((event) => ({ id: `${this.turnId}:${wf.uuid4()}`, turn_id: this.turnId, event })));
+  }
+
+  /**
+   * What the first model step announces before `turn.started` when the session left it to the turn
+   * (`announces_start`): the turn's first `session.state`, as the session would have published it
+   * (thinking, streaming, step 0), with the session's part as the turn has it now. A part that changes
+   * before the turn's first report is published with that report, as for a session that announced the turn.
+   */
+  startAnnouncement(step: number): { state?: AgentEvent } {
+    if (step !== 0 || !this.input.announces_start || !this.sessionPart) return {};
+    return { state: composeSessionState(this.sessionPart, { phase: 'thinking', turn_id: this.turnId, streaming: true, retry_attempt: 0, details: undefined }) };
   }
 
   private publishState(p: Omit<TurnProgress, 'turn_id' | 'report_id'>): Promise<unknown> {

@@ -1,0 +1,75 @@
+import '../harness/quiet-temporal';
+import { randomUUID } from 'node:crypto';
+import type { temporal } from '@temporalio/proto';
+import type { AgentEvent } from '../../contracts/agent-events';
+import { promptUpdate, sessionStateQuery } from '../../contracts/session-workflow';
+import { turnWorkflowId } from '../../contracts/workflow-ids';
+import { devServerWorkers, sessionStart, waitFor } from '../harness/dev-server-worker';
+import { createRecordingActivities } from '../harness/fake-activities';
+
+/**
+ * A turn announces its own start (`turns_announce_start`): the workflow task that takes a prompt only
+ * starts the child, and the turn's first model step publishes its first `session.state` right before
+ * `turn.started`. The session says where the turn's events begin (`turn_start_seq`) from the last
+ * event it published itself, which must be exactly the turn's first event.
+ */
+const dev = devServerWorkers();
+
+type State = Extract<AgentEvent, { type: 'session.state' }>;
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+/** The events of the history from the `n`th accepted update (a prompt) to the child's start that followed it. */
+function turnStartTask(events: HistoryEvent[], n: number): HistoryEvent[] {
+  const accepted = events.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes);
+  const from = events.indexOf(accepted[n]!);
+  const to = events.findIndex((e, i) => i > from && e.startChildWorkflowExecutionInitiatedEventAttributes);
+  return events.slice(from, to + 1);
+}
+
+test('the second turn of a run is announced by the turn: no local activity in the task that starts it, and turn_start_seq is its first event', async () => {
+  const sessionId = `s-${randomUUID()}`;
+  const taskQueue = `tq-${randomUUID()}`;
+  const handle = dev.env.client.workflow.getHandle(`session:${sessionId}`);
+  const fakes = createRecordingActivities({ steps: [[{ id: 'c1', name: 'read_file', requires_approval: false }], [], [{ id: 'c2', name: 'read_file', requires_approval: false }], []] });
+  const worker = await dev.worker(taskQueue, fakes.activities);
+  await worker.runUntil(async () => {
+    await dev.env.client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'first' }], startWorkflowOperation: sessionStart(sessionId, taskQueue) });
+    await waitFor(() => handle.query(sessionStateQuery), (st) => st.phase === 'idle' && st.last_turn === 1);
+    const before = fakes.published.length;
+
+    // The second turn's model step waits: what a client joining now is told must already be true.
+    fakes.hold();
+    await handle.executeUpdate(promptUpdate, { args: [{ text: 'second' }] });
+    await waitFor(async () => fakes.published.length, (n) => n >= before + 2);
+    const view = await waitFor(() => handle.query(sessionStateQuery), (st) => st.active_turn === 't2');
+    const first = fakes.published[before]!;
+    // The fake publisher's sequences are 1-based positions in `published`.
+    expect(view.turn_start_seq).toBe(before + 1);
+    expect(first.event.turn_id).toBe('t2');
+    expect(first.event.event).toMatchObject({ type: 'session.state', phase: 'thinking', turn_id: 't2', streaming: true, queue_length: 0 } satisfies Partial<State>);
+    expect(fakes.published[before + 1]!.event.event).toMatchObject({ type: 'turn.started', turn_id: 't2' });
+    fakes.release();
+    await waitFor(() => handle.query(sessionStateQuery), (st) => st.phase === 'idle' && st.last_turn === 2);
+
+    const types = fakes.published.slice(before).map((p) => (p.event.event.type === 'session.state' ? `state ${p.event.event.phase}` : p.event.event.type));
+    expect(types).toEqual(['state thinking', 'turn.started', 'state tool_execution', 'state thinking', 'turn.finished', 'state idle']);
+    // Each state once: the session did not publish the turn's first state too.
+    expect(fakes.published.filter((p) => p.event.id === 't2:running')).toHaveLength(1);
+
+    const history = (await handle.fetchHistory()).events ?? [];
+    // The first turn of a fresh run: nothing published yet, so the session announces it itself (a local activity).
+    expect(turnStartTask(history, 0).some((e) => e.markerRecordedEventAttributes)).toBe(true);
+    // The second: the task that takes the prompt completes with the child's start and no local activity.
+    const second = turnStartTask(history, 1);
+    expect(second.some((e) => e.markerRecordedEventAttributes)).toBe(false);
+    // One task: its commands follow its WorkflowTaskCompleted, with no other task in between.
+    expect(second.some((e) => e.workflowTaskCompletedEventAttributes)).toBe(false);
+    expect(second.some((e) => e.workflowExecutionUpdateCompletedEventAttributes)).toBe(true);
+    // The turn runs its local activities in order on its input's word: no patch marker (and no
+    // TemporalChangeVersion upsert) in a turn that takes no rare path.
+    const turn = (await dev.env.client.workflow.getHandle(turnWorkflowId(sessionId, 2)).fetchHistory()).events ?? [];
+    expect(turn.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch')).toEqual([]);
+    expect(turn.some((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')).toBe(true);
+    await handle.terminate('test done');
+  });
+}, 60_000);
