@@ -38,6 +38,8 @@ test('every recorded session and turn history replays on the current workflow co
   // `pre-host.*` are jobs (record-job-histories.ts) recorded before a job's work was routed to the host
   // of its workspace, before `needs_human` could be resumed and before jobs published their turns' states;
   // `stream.*` are jobs that announce their turns on their session's stream (`job-turns-on-session-stream`).
+  // `announce.*` on sessions whose turns announce their own start (`turns_announce_start`) and run their
+  // local activities in order on their input's word (`local_activities_in_order`).
   expect(files).toEqual([
     'abort-running.session.json',
     'abort-running.turn-1.json',
@@ -45,6 +47,17 @@ test('every recorded session and turn history replays on the current workflow co
     'acks.turn-with-tool.session.json',
     'acks.turn-with-tool.turn-1.json',
     'acks.two-turns.session.json',
+    'announce.queued-turn-commands.session.json',
+    'announce.queued-turn-commands.turn-1.json',
+    'announce.queued-turn-commands.turn-3.json',
+    'announce.second-turn-with-tool.session.json',
+    'announce.second-turn-with-tool.turn-2.json',
+    'announce.turn-continue-as-new.session.run-1.json',
+    'announce.turn-continue-as-new.session.run-2.json',
+    'announce.turn-continue-as-new.turn-1.run-1.json',
+    'announce.turn-continue-as-new.turn-1.run-2.json',
+    'announce.turn-continue-as-new.turn-1.run-5.json',
+    'announce.two-turns.session.json',
     'budget-wait.session.json',
     'budget-wait.turn-1.json',
     'clear-queue-during-compaction.session.json',
