@@ -9,6 +9,7 @@ import type { ProviderRegistry } from './providers/registry';
 import { createSessionStoreActivities } from './store/session-activities';
 import { routeSubagentEvents } from './events/subagent-routing';
 import { createSubagentActivities } from './subagent/subagent-activities';
+import { createPublishTurnState } from './events/turn-state-report';
 import type { StorePort } from './store/store-port';
 import type { ToolLedger } from './tool-calls/ledger';
 import { createRecordToolResults } from './tool-calls/record-results';
@@ -57,6 +58,8 @@ export function createActivities(given: ActivityDeps) {
     async publishEvents(sessionId: string, events: OutgoingEvent[]): Promise<PublishedSeqs> {
       return (await deps.events.publish(sessionId, events)) ?? {};
     },
+    /** A turn's state published, then reported to its session (events/turn-state-report.ts). */
+    publishTurnState: createPublishTurnState(deps.events),
   };
 }
 

@@ -61,6 +61,12 @@ export const turnWorkflowInputSchema = z.object({
    * Absent for turns of older sessions, of jobs and sub-agents, which ask the patch.
    */
   local_activities_in_order: z.boolean().optional(),
+  /**
+   * Set by the session: a report the session does not acknowledge is sent by the local activity that
+   * publishes its state (`publishTurnState`), not by a signal from the turn's workflow, whose
+   * confirmation costs the turn a workflow task each. Absent: the turn signals, as before.
+   */
+  reports_by_activity: z.boolean().optional(),
   /** Set when the turn runs as a sub-agent, the child of a parent turn's `task` call (docs/subagents.md). */
   subagent: subagentRunSchema.optional(),
   /** The prompt's own caps ("per job"): the lower of these and the session's apply. Absent: the session's only. */

@@ -1,6 +1,7 @@
 import * as wf from '@temporalio/workflow';
 import type { AgentEvent } from '../contracts/agent-events';
 import type { OutgoingEvent, PublishedSeqs } from '../activities/events/publisher';
+import type { PublishTurnStateInput } from '../activities/events/turn-state-report';
 import { local } from './local-activities';
 
 
@@ -28,10 +29,13 @@ export class EventQueue {
     this.lastSeq = carriedLastSeq ?? null;
   }
 
-  /** Resolves with the stream sequences of the first and the last event, when the publisher knows them. */
-  publish(events: Array<{ event: AgentEvent; turn_id?: string | undefined }>): Promise<PublishedSeqs> {
+  /**
+   * Resolves with the stream sequences of the first and the last event, when the publisher knows them.
+   * With `report`: a turn's state, reported to its session by the same local activity once stored.
+   */
+  publish(events: Array<{ event: AgentEvent; turn_id?: string | undefined }>, report?: PublishTurnStateInput['report']): Promise<PublishedSeqs> {
     const outgoing: OutgoingEvent[] = events.map((e) => ({ id: `${this.idPrefix}:${wf.uuid4()}`, event: e.event, ...(e.turn_id ? { turn_id: e.turn_id } : {}) }));
-    const next = this.tail.then(() => local.publishEvents(this.sessionId, outgoing));
+    const next = this.tail.then(() => (report ? local.publishTurnState({ session_id: this.sessionId, events: outgoing, report }) : local.publishEvents(this.sessionId, outgoing)));
     this.tail = next.then(
       (seqs) => void (this.lastSeq = seqs.last_seq ?? null),
       () => void (this.lastSeq = null),

@@ -2,6 +2,7 @@ import { Context } from '@temporalio/activity';
 import type { Activities } from '../../activities';
 import type { OutgoingEvent } from '../../activities/events/publisher';
 import type { BeginTurnInput } from '../../activities/store/session-activities';
+import { createPublishTurnState } from '../../activities/events/turn-state-report';
 import { sessionSettingsSchema, type SeenRequest, type SessionRecord } from '../../contracts/session-settings';
 
 /**
@@ -35,6 +36,11 @@ export function createRecordingActivities(
   const stored = { last_turn: opts.lastTurn ?? 0, requests: opts.requests ?? [] };
   let gate: Promise<void> = Promise.resolve();
   let open: () => void = () => undefined;
+
+  function publish(sessionId: string, events: OutgoingEvent[]) {
+    for (const event of events) published.push({ sessionId, event });
+    return { first_seq: published.length - events.length + 1, last_seq: published.length };
+  }
 
   const activities: Activities = {
     async loadSessionRecord(): Promise<SessionRecord> {
@@ -111,9 +117,10 @@ export function createRecordingActivities(
       return { files: [], entry_ids: [], refused: 'no_checkpoint' as const };
     },
     async publishEvents(sessionId, events) {
-      for (const event of events) published.push({ sessionId, event });
-      return { first_seq: published.length - events.length + 1, last_seq: published.length };
+      return publish(sessionId, events);
     },
+    // The real activity over the recorder: the report reaches the session through the worker's client.
+    publishTurnState: createPublishTurnState({ publish: async (sessionId, events) => publish(sessionId, events) }),
   };
 
   return {

@@ -39,7 +39,8 @@ test('every recorded session and turn history replays on the current workflow co
   // of its workspace, before `needs_human` could be resumed and before jobs published their turns' states;
   // `stream.*` are jobs that announce their turns on their session's stream (`job-turns-on-session-stream`).
   // `announce.*` on sessions whose turns announce their own start (`turns_announce_start`) and run their
-  // local activities in order on their input's word (`local_activities_in_order`).
+  // local activities in order on their input's word (`local_activities_in_order`) and report from the
+  // activity that publishes their state (`reports_by_activity`).
   expect(files).toEqual([
     'abort-running.session.json',
     'abort-running.turn-1.json',
@@ -56,7 +57,7 @@ test('every recorded session and turn history replays on the current workflow co
     'announce.turn-continue-as-new.session.run-2.json',
     'announce.turn-continue-as-new.turn-1.run-1.json',
     'announce.turn-continue-as-new.turn-1.run-2.json',
-    'announce.turn-continue-as-new.turn-1.run-5.json',
+    'announce.turn-continue-as-new.turn-1.run-3.json',
     'announce.two-turns.session.json',
     'budget-wait.session.json',
     'budget-wait.turn-1.json',

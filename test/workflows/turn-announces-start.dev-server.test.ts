@@ -11,7 +11,9 @@ import { createRecordingActivities } from '../harness/fake-activities';
  * A turn announces its own start (`turns_announce_start`): the workflow task that takes a prompt only
  * starts the child, and the turn's first model step publishes its first `session.state` right before
  * `turn.started`. The session says where the turn's events begin (`turn_start_seq`) from the last
- * event it published itself, which must be exactly the turn's first event.
+ * event it published itself, which must be exactly the turn's first event. The turn's reports reach
+ * the session from the local activity that publishes their state, and the turn runs 4 workflow tasks
+ * for a tool call (the start, each activity's end), as Temporal's floor does.
  */
 const dev = devServerWorkers();
 
@@ -26,7 +28,7 @@ function turnStartTask(events: HistoryEvent[], n: number): HistoryEvent[] {
   return events.slice(from, to + 1);
 }
 
-test('the second turn of a run is announced by the turn: no local activity in the task that starts it, and turn_start_seq is its first event', async () => {
+test('the second turn of a run is announced by the turn (no local activity in the task that starts it, turn_start_seq is its first event) and reports without signals of its own', async () => {
   const sessionId = `s-${randomUUID()}`;
   const taskQueue = `tq-${randomUUID()}`;
   const handle = dev.env.client.workflow.getHandle(`session:${sessionId}`);
@@ -70,6 +72,12 @@ test('the second turn of a run is announced by the turn: no local activity in th
     const turn = (await dev.env.client.workflow.getHandle(turnWorkflowId(sessionId, 2)).fetchHistory()).events ?? [];
     expect(turn.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch')).toEqual([]);
     expect(turn.some((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')).toBe(true);
+    // Its reports (tool_execution, thinking) reach the session from the local activity that publishes
+    // their state (`reports_by_activity`): no signal of the turn's own, so no task for its confirmation.
+    expect(turn.filter((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes || e.externalWorkflowExecutionSignaledEventAttributes)).toEqual([]);
+    expect(turn.filter((e) => e.workflowTaskCompletedEventAttributes)).toHaveLength(4);
+    const reports = history.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'turnProgress');
+    expect(reports).toHaveLength(4);
     await handle.terminate('test done');
   });
 }, 60_000);

@@ -277,7 +277,8 @@ export class SessionManager {
   }
 
   /**
-   * A turn's report. A turn that publishes its state itself only tells the session where it is; for
+   * A turn's report (from the turn's workflow, or from the local activity that published its state:
+   * `reports_by_activity`). A turn that publishes its state itself only tells the session where it is; for
    * an older turn the report is published as `session.state`, then acknowledged when the turn asked
    * for it, so the turn's next events (a model step's deltas) cannot overtake the state that announces them.
    */

@@ -98,7 +98,7 @@ function startTurn(manager: SessionManager, next: QueuedPrompt, announcesStart: 
         thinking_before_next_step: true,
         // This code runs local activities in order; the turn needs no patch marker to know it.
         local_activities_in_order: true,
-        ...(publishesState ? { publishes_state: true, session_part: statePart(state), ...(announcesStart ? { announces_start: true } : {}) } : {}),
+        ...(publishesState ? { publishes_state: true, session_part: statePart(state), reports_by_activity: true, ...(announcesStart ? { announces_start: true } : {}) } : {}),
       },
     ],
     staticSummary: summaryOf(next.text),

@@ -31,6 +31,7 @@ function isComplete(raw: TurnWorkflowInput): boolean {
     [r.publishes_state, isBoolean],
     [r.announces_start, isBoolean],
     [r.local_activities_in_order, isBoolean],
+    [r.reports_by_activity, isBoolean],
     [r.thinking_before_next_step, isBoolean],
     [r.images, Array.isArray],
     [r.session_part, isObject],

@@ -18,6 +18,7 @@ import type { SessionStatePart } from '../../contracts/session-state-event';
 import { turnId } from '../../contracts/workflow-ids';
 import { EventQueue } from '../event-queue';
 import { sa, upsertIfChanged } from '../search-attributes';
+import type { PublishTurnStateInput } from '../../activities/events/turn-state-report';
 import type { ToolBatch } from './tool-batch';
 import type { TurnInput } from './turn-input';
 
@@ -120,8 +121,8 @@ export class TurnState {
     return this.lastReport;
   }
 
-  publish(events: AgentEvent[]): Promise<unknown> {
-    if (this.events) return this.events.publish(events.map((event) => ({ event, turn_id: this.turnId })));
+  publish(events: AgentEvent[], report?: PublishTurnStateInput['report']): Promise<unknown> {
+    if (this.events) return this.events.publish(events.map((event) => ({ event, turn_id: this.turnId })), report);
     return local.publishEvents(this.input.session_id, events.map((event) => ({ id: `${this.turnId}:${wf.uuid4()}`, turn_id: this.turnId, event })));
   }
 
@@ -136,9 +137,9 @@ export class TurnState {
     return { state: composeSessionState(this.sessionPart, { phase: 'thinking', turn_id: this.turnId, streaming: true, retry_attempt: 0, details: undefined }) };
   }
 
-  private publishState(p: Omit<TurnProgress, 'turn_id' | 'report_id'>): Promise<unknown> {
+  private publishState(p: Omit<TurnProgress, 'turn_id' | 'report_id'>, report?: PublishTurnStateInput['report']): Promise<unknown> {
     const event = composeSessionState(this.sessionPart!, { phase: p.phase, turn_id: this.turnId, streaming: p.streaming ?? false, retry_attempt: p.retry_attempt ?? 0, details: p.details });
-    return this.publish([event]);
+    return this.publish([event], report);
   }
 
   /**
@@ -157,6 +158,14 @@ export class TurnState {
     if (this.sessionPart) this.progress = p;
     // Calls waiting for approval are news the session must hold before anyone hears of them (a client
     // told so lists or answers them at once): the session publishes that state and acknowledges it.
+    if (this.sessionPart && p.phase !== 'waiting_approval' && this.input.reports_by_activity) {
+      // One local activity publishes the state and then reports it to the session (no task of the
+      // turn's own for a signal's confirmation); the session has it once this resolves.
+      const delivered = this.publishState(p, { workflow_id: parent.workflowId, progress: { turn_id: this.turnId, ...p } });
+      this.lastReport = delivered.catch(() => undefined);
+      await delivered;
+      return;
+    }
     if (this.sessionPart && p.phase !== 'waiting_approval') {
       // The session only keeps its view: nothing to wait for (a session that is gone changes nothing).
       this.lastReport = wf.getExternalWorkflowHandle(parent.workflowId).signal(turnProgressSignal, { turn_id: this.turnId, ...p }).catch(() => undefined);
