@@ -1,8 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { CancelledFailure } from '@temporalio/common';
 import type { EventUsage } from '../../contracts/agent-events';
-import type { ApprovalPolicy, SeenRequest } from '../../contracts/session-settings';
-import type { PromptImageRef } from '../../contracts/prompt-images';
+import type { ApprovalPolicy } from '../../contracts/session-settings';
 import { requiresApproval } from '../../contracts/approval-policy';
 import { isMcpToolName } from '../../contracts/mcp';
 import type { ContentBlock, StopReason } from '../../contracts/session-store/messages';
@@ -15,7 +14,7 @@ import type { TurnCancelChannel } from '../events/turn-cancel';
 import { isWorkerShutdown, workerShutdownFailure } from '../infra/worker-shutdown';
 import { abortOnCancel } from '../infra/abort-on-cancel';
 import type { StorePort } from '../store/store-port';
-import { beginTurn, persistTurnCounter, userContent } from '../store/session-activities';
+import { beginTurn, persistTurnCounter, userContent, type BeginTurnInput } from '../store/session-activities';
 import { storeCall } from '../store/store-failures';
 import { infraFailure, isInfraFault, rideOut } from '../infra/infra-faults';
 import { MessageAssembler } from './assemble';
@@ -40,7 +39,7 @@ export interface StreamModelStepInput {
   /** Decides which of the step's tool calls wait for a person (announced with the calls). */
   approval: ApprovalPolicy;
   /** Step 0 of a turn carries the turn's first writes (see beginTurn): no separate task before the model. */
-  begin?: { text: string; images?: PromptImageRef[]; last_turn: number; requests: SeenRequest[] };
+  begin?: Omit<BeginTurnInput, 'session_id' | 'turn_id'>;
   /** A sub-agent's step: only these tools are offered (docs/subagents.md). Absent: all of them. */
   only_tools?: string[];
 }
