@@ -11,6 +11,10 @@ export const FailureType = {
   UNKNOWN_TOOL_CALL: 'UNKNOWN_TOOL_CALL',
   /** The session is not in the store (deleted, or never created). */
   SESSION_NOT_FOUND: 'SESSION_NOT_FOUND',
+  /** A command into a job's session that only the job may give (a prompt). */
+  JOB_SESSION: 'JOB_SESSION',
+  /** A run started without its session's access facts cannot check a `checkedPrompt`: the gateway reads the store first. */
+  ACCESS_UNKNOWN: 'ACCESS_UNKNOWN',
   /** The store rejected a request as malformed or conflicting: retrying cannot help. */
   STORE_INVALID: 'store.invalid',
   /** The store did not answer or could not write: worth retrying. */

@@ -22,9 +22,6 @@ export function jobSessionId(jobId: string): string {
   return `job-${jobId}`;
 }
 
-/** Session metadata key naming the job a session belongs to. */
-export const JOB_SESSION_METADATA_KEY = 'strand.job';
-
 export const jobWorkflowInputSchema = z.object({
   job_id: jobIdSchema,
   spec: jobSpecSchema,

@@ -26,6 +26,14 @@ export type QueuedPrompt = z.infer<typeof queuedPromptSchema>;
 const DEFAULT_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
 
 /**
+ * The facts of a session's store record that decide who may prompt it, fixed at its creation: its
+ * owner (none with auth off: anyone may) and the job it belongs to (a job's session takes no prompt).
+ * @public the shape its type is derived from: contracts own the shape (a schema, types derived).
+ */
+export const sessionAccessSchema = z.object({ owner: z.string().optional(), job_id: z.string().optional() });
+export type SessionAccess = z.infer<typeof sessionAccessSchema>;
+
+/**
  * How a session workflow run starts. A fresh run (first command, or after idling out) carries only
  * the id and reads everything else from the store; a run continued-as-new carries its whole state.
  */
@@ -50,6 +58,13 @@ export const sessionWorkflowInputSchema = z.object({
    */
   turns_publish_state: z.boolean().default(false),
   /**
+   * Who may use the session, as the starter read it from the store record: the run refuses a
+   * `checkedPrompt` of anyone else itself (docs/architecture.md, "A prompt without a store read"). Absent
+   * in runs started by older gateways: such a run cannot check, and says so (ACCESS_UNKNOWN).
+   * Carried by continue-as-new with the rest of the input.
+   */
+  access: sessionAccessSchema.optional(),
+  /**
    * Turns of this run announce their own start: the turn's first `session.state` is published by its
    * first model step, together with `turn.started`, and the workflow task that takes a prompt only
    * starts the child (no local activity keeps it open). The turn's events begin right after the last
@@ -62,9 +77,9 @@ export const sessionWorkflowInputSchema = z.object({
 });
 export type SessionWorkflowInput = z.input<typeof sessionWorkflowInputSchema>;
 
-/** The input the gateway (or anyone) starts a session's workflow with: the id, nothing else to build. */
-export function freshSessionInput(sessionId: string, idleTimeoutMs?: number): SessionWorkflowInput {
-  return { session_id: sessionId, turns_publish_state: true, turns_announce_start: true, ...(idleTimeoutMs ? { idle_timeout_ms: idleTimeoutMs } : {}) };
+/** The input the gateway (or anyone) starts a session's workflow with: the id and its access facts, nothing else to build. */
+export function freshSessionInput(sessionId: string, idleTimeoutMs?: number, access?: SessionAccess): SessionWorkflowInput {
+  return { session_id: sessionId, turns_publish_state: true, turns_announce_start: true, ...(idleTimeoutMs ? { idle_timeout_ms: idleTimeoutMs } : {}), ...(access ? { access } : {}) };
 }
 
 /** Why a session workflow run ended (it never fails on purpose). */
@@ -85,6 +100,19 @@ export const promptCommandSchema = z.object({
   budget: budgetSchema.optional(),
 });
 export type PromptCommand = z.input<typeof promptCommandSchema>;
+
+/**
+ * `checkedPrompt`: a prompt with the caller's principal (none with auth off), sent to a running
+ * session without reading the store first. The run checks it against its `access` as the gateway
+ * checks a store record: another principal's session is SESSION_NOT_FOUND `no session <id>`, a job's
+ * session JOB_SESSION; a run without `access` refuses with ACCESS_UNKNOWN. A separate update, not a
+ * field of `prompt`, so a worker that predates the check has no handler for it and refuses it
+ * (Temporal: "No registered handler for update"), never ignores it: the gateway then reads the store
+ * first, as it always did.
+ * @public the shape its type is derived from: contracts own the shape (a schema, types derived).
+ */
+export const checkedPromptCommandSchema = promptCommandSchema.extend({ principal: z.string().optional() });
+export type CheckedPromptCommand = z.input<typeof checkedPromptCommandSchema>;
 
 /** @public the shape its type is derived from: contracts own the shape (a schema, types derived). */
 export const promptAcceptedSchema = z.object({
@@ -159,6 +187,8 @@ export const NOTHING_RUNNING = 'NOTHING_RUNNING';
 
 /** Starts a turn, or queues it (`behavior: queue`); SESSION_BUSY while a turn runs otherwise. */
 export const promptUpdate = defineUpdate<PromptAccepted, [PromptCommand]>('prompt');
+/** The same as `prompt`, after the run has checked the caller (checkedPromptCommandSchema). */
+export const checkedPromptUpdate = defineUpdate<PromptAccepted, [CheckedPromptCommand]>('checkedPrompt');
 /** Stops the running turn, or the one named (the turn records what it had and ends `aborted`); a queued one is dropped. */
 export const abortUpdate = defineUpdate<AbortResult, [TurnCommand]>('abort');
 /** Gives up a scheduled provider retry: the turn ends with the error it was retrying. */

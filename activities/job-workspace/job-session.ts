@@ -1,5 +1,6 @@
 import type { StoreClient } from '../../contracts/session-store/client';
-import { JOB_SESSION_METADATA_KEY, jobSessionId } from '../../contracts/job-workflow';
+import { jobSessionId } from '../../contracts/job-workflow';
+import { JOB_SESSION_METADATA_KEY } from '../../contracts/job-session';
 import { RUNTIME_KEYS, SESSION_METADATA_KEYS, type SessionSettings } from '../../contracts/session-settings';
 import { spendingOfEntry, tokensOf } from '../../contracts/spending';
 import type { StorePort } from '../store/store-port';

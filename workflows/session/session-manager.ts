@@ -8,6 +8,7 @@ import {
   compactUpdate,
   interruptUpdate,
   promptUpdate,
+  checkedPromptUpdate,
   sessionStateQuery,
   setSettingsUpdate,
   steerUpdate,
@@ -36,6 +37,7 @@ import { COMPACTION_OPTIONS, compaction, local, stateEvent, statePart, userComma
 import type { EventQueue } from '../event-queue';
 import type { SessionState } from './session-state';
 import { registerCheckpoints } from './session-checkpoints';
+import { checkPromptAccess } from './prompt-access';
 import { TURN_COMMAND_INTENTS, abortRetry, abortTurn, announceDropped, interruptTurn, steerTurn } from './turn-commands';
 
 /** Patch id (2026-11) of the derived phase: clear_queue during a compaction keeps its phase; a revert publishes one. */
@@ -80,6 +82,13 @@ export class SessionManager {
     const s = this.state;
     wf.setHandler(sessionStateQuery, () => s.snapshot());
     wf.setHandler(promptUpdate, (p) => this.prompt(p), { validator: (p) => s.validatePrompt(p) });
+    // A prompt sent without a store read: the run checks the caller first (prompt-access.ts). No new command.
+    wf.setHandler(checkedPromptUpdate, ({ principal: _principal, ...p }) => this.prompt(p), {
+      validator: (p) => {
+        checkPromptAccess(s.sessionId, s.access, (p as { principal?: unknown } | undefined)?.principal);
+        s.validatePrompt(p);
+      },
+    });
     wf.setHandler(abortUpdate, (cmd) => abortTurn(this, cmd), { validator: (cmd) => s.validateTurnCommand('abort', cmd) });
     wf.setHandler(abortRetryUpdate, () => abortRetry(this), { validator: () => s.validateAbortRetry() });
     wf.setHandler(interruptUpdate, (cmd) => interruptTurn(this, cmd), { validator: (cmd) => s.validateTurnCommand('interrupt', cmd) });

@@ -19,6 +19,7 @@ import {
   type PromptAccepted,
   type PromptCommand,
   type QueuedPrompt,
+  type SessionAccess,
   type SessionSnapshot,
 } from '../../contracts/session-workflow';
 import type { TurnProgress } from '../../contracts/turn-workflow';
@@ -78,6 +79,8 @@ export class SessionState {
   constructor(
     readonly sessionId: string,
     carried?: { record: SessionRecord; queue: QueuedPrompt[] },
+    /** Who may prompt the session, as its run was started (undefined: a run an older gateway started). */
+    readonly access?: SessionAccess,
   ) {
     this.record = carried?.record;
     this.queue = carried ? [...carried.queue] : [];

@@ -18,7 +18,7 @@ import { keepViewInMemo, SESSION_VIEW_MEMO, SESSION_VIEW_MEMO_SETTLED, viewMemo 
  */
 export async function sessionWorkflow(raw: SessionWorkflowInput): Promise<SessionWorkflowResult> {
   const input = sessionWorkflowInputSchema.parse(raw);
-  const state = new SessionState(input.session_id, input.carried);
+  const state = new SessionState(input.session_id, input.carried, input.access);
   const manager = new SessionManager(state, new EventQueue(input.session_id, 's', input.carried?.last_seq), input.turns_publish_state, input.turns_publish_state && input.turns_announce_start);
   manager.register();
   // Reads need no worker: the session's view is kept in its memo (older histories replay without it).

@@ -130,7 +130,7 @@ export class AcpLiveSession {
     const release = this.hold();
     try {
       const requestId = randomUUID();
-      const accepted = await (await sessions.open(this.sessionId, principal)).prompt({ text, request_id: requestId, behavior: 'queue' }, images);
+      const accepted = await sessions.prompt(this.sessionId, principal, { text, request_id: requestId, behavior: 'queue' }, images);
       prompt.turn = accepted.turn_id;
       this.stream.attribute(accepted.turn_id, requestId);
       if (prompt.cancelled) {

@@ -3,6 +3,7 @@ import { ErrorCode as E, ErrorCode, StrandError } from '../../../contracts/error
 import { promptBodySchema, promptQuerySchema, steerBodySchema } from '../../../contracts/http-api';
 import * as R from '../../../contracts/http-replies';
 import type { SessionService } from '../sessions/session-service';
+import { principalOf } from './auth-middleware';
 import { errors, jsonBody, jsonReply, readJsonBody, routeTable, serveRoutes, SESSION_READ, sessionIdParams, sessionOf, sessionReply } from './openapi/route-kit';
 
 const routes = routeTable(['agent'], {
@@ -49,8 +50,10 @@ export function agentRoutes(deps: { sessions: SessionService }): OpenAPIHono {
   return serveRoutes(routes, {
     prompt: async (c) => {
       const body = c.req.valid('json');
-      const session = await sessionOf(sessions, c);
-      const accepted = await session.prompt(
+      // No store read first on the common path (SessionService.prompt): the running session checks the caller.
+      const accepted = await sessions.prompt(
+        c.req.valid('param').id,
+        principalOf(c),
         { text: body.text, behavior: c.req.valid('query').queue === '1' ? 'queue' : 'reject', ...(body.request_id ? { request_id: body.request_id } : {}), ...(body.budget ? { budget: body.budget } : {}) },
         body.images ?? [],
       );

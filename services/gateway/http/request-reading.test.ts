@@ -12,9 +12,8 @@ function appRecording(maxBodyBytes = 1024) {
   const sessions = {
     create: async (input: unknown) => (calls.push(['create', input]), { session_id: 's1', status: 'active', meta: { created_at: 1 } }),
     list: async (query: unknown) => (calls.push(['list', query]), { sessions: [] }),
-    open: async (id: string) => ({
-      prompt: async (command: unknown) => (calls.push(['prompt', id, command]), { agent_state: 'thinking', turn_id: 't1', queued: false }),
-    }),
+    // The prompt route goes through SessionService.prompt (no store read first on the common path).
+    prompt: async (id: string, _principal: unknown, command: unknown) => (calls.push(['prompt', id, command]), { agent_state: 'thinking', turn_id: 't1', queued: false }),
   };
   const transcripts = {
     render: async (id: string, format: string) => (calls.push(['render', id, format]), { contentType: 'text/markdown; charset=utf-8', body: '# hi' }),
@@ -38,11 +37,14 @@ test('a JSON body is read whatever its content type, and an empty body is {}', a
   const { app, calls } = appRecording();
   const plain = await app.request('/api/sessions', post('{"project_path":"/p"}', 'text/plain'));
   const form = await app.request('/api/sessions/s1/prompt', post('{"text":"hi"}', 'application/x-www-form-urlencoded'));
+  // A JSON client with one query key: the body is handed on as read (Hono's body cache), not rebuilt.
+  expect((await app.request('/api/sessions/s1/prompt?queue=1', post('{"text":"as json", "request_id":"r1"}', 'Application/JSON'))).status).toBe(202);
   const none = await app.request('/api/sessions', post('{"project_path":"/q"}'));
   expect([plain.status, form.status, none.status]).toEqual([201, 202, 201]);
   expect(calls).toEqual([
     ['create', { project_path: '/p' }],
     ['prompt', 's1', { text: 'hi', behavior: 'reject' }],
+    ['prompt', 's1', { text: 'as json', behavior: 'queue', request_id: 'r1' }],
     ['create', { project_path: '/q' }],
   ]);
   const empty = await app.request('/api/sessions', post(''));

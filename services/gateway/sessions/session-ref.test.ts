@@ -97,3 +97,15 @@ test('a paced service gates every event read its refs open; the service it came 
   expect(asked).toBe(1);
   expect(await read(plain)).toEqual([1, 2, 3]);
 });
+
+test('a delete ends the workflow before and after the store forgets the session, so no run a prompt started meanwhile outlives it', async () => {
+  const { sessions, records } = setup();
+  const order: string[] = [];
+  const session = await sessions.open('mine', 'alice');
+  const deps = (session as unknown as { deps: { commands: Record<string, unknown>; store: Record<string, unknown> } }).deps;
+  deps.commands.abort = async () => (order.push('abort'), { aborted: false, turn_id: null });
+  deps.commands.close = async () => void order.push('close');
+  deps.store.delete = async ({ session_id }: { session_id: string }) => (order.push('store delete'), records.delete(session_id), { deleted: true });
+  await session.delete();
+  expect(order).toEqual(['abort', 'close', 'store delete', 'close']);
+});

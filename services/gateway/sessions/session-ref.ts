@@ -7,7 +7,7 @@ import { readSessionRecord } from '../../../contracts/session-record';
 import { RUNTIME_KEYS, type Budget, type SessionSettings } from '../../../contracts/session-settings';
 import type { AbortResult, ApprovalCommand, PromptAccepted, PromptCommand, UserCommand, UserCommandResult } from '../../../contracts/session-workflow';
 import { turnId, turnNumberOf, turnWorkflowId } from '../../../contracts/workflow-ids';
-import { JOB_SESSION_METADATA_KEY } from '../../../contracts/job-workflow';
+import { JOB_SESSION_METADATA_KEY, jobSessionRefusal } from '../../../contracts/job-session';
 import type { EventSubscription } from '../events/agent-event-reader';
 import type { SessionCommands } from '../temporal/session-commands';
 import type { ModelChoice } from './model-choice';
@@ -19,7 +19,7 @@ import { readForkPoints, readLastAssistantText } from './session-reads';
 import { changeSettings, storedSettings, type ClientSettingsChange } from './session-settings-change';
 import { sessionStats, type SessionStats } from './session-stats';
 import { sessionView, type SessionView } from './session-view';
-import { startInfo } from './start-info';
+import { jobOf, startInfo } from './start-info';
 import { titleFromFirstPrompt } from './session-title';
 
 /** What every session reference shares: the store, Temporal and the event reader, built once by SessionService. */
@@ -213,12 +213,19 @@ export class SessionRef {
     return { session_id: forked.session_id };
   }
 
-  /** Deletes the session: its running turn is aborted first, its workflow ended, then the store forgets it. */
+  /**
+   * Deletes the session: its running turn is aborted first, its workflow ended, then the store forgets
+   * it, and its workflow is ended once more. A prompt reaches a running workflow without a store read
+   * (SessionService.prompt), so no run may outlive the record: one that a prompt started between the
+   * first end and the store's delete is ended by the second, and one started after the delete fails
+   * to load its record.
+   */
   async delete(): Promise<{ aborted_turn: string | null }> {
     this.refuseIfJob();
     const aborted = await this.deps.commands.abort(this.id);
     await this.deps.commands.close(this.id, 'session deleted');
     await this.deps.store.delete({ session_id: this.id });
+    await this.deps.commands.close(this.id, 'session deleted');
     return { aborted_turn: aborted.turn_id };
   }
 
@@ -251,8 +258,7 @@ export class SessionRef {
 
   /** The job this session belongs to (docs/jobs.md), if it is a job's. */
   private get jobId(): string | undefined {
-    const jobId = this.record.metadata?.[JOB_SESSION_METADATA_KEY];
-    return typeof jobId === 'string' ? jobId : undefined;
+    return jobOf(this.record);
   }
 
   /**
@@ -266,10 +272,6 @@ export class SessionRef {
   private refuseIfJob(): void {
     const jobId = this.jobId;
     if (jobId === undefined) return;
-    throw new StrandError(
-      ErrorCode.JOB_SESSION,
-      `session ${this.id} belongs to job ${jobId}: the job runs its turns and owns its settings. Steer its running turn (POST /api/sessions/${this.id}/steer), answer its escalated calls (POST /api/jobs/${jobId}/escalations/{tool_call_id}), resume it when it needs a person (POST /api/jobs/${jobId}/resume) or cancel it (POST /api/jobs/${jobId}/cancel)`,
-      { session_id: this.id, job_id: jobId },
-    );
+    throw new StrandError(ErrorCode.JOB_SESSION, jobSessionRefusal(this.id, jobId), { session_id: this.id, job_id: jobId });
   }
 }

@@ -2,6 +2,7 @@ import { ErrorCode, StrandError } from '../../../contracts/errors';
 import type { StoreClient } from '../../../contracts/session-store/client';
 import type { SessionMeta } from '../../../contracts/session-store/schemas';
 import { chatRequestSchema } from '../../../contracts/ws-rpc';
+import type { PromptAccepted, PromptCommand } from '../../../contracts/session-workflow';
 import type { AgentEventReader } from '../events/agent-event-reader';
 import type { SessionCommands } from '../temporal/session-commands';
 import { scopedSessionId } from './client-session-ids';
@@ -34,6 +35,13 @@ function memoryStore() {
       if (had) return { session_id: r.session_id, meta: had, created: false };
       sessions.set(r.session_id, make(r.session_id, r));
       return { session_id: r.session_id, meta: sessions.get(r.session_id)!, created: true };
+    },
+    setMeta: async (r: { session_id: string; title?: string; metadata_patch?: Record<string, unknown> }) => {
+      calls.push(`setMeta ${r.session_id}`);
+      const had = sessions.get(r.session_id)!;
+      const metadata = Object.fromEntries(Object.entries({ ...had.metadata, ...r.metadata_patch }).filter(([, v]) => v !== null));
+      sessions.set(r.session_id, { ...had, ...(r.title !== undefined ? { title: r.title } : {}), metadata });
+      return { meta: sessions.get(r.session_id)! };
     },
     create: async (r: { title?: string; metadata?: Record<string, unknown> }) => {
       const id = `gen${++n}`;
@@ -194,5 +202,58 @@ describe('a new session', () => {
     expect(refused).toMatch(/provider "anthropic" is not configured/);
     expect(sessions.size).toBe(0);
     expect(started).toEqual([]);
+  });
+});
+
+/**
+ * SessionService.prompt: the running workflow first (it checks the caller: promptRunning, tested on the
+ * dev server in test/workflows/checked-prompt.dev-server.test.ts), the store read and update-with-start
+ * only when it cannot answer; every refusal as the store read's.
+ */
+describe('prompt', () => {
+  function promptService(running: (id: string, principal: string | undefined) => PromptAccepted | undefined) {
+    const sent: string[] = [];
+    const accepted = (n: number): PromptAccepted => ({ turn_id: `t${n}`, turn_number: n, agent_state: 'thinking', queued: false, duplicate: false });
+    const commands = {
+      promptRunning: async (id: string, principal: string | undefined, p: PromptCommand) => (sent.push(`running ${id} ${principal ?? '-'} ${p.text}`), running(id, principal)),
+      prompt: async (info: { session_id: string; owner?: string; job_id?: string }, p: PromptCommand) => (sent.push(`withStart ${info.session_id} ${info.owner ?? '-'} ${info.job_id ?? '-'} ${p.text}`), accepted(1)),
+      jobSteer: async () => ({ delivered: false, turn_id: null }),
+      ensureRunning: async () => undefined,
+    };
+    const mem = memoryStore();
+    const s = new SessionService({ store: mem.store, commands: commands as unknown as SessionCommands, reader: {} as AgentEventReader, defaultModel: 'scripted/echo' });
+    return { ...mem, s, sent, accepted };
+  }
+
+  test('to a running session reads no store before the update; only a first turn reads it after, for the title', async () => {
+    const p = promptService((_id, principal) => (principal === 'alice' ? { turn_id: 't2', turn_number: 2, agent_state: 'thinking', queued: false, duplicate: false } : undefined));
+    const { session_id } = await p.s.create({ project_path: '/work/proj', owner: 'alice' });
+    p.calls.length = 0;
+    expect(await p.s.prompt(session_id, 'alice', { text: 'second' })).toMatchObject({ turn_id: 't2' });
+    expect(p.calls).toEqual([]);
+    expect(p.sent).toEqual([`running ${session_id} alice second`]);
+
+    const first = promptService(() => ({ turn_id: 't1', turn_number: 1, agent_state: 'thinking', queued: false, duplicate: false }));
+    const made = await first.s.create({ project_path: '/work/proj' });
+    first.calls.length = 0;
+    await first.s.prompt(made.session_id, undefined, { text: 'fix the parser please' });
+    expect(first.calls).toEqual([`get ${made.session_id}`, `setMeta ${made.session_id}`]);
+    expect(first.sessions.get(made.session_id)!.title).toBe('fix the parser please');
+  });
+
+  test('when no run can answer: the store read decides (unknown and another\'s alike, a job\'s session), then update-with-start', async () => {
+    const p = promptService(() => undefined);
+    const { session_id } = await p.s.create({ project_path: '/p', owner: 'alice' });
+    const refusals = await Promise.all([p.s.prompt(session_id, 'bob', { text: 'hi' }), p.s.prompt('nope', 'bob', { text: 'hi' })].map((x) => x.catch((e: StrandError) => [e.code, e.message.replace(/nope|gen\d+/, 'ID')])));
+    expect(refusals).toEqual([
+      [ErrorCode.SESSION_NOT_FOUND, 'no session ID'],
+      [ErrorCode.SESSION_NOT_FOUND, 'no session ID'],
+    ]);
+    expect(await p.s.prompt(session_id, 'alice', { text: 'hi' })).toMatchObject({ turn_id: 't1' });
+    expect(p.sent.at(-1)).toBe(`withStart ${session_id} alice - hi`);
+
+    // A job's session: JOB_SESSION from the record (its workflow, were one running, sends the gateway here too).
+    p.sessions.set('job-j1', { ...p.sessions.get(session_id)!, session_id: 'job-j1', metadata: { ...p.sessions.get(session_id)!.metadata, 'strand.job': 'j1' } });
+    await expect(p.s.prompt('job-j1', 'alice', { text: 'hi' })).rejects.toMatchObject({ code: ErrorCode.JOB_SESSION, details: { job_id: 'j1' } });
   });
 });

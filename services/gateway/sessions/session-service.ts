@@ -10,10 +10,12 @@ import type { Budget, SessionSettings } from '../../../contracts/session-setting
 import type { PromptImageStore } from '../../../contracts/prompt-image-store';
 import type { AgentEventReader } from '../events/agent-event-reader';
 import type { SessionCommands } from '../temporal/session-commands';
+import type { PromptAccepted, PromptCommand } from '../../../contracts/session-workflow';
 import { scopedSessionId } from './client-session-ids';
 import { HistorySeeding } from './history-seeding';
 import { ModelChoice } from './model-choice';
-import { PLACEHOLDER_TITLE_KEY } from './session-title';
+import { PLACEHOLDER_TITLE_KEY, titleAfterFirstPrompt } from './session-title';
+import type { RawPromptImage } from './prompt-images';
 import { StackModels, type ModelServer, type RunnableModels } from './stack-models';
 import { checkProjectAccess } from './project-access';
 import { PromptImageIntake } from './prompt-image-intake';
@@ -102,6 +104,27 @@ export class SessionService {
   async open(sessionId: string, principal?: string): Promise<SessionRef> {
     const got = await this.deps.store.get({ session_id: sessionId });
     return this.ref(this.owned(got?.meta, sessionId, principal));
+  }
+
+  /**
+   * A prompt into session `sessionId` for `principal` (docs/architecture.md, "A prompt without a store
+   * read"): sent to the session's running workflow first, which checks the caller against the owner
+   * and job it was started with, so the common case reads no store before the turn starts. The store
+   * is read (and the prompt sent with update-with-start, as `open(...).prompt` does) when no run can
+   * answer: a dormant, deleted or unknown session, a run or worker that predates the check, a job's
+   * session, and a prompt with images (they are stored against the record first). Every refusal is the
+   * store read's: SESSION_NOT_FOUND `no session <id>` for another principal's session, JOB_SESSION.
+   */
+  async prompt(sessionId: string, principal: string | undefined, prompt: PromptCommand, images: readonly RawPromptImage[] = []): Promise<PromptAccepted> {
+    if (images.length === 0) {
+      const accepted = await this.deps.commands.promptRunning(sessionId, principal, prompt);
+      if (accepted) {
+        // The first turn names a session the gateway titled after its folder (session-title.ts): only then is the record read.
+        if (accepted.turn_number === 1 && !accepted.duplicate && !accepted.steered) await titleAfterFirstPrompt(this.deps.store, sessionId, prompt.text);
+        return accepted;
+      }
+    }
+    return (await this.open(sessionId, principal)).prompt(prompt, images);
   }
 
   /** `meta` when `principal` may use it; SESSION_NOT_FOUND (as for an unknown id) when it is missing or another's. */

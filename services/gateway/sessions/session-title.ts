@@ -39,3 +39,12 @@ export async function titleFromFirstPrompt(store: StoreClient, meta: SessionMeta
     return meta;
   }
 }
+
+/**
+ * The same for a prompt sent without a store read (SessionService.prompt), once it was accepted as
+ * the session's first turn: the record is read for its mark first. A store that fails costs nothing.
+ */
+export async function titleAfterFirstPrompt(store: StoreClient, sessionId: string, text: string): Promise<void> {
+  const got = await store.get({ session_id: sessionId }).catch(() => undefined);
+  if (got) await titleFromFirstPrompt(store, got.meta, text);
+}

@@ -8,6 +8,7 @@ import {
 import { ApplicationFailure, TypedSearchAttributes, WorkflowNotFoundError, type UpdateDefinition } from '@temporalio/common';
 import { checkpointsUpdate, type CheckpointCommand, type CheckpointCommandResult, type CheckpointSummary } from '../../../contracts/checkpoints';
 import { ErrorCode, StrandError } from '../../../contracts/errors';
+import { FailureType } from '../../../contracts/failures';
 import {
   abortRetryUpdate,
   abortUpdate,
@@ -18,6 +19,8 @@ import {
   freshSessionInput,
   NOTHING_RUNNING,
   promptUpdate,
+  checkedPromptUpdate,
+  type CheckedPromptCommand,
   sessionStateQuery,
   setSettingsUpdate,
   steerUpdate,
@@ -55,6 +58,8 @@ export interface SessionStartInfo {
   project_path: string;
   model: string;
   owner?: string;
+  /** The job the session belongs to (docs/jobs.md), if it is a job's. */
+  job_id?: string;
 }
 
 /**
@@ -78,7 +83,8 @@ export class SessionCommands {
     return new WithStartWorkflowOperation(SESSION_WORKFLOW_TYPE, {
       workflowId: sessionWorkflowId(info.session_id),
       taskQueue: this.taskQueue,
-      args: [freshSessionInput(info.session_id, this.idleTimeoutMs)],
+      // The record's access facts ride along, so the run can check a prompt sent without a store read.
+      args: [freshSessionInput(info.session_id, this.idleTimeoutMs, { ...(info.owner ? { owner: info.owner } : {}), ...(info.job_id ? { job_id: info.job_id } : {}) })],
       workflowIdConflictPolicy: 'USE_EXISTING',
       staticSummary: `session ${info.session_id} · ${info.project_path}`,
       typedSearchAttributes: new TypedSearchAttributes([
@@ -94,6 +100,31 @@ export class SessionCommands {
   /** Starts a turn (or queues it, or answers a retried request id with its turn). */
   async prompt(info: SessionStartInfo, prompt: PromptCommand): Promise<PromptAccepted> {
     return this.updateWithStart(info, promptUpdate, prompt, prompt.request_id);
+  }
+
+  /**
+   * A prompt to the session's running workflow, checked there (`checkedPrompt`: the caller's
+   * principal against the owner the run was started with), without a store read first. Undefined
+   * when the workflow cannot answer it and the caller must read the store and `prompt` as before: no
+   * run is open (dormant, deleted, never started), the run was started without its access facts or
+   * by a worker that predates the check (no handler: never ignored), or the session is a job's (the
+   * store read decides between steering the job and JOB_SESSION). Another principal's session is
+   * SESSION_NOT_FOUND, as the store read answers it.
+   */
+  async promptRunning(sessionId: string, principal: string | undefined, prompt: PromptCommand): Promise<PromptAccepted | undefined> {
+    // The caller's own update id: Temporal answers a repeated update id with its first outcome before
+    // any validator runs, so a bare request id would let another principal replay the owner's and
+    // learn its turn. The workflow still knows the request id (its own record of seen ids answers
+    // a repeat sent either way with its turn).
+    const updateId = `checked:${principal ?? ''}:${prompt.request_id ?? randomUUID()}`;
+    const handle = this.client().workflow.getHandle(sessionWorkflowId(sessionId));
+    const arg: CheckedPromptCommand = { ...prompt, ...(principal !== undefined ? { principal } : {}) };
+    try {
+      return await this.patiently(updateId, () => handle.executeUpdate(checkedPromptUpdate, { args: [arg], updateId }));
+    } catch (err) {
+      if (readFirst(err)) return undefined;
+      throw translateFailure(err);
+    }
   }
 
   /** Changes settings, waking a dormant session if need be (settings live with its workflow). */
@@ -336,6 +367,14 @@ export class SessionCommands {
       throw translateFailure(err);
     }
   }
+}
+
+/** The refusals of a `checkedPrompt` after which the store is read and the prompt sent as before (promptRunning). */
+function readFirst(err: unknown): boolean {
+  if (err instanceof WorkflowNotFoundError || (err instanceof Error && /workflow execution already completed/i.test(err.message))) return true;
+  if (!(err instanceof WorkflowUpdateFailedError) || !(err.cause instanceof ApplicationFailure)) return false;
+  const { type, message } = err.cause;
+  return type === FailureType.ACCESS_UNKNOWN || type === FailureType.JOB_SESSION || /no registered handler for update/i.test(message);
 }
 
 type WorkflowHandleOf = ReturnType<Client['workflow']['getHandle']>;

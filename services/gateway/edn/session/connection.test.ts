@@ -130,7 +130,9 @@ function fakeSessions() {
     throw new StrandError(ErrorCode.JOB_NOT_FOUND, `no job ${id}`);
   };
   const jobs = { get: noJob, report: noJob, cancel: noJob, answer: noJob, list: async () => [] } as unknown as JobService;
-  return { sessions: { ...service, open } as unknown as SessionService, jobs, store, feeds, calls };
+  // SessionService.prompt(id, principal, cmd): the same fake prompt (no principal with auth off).
+  const prompt = (id: string, _principal: string | undefined, cmd: { text: string; behavior: string }) => service.prompt(id, cmd);
+  return { sessions: { ...service, open, prompt } as unknown as SessionService, jobs, store, feeds, calls };
 }
 
 function connect() {

@@ -135,10 +135,18 @@ export const readJsonBody: MiddlewareHandler = async (c, next) => {
   } catch {
     throw new StrandError(ErrorCode.INVALID_REQUEST, 'request body is not valid JSON');
   }
-  const headers = new Headers(c.req.raw.headers);
-  headers.set('Content-Type', 'application/json');
-  headers.delete('Content-Length');
-  c.req.raw = new Request(firstValuesUrl(c.req.raw.url), { method: c.req.raw.method, headers, body: text, signal: c.req.raw.signal });
+  const url = firstValuesUrl(c.req.raw.url);
+  if (url === c.req.raw.url && c.req.header('Content-Type')?.trim().toLowerCase() === 'application/json') {
+    // The common case (a JSON client, no repeated query key): the request is already what the
+    // validator reads; the text goes on in Hono's body cache, which its `json()` reads, with no new Request.
+    // (The cache holds the promise of the body's text, though its type names the text itself.)
+    (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve(text);
+  } else {
+    const headers = new Headers(c.req.raw.headers);
+    headers.set('Content-Type', 'application/json');
+    headers.delete('Content-Length');
+    c.req.raw = new Request(url, { method: c.req.raw.method, headers, body: text, signal: c.req.raw.signal });
+  }
   await next();
 };
 
@@ -153,6 +161,9 @@ export const firstQueryValues: MiddlewareHandler = async (c, next) => {
 };
 
 function firstValuesUrl(raw: string): string {
+  // No second query key, no repeat: the URL is not parsed (every request with a body comes here).
+  const query = raw.indexOf('?');
+  if (query < 0 || raw.indexOf('&', query) < 0) return raw;
   const url = new URL(raw);
   const keys = [...url.searchParams.keys()];
   if (new Set(keys).size === keys.length) return raw;

@@ -16,7 +16,7 @@ async function promptWith(ctx: OpContext, behavior: NonNullable<PromptCommand['b
   const release = ctx.holdEvents(sessionId);
   try {
     const requestId = ednPromptRequestId(sessionId, ctx.req.id, behavior, message);
-    const accepted = await (await ctx.session(sessionId)).prompt({ text: message, behavior, request_id: requestId });
+    const accepted = await ctx.sessions.prompt(sessionId, ctx.principal, { text: message, behavior, request_id: requestId });
     // A steering message joins a turn another request started: its events keep that request's id.
     if (!accepted.steered) ctx.feedOf(sessionId)?.stream.attribute(accepted.turn_id, ctx.req.id);
     return accepted;
