@@ -34,21 +34,36 @@ afterAll(async () => {
   fs.rmSync(project, { recursive: true, force: true });
 }, 60_000);
 
-test('one prompt with a tool call is one trace: gateway → prompt update → turn workflow → model step and tool', async () => {
+/** Sends one prompt that reads a file and answers, and returns its request id once the turn has finished. */
+async function promptWithTool(session: string): Promise<string> {
   const base = stack.urls.gateway;
-  expect(stack.output.some((l) => /\[worker\] ready .*tracing=on/.test(l))).toBe(true);
-  const session = (await http(base, 'POST', '/api/sessions', { project_path: project, model: 'scripted/read-then-answer' })).body.session_id as string;
   const sse = await openSse(`${base}/api/sessions/${session}/events`);
   const accepted = await http(base, 'POST', `/api/sessions/${session}/prompt`, { text: 'read the readme' });
   expect(accepted.status).toBe(202);
-  const requestId = accepted.headers.get('x-request-id');
   const events = await readUntil(sse, (e) => e.event === 'turn.finished');
   sse.close();
   expect(JSON.parse(events[events.length - 1]!.data)).toMatchObject({ outcome: 'done' });
+  return accepted.headers.get('x-request-id')!;
+}
 
+/**
+ * The prompt's trace, link by link (each a parent/child pair by span id): the HTTP command, the
+ * gateway's Temporal call and the session's handling of it (named by the caller), the turn's start,
+ * the turn, its two model steps and its tool.
+ */
+async function expectOneTrace(session: string, requestId: string, call: string, handle: string): Promise<void> {
   // The turn's workflow span ends with the turn: once it is in, with both activities, the trace is complete.
+  const inTrace = (all: CollectedSpan[]) => {
+    const command = all.find((s) => s.attributes['strand.request_id'] === requestId);
+    return command ? all.filter((s) => s.traceId === command.traceId) : [];
+  };
   const named = (spans: CollectedSpan[], name: string) => spans.filter((s) => s.name === name);
-  const spans = await collector.waitFor((all) => ['RunWorkflow:turnWorkflow', 'RunActivity:runTool'].every((n) => named(all, n).length > 0) && named(all, 'RunActivity:streamModelStep').length >= 2, 30_000);
+  const spans = inTrace(
+    await collector.waitFor((all) => {
+      const trace = inTrace(all);
+      return ['RunWorkflow:turnWorkflow', 'RunActivity:runTool'].every((n) => named(trace, n).length > 0) && named(trace, 'RunActivity:streamModelStep').length >= 2;
+    }, 30_000),
+  );
   expect(collector.refused).toEqual([]);
 
   const one = (name: string, where: (s: CollectedSpan) => boolean = () => true) => {
@@ -59,9 +74,8 @@ test('one prompt with a tool call is one trace: gateway → prompt update → tu
   const command = one('POST /api/sessions/:id/prompt', (s) => s.attributes['strand.request_id'] === requestId);
   const childOf = (parent: CollectedSpan, name: string) => one(name, (s) => s.parentSpanId === parent.spanId);
 
-  // The chain, each link a parent/child pair by span id.
-  const update = childOf(command, 'UpdateWithStartWorkflow:prompt');
-  const handled = childOf(update, 'HandleUpdate:prompt');
+  const update = childOf(command, call);
+  const handled = childOf(update, handle);
   const start = childOf(handled, 'StartChildWorkflow:turnWorkflow');
   const turn = childOf(start, 'RunWorkflow:turnWorkflow');
   const steps = spans.filter((s) => s.name === 'StartActivity:streamModelStep' && s.parentSpanId === turn.spanId);
@@ -69,13 +83,32 @@ test('one prompt with a tool call is one trace: gateway → prompt update → tu
   const modelSteps = steps.map((step) => childOf(step, 'RunActivity:streamModelStep'));
   const tool = childOf(childOf(turn, 'StartActivity:runTool'), 'RunActivity:runTool');
 
-  // One trace, and each part where it runs.
+  // Each part where it runs.
   const chain = [command, update, handled, start, turn, ...steps, ...modelSteps, tool];
-  expect(new Set(chain.map((s) => s.traceId))).toEqual(new Set([command.traceId]));
   expect(command.parentSpanId).toBeUndefined();
   expect(chain.map((s) => s.service)).toEqual(['strand-gateway', 'strand-gateway', ...Array(chain.length - 2).fill('strand-worker')]);
   expect(command.attributes).toMatchObject({ 'http.route': '/api/sessions/:id/prompt', 'http.response.status_code': 202, 'strand.session_id': session });
+}
+
+test('one prompt with a tool call is one trace: gateway → prompt update → turn workflow → model step and tool', async () => {
+  expect(stack.output.some((l) => /\[worker\] ready .*tracing=on/.test(l))).toBe(true);
+  const session = (await http(stack.urls.gateway, 'POST', '/api/sessions', { project_path: project, model: 'scripted/read-then-answer' })).body.session_id as string;
+  const requestId = await promptWithTool(session);
+  // The session's run was started when it was created, so the prompt goes to it as checkedPrompt (no store read first).
+  await expectOneTrace(session, requestId, 'StartWorkflowUpdate:checkedPrompt', 'HandleUpdate:checkedPrompt');
   traced = { session };
+}, 90_000);
+
+test('a prompt to a session without a running workflow (read from the store, then update-with-start) is one trace too', async () => {
+  const session = (await http(stack.urls.gateway, 'POST', '/api/sessions', { project_path: project, model: 'scripted/read-then-answer' })).body.session_id as string;
+  const connection = await Connection.connect({ address: stack.urls.temporal });
+  try {
+    await new Client({ connection }).workflow.getHandle(`session:${session}`).terminate('the test ends the run, as an idle timeout would');
+  } finally {
+    await connection.close();
+  }
+  const requestId = await promptWithTool(session);
+  await expectOneTrace(session, requestId, 'UpdateWithStartWorkflow:prompt', 'HandleUpdate:prompt');
 }, 90_000);
 
 test('the session and turn histories written with tracing on replay on workflow code without it (tracing can be switched off while they run)', async () => {

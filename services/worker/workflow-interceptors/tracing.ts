@@ -1,6 +1,7 @@
 import * as otel from '@opentelemetry/api';
 import { extractContextFromHeaders, headersWithContext } from '@temporalio/interceptors-opentelemetry/lib/instrumentation';
 import * as wf from '@temporalio/workflow';
+import { checkedPromptUpdate, promptUpdate } from '../../../contracts/session-workflow';
 import { TURN_WORKFLOW_TYPE } from '../../../contracts/workflow-ids';
 import { workflowTracing } from './tracing-provider';
 
@@ -18,14 +19,18 @@ import { workflowTracing } from './tracing-provider';
  * history replays the same with or without these interceptors, and tracing can be turned on or off
  * while sessions and turns run (replay.test.ts proves it on the recorded histories).
  *
- * The session starts a turn from its main loop, not from the `prompt` update that asked for it, so the
- * update's span context is kept by the turn number it answered with and the child is started inside
- * it: gateway command → prompt update → turn start → turn → model steps and tools form one trace.
+ * The session starts a turn from its main loop, not from the prompt update that asked for it (`prompt`,
+ * or `checkedPrompt` when the gateway sent it without a store read), so the update's span context is
+ * kept by the turn number it answered with and the child is started inside it: gateway command →
+ * prompt update → turn start → turn → model steps and tools form one trace.
  * Only what history repeats has a span (runs, updates, activities, children): queries and rejected
  * updates would shift the span ids of a replay.
  */
 
 type Next<I, M extends keyof I> = wf.Next<I, M>;
+
+/** The updates that take a prompt and answer with the turn number that will run it. */
+const PROMPT_UPDATES: ReadonlySet<string> = new Set([promptUpdate.name, checkedPromptUpdate.name]);
 
 /** Runs `fn` in a new span's context; the span ends when the promise `fn` returns settles, which is returned as it is. */
 function spanned<T>(name: string, parent: otel.Context, fn: () => Promise<T>, ok: (err: unknown) => boolean = () => false): Promise<T> {
@@ -57,7 +62,7 @@ class InboundSpans implements wf.WorkflowInboundCallsInterceptor {
       const update = otel.context.active();
       const handled = next(input);
       // Kept in the same step as the handler's result, before the main loop can start the turn.
-      if (input.name === 'prompt') handled.then((result) => this.keepPrompt(result, update), () => undefined);
+      if (PROMPT_UPDATES.has(input.name)) handled.then((result) => this.keepPrompt(result, update), () => undefined);
       return handled;
     });
   }
