@@ -80,17 +80,28 @@ export function spawnGroup(file: string, args: string[], opts: SpawnGroupOptions
   });
 
   async function stopOnce(): Promise<void> {
-    if (pgid < 0) return;
+    if (pgid < 0 || !stillOurs()) return;
     if (!signalGroup(pgid, 'SIGTERM')) return;
     const deadline = Date.now() + opts.killGraceMs;
     // Wait for the group to go (polling: members other than the leader send us no events).
     while (Date.now() < deadline) {
       await sleep(25);
-      if (closed && !groupHasLiveMembers(pgid)) return;
+      if (!stillOurs() || (closed && !groupHasLiveMembers(pgid))) return;
     }
+    if (!stillOurs()) return;
     signalGroup(pgid, 'SIGKILL');
     // SIGKILL cannot be refused, but the kernel takes a moment to tear processes down.
-    for (let i = 0; i < 40 && groupHasLiveMembers(pgid); i++) await sleep(25);
+    for (let i = 0; i < 40 && stillOurs() && groupHasLiveMembers(pgid); i++) await sleep(25);
+  }
+  /**
+   * Whether group `pgid` is still the one this run started. While it is, no new process can be given
+   * the number (the system keeps a pid while any process has it as its group id); so once our leader
+   * has exited (and was reaped), a live process with that pid means our group is gone and its number
+   * went to a new process — perhaps the leader of another command's group, which a stop must not
+   * signal. (pid numbers wrap quickly on a busy machine: 32768 by default.)
+   */
+  function stillOurs(): boolean {
+    return exited === undefined || !pidInUse(pgid);
   }
   function stop(): Promise<void> {
     stopping ??= stopOnce();
@@ -98,6 +109,16 @@ export function spawnGroup(file: string, args: string[], opts: SpawnGroupOptions
   }
 
   return { child, pgid, done, stop };
+}
+
+/** Whether a process (or thread) with this pid exists now, ours to signal or not. */
+export function pidInUse(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /**
