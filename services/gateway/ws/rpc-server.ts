@@ -7,6 +7,7 @@ import { ConnectionLimiter } from '../limits/connection-limiter';
 import { DEFAULT_LIMITS } from '../limits/limits-config';
 import { ClientOutbox } from '../events/client-outbox';
 import { encodeFrame } from './frames';
+import { MessagePacer } from './message-pacer';
 import { RpcConnection, type RpcConnectionDeps } from './rpc-connection';
 
 /** Where the WebSocket RPC endpoint lives on the gateway's HTTP port. */
@@ -137,12 +138,20 @@ export function attachRpcServer(server: ServerType, deps: RpcServerDeps): RpcSer
       },
       close: (code, reason) => ws.close(code, reason),
     });
+    // At most a batch of this socket's messages per turn of the event loop (message-pacer.ts says why).
+    const pacer = new MessagePacer(
+      (text) => {
+        if (!outbox.cut) connection.handle(text);
+      },
+      ws,
+    );
     ws.on('message', (data, isBinary) => {
       if (outbox.cut) return;
       const text = isBinary ? undefined : Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8');
-      connection.handle(text ?? '');
+      pacer.push(text ?? '');
     });
     ws.on('close', () => {
+      pacer.flush();
       outbox.close();
       connection.close();
     });
