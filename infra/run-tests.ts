@@ -63,8 +63,13 @@ const bin = (name: string) => path.join(root, 'node_modules', '.bin', name);
  * three-node NATS cluster tests bound how long a store or gateway takes to recover from a node's
  * death or freeze; beside another file's stack on two cores the gateway's took 43.7 s once (against
  * 15 s), a load figure the bench's cluster chaos reports, not these tests' pass mark.
+ * polite-stop.test.ts: in two of three CI runs where it ran beside stack-signals.test.ts its short
+ * command's shell was ended by a SIGTERM nothing in its own stack sent (it has not failed beside other
+ * files; not reproduced here: 3 runs side by side under strace, no kill crossed between the two trees).
+ * Until the sender is found it runs alone; the likely senders, late kills by pid, were made safe.
  */
 const RUN_ALONE: readonly string[] = [
+  'test/e2e/polite-stop.test.ts',
   'test/e2e/stack-built.test.ts',
   'test/gateway/events-cluster-node-kill.test.ts',
   'test/gateway/events-cluster-silent-node.test.ts',

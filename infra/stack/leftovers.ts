@@ -34,6 +34,9 @@ export function findStackProcesses(dataDir: string): ProcInfo[] {
 }
 
 function signal(p: ProcInfo, sig: NodeJS.Signals): void {
+  // Only the process found (same pid and start time): one that has exited since may have handed its
+  // pid, and its group's number, to another process, which must not be signalled.
+  if (!isRunning(p.pid, p.startTime)) return;
   // Our children lead their own process groups: signalling the group also reaches what they started.
   for (const target of p.pgid === p.pid ? [-p.pid, p.pid] : [p.pid]) {
     try {

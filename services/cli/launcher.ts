@@ -34,8 +34,10 @@ export async function upForeground(instances: InstanceCounts = {}): Promise<void
   const forward = (sig: NodeJS.Signals) => {
     if (forwarded) return;
     forwarded = true;
+    // Through the child's handle, not its pid: once the runner has exited, its pid may already be
+    // another process's, and ChildProcess.kill sends nothing to a child that has exited.
     try {
-      if (runner.pid !== undefined) process.kill(runner.pid, sig);
+      runner.kill(sig);
     } catch {
       // Already gone: its exit ends this process too.
     }

@@ -66,7 +66,8 @@ export async function upDetached(instances: InstanceCounts = {}): Promise<void> 
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.on(sig, () => {
       interrupted = true;
-      signal(child.pid, 'SIGTERM');
+      // The child's handle, not its pid: nothing is sent once it has exited (its pid may be reused).
+      child.kill('SIGTERM');
     });
   }
   const deadline = Date.now() + START_WAIT_MS;
@@ -86,7 +87,7 @@ export async function upDetached(instances: InstanceCounts = {}): Promise<void> 
     }
     const timedOut = Date.now() > deadline;
     if (exited || timedOut) {
-      if (timedOut) signal(child.pid, 'SIGTERM');
+      if (timedOut) child.kill('SIGTERM');
       throw new Error(`the stack did not come up; see ${logFile}:\n${text.split('\n').slice(-25).join('\n')}`);
     }
   }
