@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
-import { pidInUse, spawnGroup } from './process-group';
+import { pidExists } from '../../infra/stack/proc-table';
+import { spawnGroup } from './process-group';
 
 /**
  * A command's process group is stopped by its number. Once the group is gone that number can go to a
@@ -30,11 +31,11 @@ async function sleeperWithPid(pid: number): Promise<ChildProcess> {
   throw new Error(`could not start a process with pid ${pid}`);
 }
 
-test('pidInUse: this process is, an exited and reaped child is not', async () => {
-  expect(pidInUse(process.pid)).toBe(true);
+test('pidExists: this process is, an exited and reaped child is not', async () => {
+  expect(pidExists(process.pid)).toBe(true);
   const run = spawnGroup('sh', ['-c', 'exit 0'], { cwd: os.tmpdir(), killGraceMs: 200 });
   await run.done;
-  expect(pidInUse(run.pgid)).toBe(false);
+  expect(pidExists(run.pgid)).toBe(false);
 });
 
 (canPlacePids ? test : test.skip)('stopping a run whose group is gone does not signal the new process that took its number', async () => {
@@ -58,5 +59,5 @@ test('stopping a running command still stops its whole group', async () => {
   await run.stop();
   const { signal } = await run.done;
   expect(signal).toBe('SIGTERM');
-  expect(pidInUse(run.pgid)).toBe(false);
+  expect(pidExists(run.pgid)).toBe(false);
 });

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import { pidExists } from '../../infra/stack/proc-table';
 
 /**
  * Child processes run in their own process group (spawned detached, so the child is a group leader
@@ -101,7 +102,7 @@ export function spawnGroup(file: string, args: string[], opts: SpawnGroupOptions
    * signal. (pid numbers wrap quickly on a busy machine: 32768 by default.)
    */
   function stillOurs(): boolean {
-    return exited === undefined || !pidInUse(pgid);
+    return exited === undefined || !pidExists(pgid);
   }
   function stop(): Promise<void> {
     stopping ??= stopOnce();
@@ -109,16 +110,6 @@ export function spawnGroup(file: string, args: string[], opts: SpawnGroupOptions
   }
 
   return { child, pgid, done, stop };
-}
-
-/** Whether a process (or thread) with this pid exists now, ours to signal or not. */
-export function pidInUse(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**
