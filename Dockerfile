@@ -22,7 +22,7 @@ COPY workflows ./workflows
 COPY activities ./activities
 COPY services ./services
 COPY infra/docker/run-as-project-owner.ts infra/docker/project-owner.ts ./infra/docker/
-COPY infra/stack/service-entry.ts infra/stack/watchdog.ts infra/stack/parent-link.ts ./infra/stack/
+COPY infra/stack/service-entry.ts infra/stack/watchdog.ts infra/stack/parent-link.ts infra/stack/proc-table.ts ./infra/stack/
 COPY infra/build ./infra/build
 COPY clients ./clients
 RUN node_modules/.bin/tsx clients/web/build.ts --force
