@@ -53,6 +53,7 @@ export interface StackOptions {
 
 /** Each of our services prints `[<name>] ready …` once it serves, whatever its log level. */
 const READY_LINE = /^\[(store|worker|gateway)\] ready\b/;
+const EXIT_NOTICE_MS = 250;
 const START_TIMEOUT_MS = 90_000;
 
 /**
@@ -200,6 +201,13 @@ export async function startStack(
       recordChildren();
     })());
 
+  // A request to a service that was just killed can fail a moment before its exit is seen here, so
+  // the wait for its restart starts a little later.
+  const untilSettled = async () => {
+    await new Promise((resolve) => setTimeout(resolve, EXIT_NOTICE_MS));
+    await supervisor?.settled();
+  };
+
   const onAbort = () => void stopAll();
   options.signal?.addEventListener('abort', onAbort, { once: true });
   try {
@@ -213,10 +221,14 @@ export async function startStack(
       const projectDir = path.join(config.dataDir, 'warm-up');
       // The gateways' tokens, read from the environment they get (stack-specs.ts); the first one will do.
       const [token] = loadTokens({ ...process.env, ...config.serviceEnv }, () => undefined).keys();
-      const extra = { ...(token ? { token } : {}), ...(options.signal ? { signal: options.signal } : {}) };
+      const extra = { ...(token ? { token } : {}), ...(options.signal ? { signal: options.signal } : {}), ...(supervisor ? { untilSettled } : {}) };
       onLine('strand', await warmUp({ gateways: urls.gateways, workers: all('worker').length, projectDir, ...extra }));
       if (stopping) throw new Error('the stack was stopped while it was starting');
     }
+    // Whoever reads `[strand] ready` next may use every service at once: one that died meanwhile (a
+    // gateway killed during the warm-up, say) is up again first.
+    await supervisor?.settled();
+    if (stopping) throw new Error('the stack was stopped while it was starting');
   } catch (err) {
     await stopAll();
     throw options.signal?.aborted ? new Error('the stack was stopped while it was starting') : err;

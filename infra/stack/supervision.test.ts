@@ -57,4 +57,43 @@ describe('supervision', () => {
     await jest.advanceTimersByTimeAsync(60_000);
     expect(restarts).toEqual([]);
   });
+
+  test('settled() waits for a pending restart to come up, and through a restart that dies before it is up', async () => {
+    const restarts: string[] = [];
+    let failNext = true;
+    const sup = createSupervisor(
+      async (name) => {
+        restarts.push(name);
+        if (failNext) {
+          failNext = false;
+          // The new process died before it was ready: the stack reports that exit, then the start fails.
+          sup.exited(name, crash());
+          throw new Error('gateway exited before it was ready');
+        }
+      },
+      () => undefined,
+    );
+    let settled = false;
+    await sup.settled();
+    sup.exited('gateway', crash());
+    void sup.settled().then(() => (settled = true));
+    await jest.advanceTimersByTimeAsync(500);
+    expect(restarts).toEqual(['gateway']);
+    expect(settled).toBe(false);
+    await jest.advanceTimersByTimeAsync(1_000);
+    expect(restarts).toEqual(['gateway', 'gateway']);
+    expect(settled).toBe(true);
+  });
+
+  test('settled() resolves once the stack stops, restarts still pending', async () => {
+    const { sup } = setup();
+    sup.exited('worker', crash());
+    let settled = false;
+    void sup.settled().then(() => (settled = true));
+    await jest.advanceTimersByTimeAsync(0);
+    expect(settled).toBe(false);
+    sup.close();
+    await jest.advanceTimersByTimeAsync(0);
+    expect(settled).toBe(true);
+  });
 });

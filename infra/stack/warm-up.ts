@@ -76,20 +76,33 @@ export interface WarmUpOptions {
   /** A bearer token the gateways accept, when they have tokens (STRAND_TOKENS or STRAND_TOKENS_FILE). */
   token?: string;
   signal?: AbortSignal;
+  /**
+   * Waits until services that died are up again. Given, a failed warm-up is tried again after it
+   * (twice at most): a gateway or worker killed during the warm-up is restarted by the stack's
+   * supervision, and the turns then go through the new one.
+   */
+  untilSettled?: () => Promise<void>;
 }
+
+const ATTEMPTS_WITH_SETTLING = 3;
 
 /** Serves the warm-up turns; resolves with a line saying what was done (or why it was not). */
 export async function warmUp(opts: WarmUpOptions): Promise<string> {
   fs.mkdirSync(opts.projectDir, { recursive: true });
   const started = performance.now();
   const perGateway = Math.max(2, 2 * opts.workers);
-  try {
-    const auth: Record<string, string> = opts.token ? { Authorization: `Bearer ${opts.token}` } : {};
-    for (const base of opts.gateways) {
-      await Promise.all(Array.from({ length: perGateway }, () => warmUpTurn({ base, auth }, opts.projectDir, opts.signal)));
+  const auth: Record<string, string> = opts.token ? { Authorization: `Bearer ${opts.token}` } : {};
+  const attempts = opts.untilSettled ? ATTEMPTS_WITH_SETTLING : 1;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      for (const base of opts.gateways) {
+        await Promise.all(Array.from({ length: perGateway }, () => warmUpTurn({ base, auth }, opts.projectDir, opts.signal)));
+      }
+      break;
+    } catch (err) {
+      if (attempt >= attempts || opts.signal?.aborted) return `warm-up skipped: ${(err as Error).message} (the first prompts may be slow)`;
+      await opts.untilSettled?.();
     }
-  } catch (err) {
-    return `warm-up skipped: ${(err as Error).message} (the first prompts may be slow)`;
   }
   const n = perGateway * opts.gateways.length;
   return `warmed up with ${n} throwaway turns in ${Math.round(performance.now() - started)} ms`;
