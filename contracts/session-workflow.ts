@@ -74,12 +74,19 @@ export const sessionWorkflowInputSchema = z.object({
    * own stays `thinking` until the turn ends: one visibility write less per report).
    */
   turns_announce_start: z.boolean().default(false),
+  /**
+   * Turns of this run keep their own view in their memo and report to the session only the phases it
+   * acts on (the turn input's `view_in_memo`); the session's view says so (`turn_keeps_view`), and
+   * readers put the running turn's view over it. Set by the gateway that starts the run (it reads
+   * that way) and by continue-as-new. Runs started without it get every report, as before.
+   */
+  turns_keep_view: z.boolean().default(false),
 });
 export type SessionWorkflowInput = z.input<typeof sessionWorkflowInputSchema>;
 
 /** The input the gateway (or anyone) starts a session's workflow with: the id and its access facts, nothing else to build. */
 export function freshSessionInput(sessionId: string, idleTimeoutMs?: number, access?: SessionAccess): SessionWorkflowInput {
-  return { session_id: sessionId, turns_publish_state: true, turns_announce_start: true, ...(idleTimeoutMs ? { idle_timeout_ms: idleTimeoutMs } : {}), ...(access ? { access } : {}) };
+  return { session_id: sessionId, turns_publish_state: true, turns_announce_start: true, turns_keep_view: true, ...(idleTimeoutMs ? { idle_timeout_ms: idleTimeoutMs } : {}), ...(access ? { access } : {}) };
 }
 
 /** Why a session workflow run ended (it never fails on purpose). */
@@ -175,6 +182,11 @@ export const sessionSnapshotSchema = z.object({
   /** Stream sequence of the running turn's first event: where a client joining mid-turn starts reading. */
   turn_start_seq: z.number().int().positive().nullable(),
   details: z.string().optional(),
+  /**
+   * The running turn keeps its own phase, step, streaming flag, retry attempt and details in its memo
+   * (the session hears only the phases it acts on): readers take those from the turn while it runs.
+   */
+  turn_keeps_view: z.boolean().optional(),
 });
 export type SessionSnapshot = z.infer<typeof sessionSnapshotSchema>;
 

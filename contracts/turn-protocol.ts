@@ -19,6 +19,20 @@ export const TURN_INPUT_DEFAULTS = {
   publishes_state: false,
 } as const;
 
+/**
+ * The memo key under which a turn started with `view_in_memo` keeps its own part of the session's
+ * view (contracts/session-live-view.ts, `turnLiveViewSchema`): phase, step, streaming, retry attempt,
+ * details, as of its last report. Readers put it over the session's view while that turn runs.
+ */
+export const TURN_VIEW_MEMO_KEY = 'strand_turn_view';
+
+/**
+ * The phases a session acts on (an approval answered, a retry given up, caps raised): a turn that
+ * keeps its view in its memo still reports these to its session, and the report after them, which
+ * ends them. The rest (thinking, tool_execution, compacting) only the turn's memo and stream carry.
+ */
+export const PHASES_THE_SESSION_ACTS_ON: readonly string[] = ['waiting_approval', 'retrying', 'waiting_budget'];
+
 /** Share of the model's context window past which a turn with `auto_compaction` on compacts before its next step. */
 export const DEFAULT_COMPACTION_THRESHOLD = 0.8;
 

@@ -67,6 +67,15 @@ export const turnWorkflowInputSchema = z.object({
    * confirmation costs the turn a workflow task each. Absent: the turn signals, as before.
    */
   reports_by_activity: z.boolean().optional(),
+  /**
+   * Set by the session (with `reports_by_activity`): the turn keeps its phase, step, streaming flag,
+   * retry attempt and details in its memo (`TURN_VIEW_MEMO_KEY`) at each report, and reports to the
+   * session only the phases it acts on and the one after them (`PHASES_THE_SESSION_ACTS_ON`). A
+   * tool call's two routine reports then cost the session no workflow task; readers put the turn's
+   * view over the session's (services/gateway/temporal/session-views.ts). Absent: every report goes
+   * to the session, as before.
+   */
+  view_in_memo: z.boolean().optional(),
   /** Set when the turn runs as a sub-agent, the child of a parent turn's `task` call (docs/subagents.md). */
   subagent: subagentRunSchema.optional(),
   /** The prompt's own caps ("per job"): the lower of these and the session's apply. Absent: the session's only. */

@@ -283,6 +283,13 @@ describe('HTTP + SSE flow', () => {
     const deadline = Date.now() + 5_000;
     while (!sleeping() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(sleeping()).not.toBe('');
+    // The turn keeps its own phase (docs/http.md, "Reads"): a read while the command runs says so, and
+    // the list too once Temporal's visibility has caught up (it trails by moments).
+    expect((await http(base, 'GET', `/api/sessions/${sid}`)).body).toMatchObject({ agent_state: 'tool_execution', active_turn: 't1' });
+    const listed = async () => ((await http(base, 'GET', '/api/sessions')).body.sessions as Array<{ session_id: string; agent_state: string }>).find((x) => x.session_id === sid)?.agent_state;
+    const listDeadline = Date.now() + 10_000;
+    while ((await listed()) !== 'tool_execution' && Date.now() < listDeadline) await new Promise((r) => setTimeout(r, 100));
+    expect(await listed()).toBe('tool_execution');
     const res = await http(base, 'POST', `/api/sessions/${sid}/interrupt`);
     const after = await readUntil(events, (e) => e.event === 'turn.finished');
     // Checked the moment turn.finished arrives: the process group is gone before the turn says it ended.

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { AgentEvent } from '../../contracts/agent-events';
 import { approvalUpdate, interruptUpdate, promptUpdate, sessionStateQuery, setSettingsUpdate } from '../../contracts/session-workflow';
 import { turnWorkflowId } from '../../contracts/workflow-ids';
+import { describeSession, listSessions } from '../../services/gateway/temporal/session-views';
 import { devServerWorkers, sessionStart, waitFor } from '../harness/dev-server-worker';
 import { createRecordingActivities } from '../harness/fake-activities';
 
@@ -83,8 +84,37 @@ test('a turn with a tool call and no approval waits for no acknowledgement, and 
     await waitFor(() => s.handle.query(sessionStateQuery), (st) => st.phase === 'idle' && st.last_turn === 1);
     expect(story(fakes.published.map((p) => p.event.event))).toEqual(['thinking', 'tool_execution', 'thinking', 'finished done', 'idle']);
     expect(await signalNames(turnWorkflowId(s.sessionId, 1))).not.toContain('turnProgressPublished');
-    // The session still heard every report (its view serves queries and approvals).
-    expect((await signalNames(`session:${s.sessionId}`)).filter((n) => n === 'turnProgress')).toHaveLength(2);
+    // The turn keeps its view itself (`turns_keep_view`): its routine reports cost the session nothing.
+    expect((await signalNames(`session:${s.sessionId}`)).filter((n) => n === 'turnProgress')).toEqual([]);
+    await s.handle.terminate('test done');
+  });
+}, 60_000);
+
+test('a turn keeps its own view: a read during its tool call says tool_execution (one describe, and the list), though the session heard none of it', async () => {
+  const s = session();
+  const fakes = createRecordingActivities({ steps: [[{ id: 'c1', name: 'read_file', requires_approval: false }]] });
+  let releaseTool!: () => void;
+  const toolGate = new Promise<void>((resolve) => (releaseTool = resolve));
+  const runTool = fakes.activities.runTool;
+  fakes.activities.runTool = async (input) => {
+    await toolGate;
+    return runTool(input);
+  };
+  const worker = await dev.worker(s.taskQueue, fakes.activities);
+  const client = dev.env.client;
+  await worker.runUntil(async () => {
+    await client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'read it' }], startWorkflowOperation: s.start });
+    const during = await waitFor(() => describeSession(client, s.sessionId), (r) => r.status === 'active' && r.view.phase === 'tool_execution');
+    expect(during).toMatchObject({ status: 'active', view: { active_turn: 't1', phase: 'tool_execution', step: 0, streaming: false, details: 'read_file', turn_keeps_view: true } });
+    // The session's own view still says what it last heard: the turn's start.
+    expect((await s.handle.query(sessionStateQuery)).phase).toBe('thinking');
+    // The list reads visibility, which trails the workflows by moments.
+    const listed = await waitFor(() => listSessions(client, [s.sessionId]), (m) => { const r = m.get(s.sessionId); return r?.status === 'active' && r.view.phase === 'tool_execution'; });
+    expect(listed.get(s.sessionId)).toMatchObject({ status: 'active', view: { phase: 'tool_execution', details: 'read_file' } });
+    releaseTool();
+    await waitFor(() => s.handle.query(sessionStateQuery), (st) => st.phase === 'idle' && st.last_turn === 1);
+    expect(await describeSession(client, s.sessionId)).toMatchObject({ status: 'active', view: { phase: 'idle', active_turn: null } });
+    expect((await signalNames(`session:${s.sessionId}`)).filter((n) => n === 'turnProgress')).toEqual([]);
     await s.handle.terminate('test done');
   });
 }, 60_000);

@@ -72,12 +72,13 @@ test('the second turn of a run is announced by the turn (no local activity in th
     const turn = (await dev.env.client.workflow.getHandle(turnWorkflowId(sessionId, 2)).fetchHistory()).events ?? [];
     expect(turn.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch')).toEqual([]);
     expect(turn.some((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')).toBe(true);
-    // Its reports (tool_execution, thinking) reach the session from the local activity that publishes
-    // their state (`reports_by_activity`): no signal of the turn's own, so no task for its confirmation.
+    // Its reports (tool_execution, thinking) send no signal of the turn's own, so no task for its confirmation.
     expect(turn.filter((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes || e.externalWorkflowExecutionSignaledEventAttributes)).toEqual([]);
     expect(turn.filter((e) => e.workflowTaskCompletedEventAttributes)).toHaveLength(4);
+    // And the session hears none of them: the turn keeps its view in its memo (`view_in_memo`).
     const reports = history.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'turnProgress');
-    expect(reports).toHaveLength(4);
+    expect(reports).toEqual([]);
+    expect(turn.filter((e) => e.workflowPropertiesModifiedEventAttributes)).toHaveLength(2);
     await handle.terminate('test done');
   });
 }, 60_000);

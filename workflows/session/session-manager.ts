@@ -76,6 +76,8 @@ export class SessionManager {
      * above), and the session's StrandPhase leaves a running turn's phases to the turn's own.
      */
     readonly turnsAnnounceStart = false,
+    /** The run's input says its turns keep their own view in their memo (`turns_keep_view`; needs the flags above). */
+    readonly turnsKeepView = false,
   ) {}
 
   register(): void {

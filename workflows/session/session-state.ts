@@ -59,6 +59,11 @@ export class SessionState {
   startingTurn = false;
   /** The running turn was asked to stop at its next step boundary. */
   interruptPending = false;
+  /**
+   * The running turn keeps its own view in its memo (`view_in_memo`) and reports here only the phases
+   * the session acts on: readers take the rest from the turn (snapshot's `turn_keeps_view`).
+   */
+  turnKeepsView = false;
   /** Tool calls of the running turn waiting for a person's answer. */
   pendingApprovals: Array<{ tool_call_id: string; tool: string }> = [];
   readonly queue: QueuedPrompt[];
@@ -262,6 +267,7 @@ export class SessionState {
   finishTurn(outcome: TurnOutcome = 'done'): void {
     if (this.activeTurn !== null) this.intents.ended(this.activeTurn, outcome);
     this.activeTurn = null;
+    this.turnKeepsView = false;
     this.step = null;
     this.streaming = false;
     this.retryAttempt = 0;
@@ -375,6 +381,7 @@ export class SessionState {
       turn_start_seq: this.turnStartSeq,
       interrupt_pending: this.interruptPending,
       ...(this.details ? { details: this.details } : {}),
+      ...(this.activeTurn !== null && this.turnKeepsView ? { turn_keeps_view: true } : {}),
     };
   }
 

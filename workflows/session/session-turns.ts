@@ -81,6 +81,9 @@ function startTurn(manager: SessionManager, next: QueuedPrompt, announcesStart: 
   // Runs started with the flag need no patch; older runs ask it (docs/workflow-versioning.md).
   const publishesState = manager.turnsPublishState || wf.patched(TURN_PUBLISHES_STATE);
   manager.childPublishesState = publishesState;
+  // Set before the child's start command, in the same activation: the view readers see names it at once.
+  const viewInMemo = publishesState && manager.turnsKeepView;
+  state.turnKeepsView = viewInMemo;
   return wf.startChild(turnWorkflow, {
     workflowId: turnWorkflowId(state.sessionId, next.turn_number),
     taskQueue: wf.workflowInfo().taskQueue,
@@ -98,7 +101,7 @@ function startTurn(manager: SessionManager, next: QueuedPrompt, announcesStart: 
         thinking_before_next_step: true,
         // This code runs local activities in order; the turn needs no patch marker to know it.
         local_activities_in_order: true,
-        ...(publishesState ? { publishes_state: true, session_part: statePart(state), reports_by_activity: true, ...(announcesStart ? { announces_start: true } : {}) } : {}),
+        ...(publishesState ? { publishes_state: true, session_part: statePart(state), reports_by_activity: true, ...(announcesStart ? { announces_start: true } : {}), ...(viewInMemo ? { view_in_memo: true } : {}) } : {}),
       },
     ],
     staticSummary: summaryOf(next.text),

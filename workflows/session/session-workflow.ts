@@ -19,7 +19,7 @@ import { keepViewInMemo, SESSION_VIEW_MEMO, SESSION_VIEW_MEMO_SETTLED, viewMemo 
 export async function sessionWorkflow(raw: SessionWorkflowInput): Promise<SessionWorkflowResult> {
   const input = sessionWorkflowInputSchema.parse(raw);
   const state = new SessionState(input.session_id, input.carried, input.access);
-  const manager = new SessionManager(state, new EventQueue(input.session_id, 's', input.carried?.last_seq), input.turns_publish_state, input.turns_publish_state && input.turns_announce_start);
+  const manager = new SessionManager(state, new EventQueue(input.session_id, 's', input.carried?.last_seq), input.turns_publish_state, input.turns_publish_state && input.turns_announce_start, input.turns_publish_state && input.turns_announce_start && input.turns_keep_view);
   manager.register();
   // Reads need no worker: the session's view is kept in its memo (older histories replay without it).
   const keepsView = wf.patched(SESSION_VIEW_MEMO);
@@ -34,7 +34,7 @@ export async function sessionWorkflow(raw: SessionWorkflowInput): Promise<Sessio
       // Between turns: whatever else runs (a compaction, a command, a handler) finishes first.
       await wf.condition(() => !state.holdsRun && wf.allHandlersFinished());
       const lastSeq = manager.events.lastSeq;
-      const next = { ...input, turns_publish_state: true, turns_announce_start: true, carried: { record: state.record, queue: state.queue, ...(lastSeq !== null ? { last_seq: lastSeq } : {}) } };
+      const next = { ...input, turns_publish_state: true, turns_announce_start: true, turns_keep_view: true, carried: { record: state.record, queue: state.queue, ...(lastSeq !== null ? { last_seq: lastSeq } : {}) } };
       if (keepsView) return wf.makeContinueAsNewFunc<typeof sessionWorkflow>({ memo: viewMemo(state) })(next);
       return wf.continueAsNew<typeof sessionWorkflow>(next);
     }

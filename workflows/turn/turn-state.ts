@@ -2,6 +2,8 @@ import * as wf from '@temporalio/workflow';
 import type { AgentEvent } from '../../contracts/agent-events';
 import type { ApprovalPolicy, Budget } from '../../contracts/session-settings';
 import {
+  PHASES_THE_SESSION_ACTS_ON,
+  TURN_VIEW_MEMO_KEY,
   turnAbortRetrySignal,
   turnAbortSignal,
   turnApprovalSignal,
@@ -70,6 +72,8 @@ export class TurnState {
   /** A turn that publishes its state keeps all its events in one order (states, tool events, notices). */
   private readonly events: EventQueue | undefined;
   private readonly published = new Set<string>();
+  /** The phase the session last heard of (`view_in_memo`): it starts the turn as `thinking`. */
+  private sessionHeard = 'thinking';
 
   constructor(readonly input: TurnInput) {
     this.turnId = turnId(input.turn_number);
@@ -156,12 +160,20 @@ export class TurnState {
     // A sub-agent's parent is a turn, which keeps no phase of its children.
     if (!parent || this.input.subagent) return;
     if (this.sessionPart) this.progress = p;
+    const inMemo = this.sessionPart !== undefined && this.input.reports_by_activity === true && this.input.view_in_memo === true;
+    if (inMemo) {
+      // Readers take the running turn's phase from here (contracts/session-live-view.ts, withTurnView).
+      wf.upsertMemo({ [TURN_VIEW_MEMO_KEY]: { phase: p.phase, step: p.step, streaming: p.streaming ?? false, retry_attempt: p.retry_attempt ?? 0, ...(p.details !== undefined ? { details: p.details } : {}) } });
+    }
     // Calls waiting for approval are news the session must hold before anyone hears of them (a client
     // told so lists or answers them at once): the session publishes that state and acknowledges it.
     if (this.sessionPart && p.phase !== 'waiting_approval' && this.input.reports_by_activity) {
+      // The session hears only what it acts on, and what ends it (see PHASES_THE_SESSION_ACTS_ON).
+      const tell = !inMemo || PHASES_THE_SESSION_ACTS_ON.includes(p.phase) || PHASES_THE_SESSION_ACTS_ON.includes(this.sessionHeard);
+      if (tell) this.sessionHeard = p.phase;
       // One local activity publishes the state and then reports it to the session (no task of the
       // turn's own for a signal's confirmation); the session has it once this resolves.
-      const delivered = this.publishState(p, { workflow_id: parent.workflowId, progress: { turn_id: this.turnId, ...p } });
+      const delivered = this.publishState(p, tell ? { workflow_id: parent.workflowId, progress: { turn_id: this.turnId, ...p } } : undefined);
       this.lastReport = delivered.catch(() => undefined);
       await delivered;
       return;
@@ -172,6 +184,7 @@ export class TurnState {
       await this.publishState(p);
       return;
     }
+    this.sessionHeard = p.phase;
     const reportId = this.input.progress_acks || this.sessionPart ? wf.uuid4() : undefined;
     const sent = wf
       .getExternalWorkflowHandle(parent.workflowId)
