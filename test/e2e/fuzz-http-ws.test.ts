@@ -45,7 +45,7 @@ beforeAll(async () => {
     // Short, so the slowloris cases end within the test (the default is 30 s), yet with room for a whole
     // request to be read while 10,000 WebSocket messages arrive at once on a loaded 2-core machine: at
     // 2 s a healthy prompt was answered 408 in two fresh-clone CI runs, and once at 5 s (b6aea48), while the
-    // flood held the gateway's event loop; the gateway now paces each socket's messages (message-pacer.ts).
+    // flood held the gateway's event loop; the gateway now paces each socket's messages (limits/message-pacer.ts).
     STRAND_REQUEST_TIMEOUT_MS: '5000',
     STRAND_HEADERS_TIMEOUT_MS: '1500',
   });

@@ -233,11 +233,15 @@ function call<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-/** A framer that feeds `conn`: lines it can read, and transport/invalid-frame for those it cannot. */
-export function framerFor(conn: EdnConnection, maxFrameBytes: number): LineFramer {
+/**
+ * A framer that feeds `conn`: lines it can read, and transport/invalid-frame for those it cannot.
+ * `deliver` runs the handling of each: at once (stdio), or queued behind what the connection sent
+ * before (TCP, paced-framer.ts); reports go through it too, so they keep their place among the lines.
+ */
+export function framerFor(conn: EdnConnection, maxFrameBytes: number, deliver: (handle: () => void) => void = (handle) => handle()): LineFramer {
   return new LineFramer(maxFrameBytes, {
-    line: (text) => conn.receiveLine(text),
-    invalidUtf8: () => conn.rejectFrame('the frame is not valid UTF-8'),
-    oversize: (max) => conn.rejectFrame(`the frame is longer than ${max} bytes: the rest of that line is discarded`),
+    line: (text) => deliver(() => conn.receiveLine(text)),
+    invalidUtf8: () => deliver(() => conn.rejectFrame('the frame is not valid UTF-8')),
+    oversize: (max) => deliver(() => conn.rejectFrame(`the frame is longer than ${max} bytes: the rest of that line is discarded`)),
   });
 }

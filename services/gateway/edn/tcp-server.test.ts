@@ -104,3 +104,15 @@ test('a half-closed client still gets the answers to what it sent', async () => 
   await c.until(() => c.ended());
   expect(c.got.map((f) => f.id)).toEqual(['h', 'p', 'q']);
 });
+
+test('a client that writes thousands of lines at once and half-closes gets an answer to each, in the order it sent them', async () => {
+  const s = await start();
+  const c = client(s.port);
+  c.socket.write(hello());
+  await c.until(() => c.got.length === 1);
+  // More lines than one read of the socket holds, so it must be read again after the first batches.
+  const junk = Array.from({ length: 3_000 }, (_, i) => `{:id "m${i}" :kind :nope}\n`).join('');
+  c.socket.end(`${junk}{:id "p" :kind :request :op "ping"}\n{:id "q" :kind :request :op "last"}`);
+  await c.until(() => c.ended());
+  expect(c.got.map((f) => f.id)).toEqual(['h', ...Array.from({ length: 3_000 }, (_, i) => `m${i}`), 'p', 'q']);
+});

@@ -3,8 +3,9 @@ import type { Logger } from '../../common/logger';
 import type { GatewayAuth } from '../auth/tokens';
 import { ClientOutbox, type OutboxSink } from '../events/client-outbox';
 import type { EdnConfig } from './edn-config';
-import { EdnConnection, framerFor } from './edn-connection';
+import { EdnConnection } from './edn-connection';
 import { errorLine } from './frames';
+import { PacedFramer } from './paced-framer';
 import { EdnErrorCode, type EdnSessionHandlerFactory } from './protocol';
 
 export interface EdnTcpServerDeps {
@@ -107,7 +108,9 @@ export function startEdnTcpServer(host: string, port: number, deps: EdnTcpServer
       conn.close();
     }, config.handshakeTimeoutMs);
     handshakeTimer.unref();
-    const framer = framerFor(conn, config.maxFrameBytes);
+    // At most 64 of this connection's frames per turn of the event loop: a client writing thousands of
+    // lines at once does not hold every other connection meanwhile (paced-framer.ts).
+    const framer = new PacedFramer(conn, config.maxFrameBytes, socket);
     socket.on('data', (chunk: Buffer) => framer.push(chunk));
     socket.on('end', () => {
       framer.end();
@@ -116,6 +119,7 @@ export function startEdnTcpServer(host: string, port: number, deps: EdnTcpServer
     socket.on('close', () => {
       clearTimeout(handshakeTimer);
       sockets.delete(socket);
+      framer.close();
       conn.close();
     });
   });

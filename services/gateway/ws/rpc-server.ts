@@ -5,9 +5,9 @@ import type { ServerType } from '@hono/node-server';
 import type { GatewayAuth } from '../auth/tokens';
 import { ConnectionLimiter } from '../limits/connection-limiter';
 import { DEFAULT_LIMITS } from '../limits/limits-config';
+import { MessagePacer } from '../limits/message-pacer';
 import { ClientOutbox } from '../events/client-outbox';
 import { encodeFrame } from './frames';
-import { MessagePacer } from './message-pacer';
 import { RpcConnection, type RpcConnectionDeps } from './rpc-connection';
 
 /** Where the WebSocket RPC endpoint lives on the gateway's HTTP port. */
@@ -138,8 +138,8 @@ export function attachRpcServer(server: ServerType, deps: RpcServerDeps): RpcSer
       },
       close: (code, reason) => ws.close(code, reason),
     });
-    // At most a batch of this socket's messages per turn of the event loop (message-pacer.ts says why).
-    const pacer = new MessagePacer(
+    // At most a batch of this socket's messages per turn of the event loop (limits/message-pacer.ts says why).
+    const pacer = new MessagePacer<string>(
       (text) => {
         if (!outbox.cut) connection.handle(text);
       },

@@ -5,7 +5,7 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 function pacer(perTurn: number) {
   const handled: string[] = [];
   const flow = { pauses: 0, resumes: 0, pause: () => flow.pauses++, resume: () => flow.resumes++ };
-  return { handled, flow, pacer: new MessagePacer((t) => handled.push(t), flow, perTurn) };
+  return { handled, flow, pacer: new MessagePacer<string>((t) => handled.push(t), flow, perTurn) };
 }
 
 test('a few messages are handled at once, in order, and the socket is never paused', () => {
@@ -54,9 +54,9 @@ test('when the socket closes, whatever still waits is handled at once, in order'
   expect(handled).toEqual(sent);
 });
 
-test('by default a batch is 64 messages (docs/websocket.md, "Limits")', () => {
+test('by default a batch is 64 messages (docs/websocket.md and docs/edn.md, "Limits")', () => {
   const handled: string[] = [];
-  const p = new MessagePacer((t) => handled.push(t), { pause: () => undefined, resume: () => undefined });
+  const p = new MessagePacer<string>((t) => handled.push(t), { pause: () => undefined, resume: () => undefined });
   for (let i = 0; i < 100; i++) p.push(`m${i}`);
   expect(handled).toHaveLength(64);
 });
