@@ -290,6 +290,8 @@ describe('HTTP + SSE flow', () => {
     const listDeadline = Date.now() + 10_000;
     while ((await listed()) !== 'tool_execution' && Date.now() < listDeadline) await new Promise((r) => setTimeout(r, 100));
     expect(await listed()).toBe('tool_execution');
+    // …and the running-turn list, from the turn's memo as well.
+    const turnPhase = (await http(base, 'GET', '/api/turns')).body.turns.find((t: { session_id: string }) => t.session_id === sid)?.phase;
     const res = await http(base, 'POST', `/api/sessions/${sid}/interrupt`);
     const after = await readUntil(events, (e) => e.event === 'turn.finished');
     // Checked the moment turn.finished arrives: the process group is gone before the turn says it ended.
@@ -298,6 +300,17 @@ describe('HTTP + SSE flow', () => {
     expect(res.body).toMatchObject({ status: 'interrupted', agent_state: 'idle' });
     expect(JSON.parse(after[after.length - 1]!.data).outcome).toBe('aborted');
     expect(stillSleeping).toBe('');
+    expect(turnPhase).toBe('tool_execution');
+    // The turn's StrandPhase search attribute stayed as it started: its reports wrote its memo only.
+    const connection = await Connection.connect({ address: stack.urls.temporal });
+    try {
+      const turnHistory = (await new Client({ connection }).workflow.getHandle(`session:${sid}:turn:1`).fetchHistory()).events ?? [];
+      expect(turnHistory.filter((e) => e.workflowPropertiesModifiedEventAttributes).length).toBeGreaterThan(0);
+      const phaseUpserts = turnHistory.filter((e) => e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.StrandPhase);
+      expect(phaseUpserts).toEqual([]);
+    } finally {
+      await connection.close();
+    }
     const stored = (await http(base, 'GET', `/api/sessions/${sid}/messages`)).body.messages;
     expect(stored.map((m: any) => m.message.role)).toEqual(['user', 'assistant', 'function_result']);
     expect(stored[2].message.content[0].text).toMatch(/stopped: the user aborted/);

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { AgentEvent } from '../../contracts/agent-events';
 import { approvalUpdate, interruptUpdate, promptUpdate, sessionStateQuery, setSettingsUpdate } from '../../contracts/session-workflow';
 import { turnWorkflowId } from '../../contracts/workflow-ids';
+import { describeJob, listRunningJobs } from '../../services/gateway/temporal/jobs';
 import { describeSession, listSessions } from '../../services/gateway/temporal/session-views';
 import { devServerWorkers, sessionStart, waitFor } from '../harness/dev-server-worker';
 import { createRecordingActivities } from '../harness/fake-activities';
@@ -111,6 +112,10 @@ test('a turn keeps its own view: a read during its tool call says tool_execution
     // The list reads visibility, which trails the workflows by moments.
     const listed = await waitFor(() => listSessions(client, [s.sessionId]), (m) => { const r = m.get(s.sessionId); return r?.status === 'active' && r.view.phase === 'tool_execution'; });
     expect(listed.get(s.sessionId)).toMatchObject({ status: 'active', view: { phase: 'tool_execution', details: 'read_file' } });
+    // So do the running-turn lists (/api/turns, the strand_turns_running gauge), from the turn's memo.
+    const turnJob = async () => (await listRunningJobs(client)).find((j) => j.job_id === turnWorkflowId(s.sessionId, 1));
+    expect(await waitFor(turnJob, (j) => j?.phase === 'tool_execution')).toMatchObject({ status: 'running', phase: 'tool_execution' });
+    expect(await describeJob(client, turnWorkflowId(s.sessionId, 1))).toMatchObject({ status: 'running', phase: 'tool_execution' });
     releaseTool();
     await waitFor(() => s.handle.query(sessionStateQuery), (st) => st.phase === 'idle' && st.last_turn === 1);
     expect(await describeSession(client, s.sessionId)).toMatchObject({ status: 'active', view: { phase: 'idle', active_turn: null } });

@@ -108,9 +108,9 @@ export class SessionManager {
   /**
    * The phase and model as search attributes, so the Temporal UI lists sessions by them. While a turn
    * runs (`turns_announce_start` runs), the session's StrandPhase stays `thinking`, the phase it had at
-   * the turn's start: the turn's own StrandPhase (which /api/turns reads) has its phase as it goes,
-   * and the session's copy cost a visibility write per report (two per tool call) for nothing a client
-   * reads (the session's phase is read from its memo's view, which follows every report).
+   * the turn's start: the turn's own view has its phase as it goes (its memo for a `view_in_memo`
+   * turn, else its StrandPhase; /api/turns reads either), and the session's copy cost a visibility
+   * write per report (two per tool call) for nothing a client reads.
    */
   syncAttributes(): void {
     const s = this.state;

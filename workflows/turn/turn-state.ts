@@ -154,17 +154,20 @@ export class TurnState {
    * (older sessions do neither).
    */
   async report(p: Omit<TurnProgress, 'turn_id' | 'report_id'>): Promise<void> {
-    upsertIfChanged([{ key: sa.phase, value: p.phase }]);
-    wf.setCurrentDetails(`step ${p.step} · ${p.phase}${p.details ? ` · ${p.details}` : ''}`);
     const parent = wf.workflowInfo().parent;
+    const inMemo = parent !== undefined && !this.input.subagent && this.sessionPart !== undefined && this.input.reports_by_activity === true && this.input.view_in_memo === true;
+    if (inMemo) {
+      // Readers take the running turn's phase from here (contracts/session-live-view.ts, withTurnView),
+      // and so do the running-turn lists (services/gateway/temporal/jobs.ts): the StrandPhase search
+      // attribute, a second visibility write per report, keeps the phase the turn started with.
+      wf.upsertMemo({ [TURN_VIEW_MEMO_KEY]: { phase: p.phase, step: p.step, streaming: p.streaming ?? false, retry_attempt: p.retry_attempt ?? 0, ...(p.details !== undefined ? { details: p.details } : {}) } });
+    } else {
+      upsertIfChanged([{ key: sa.phase, value: p.phase }]);
+    }
+    wf.setCurrentDetails(`step ${p.step} · ${p.phase}${p.details ? ` · ${p.details}` : ''}`);
     // A sub-agent's parent is a turn, which keeps no phase of its children.
     if (!parent || this.input.subagent) return;
     if (this.sessionPart) this.progress = p;
-    const inMemo = this.sessionPart !== undefined && this.input.reports_by_activity === true && this.input.view_in_memo === true;
-    if (inMemo) {
-      // Readers take the running turn's phase from here (contracts/session-live-view.ts, withTurnView).
-      wf.upsertMemo({ [TURN_VIEW_MEMO_KEY]: { phase: p.phase, step: p.step, streaming: p.streaming ?? false, retry_attempt: p.retry_attempt ?? 0, ...(p.details !== undefined ? { details: p.details } : {}) } });
-    }
     // Calls waiting for approval are news the session must hold before anyone hears of them (a client
     // told so lists or answers them at once): the session publishes that state and acknowledges it.
     if (this.sessionPart && p.phase !== 'waiting_approval' && this.input.reports_by_activity) {

@@ -1,6 +1,8 @@
 import type { Client } from '@temporalio/client';
 import { TURN_WORKFLOW_TYPE, turnId } from '../../../contracts/workflow-ids';
 import { searchAttributeKeys as saKeys } from '../../../contracts/search-attributes';
+import { turnLiveViewSchema } from '../../../contracts/session-live-view';
+import { TURN_VIEW_MEMO_KEY } from '../../../contracts/turn-protocol';
 
 const { phase: saPhase, owner: saOwner } = saKeys;
 
@@ -27,7 +29,16 @@ export function parseJobId(jobId: string): { session_id: string; turn_number: nu
   return m ? { session_id: m[1]!, turn_number: Number(m[2]) } : undefined;
 }
 
-function jobOf(w: { workflowId: string; startTime: Date; status: { name: string }; typedSearchAttributes: { get(k: typeof saPhase): string | undefined } }): TurnJob | undefined {
+/**
+ * A running turn's phase: the view it keeps in its memo (`view_in_memo`: a session's turn, which then
+ * leaves its StrandPhase search attribute at the phase it started with), else that attribute.
+ */
+function phaseOf(w: { memo?: Record<string, unknown> | undefined; typedSearchAttributes: { get(k: typeof saPhase): string | undefined } }): string {
+  const view = turnLiveViewSchema.safeParse(w.memo?.[TURN_VIEW_MEMO_KEY]);
+  return view.success ? view.data.phase : (w.typedSearchAttributes.get(saPhase) ?? 'thinking');
+}
+
+function jobOf(w: { workflowId: string; startTime: Date; status: { name: string }; memo?: Record<string, unknown> | undefined; typedSearchAttributes: { get(k: typeof saPhase): string | undefined } }): TurnJob | undefined {
   const parsed = parseJobId(w.workflowId);
   if (!parsed) return undefined;
   const status = w.status.name.toLowerCase() as TurnJob['status'];
@@ -37,7 +48,7 @@ function jobOf(w: { workflowId: string; startTime: Date; status: { name: string 
     session_id: parsed.session_id,
     turn_id: turnId(parsed.turn_number),
     status,
-    phase: status === 'running' ? (w.typedSearchAttributes.get(saPhase) ?? 'thinking') : 'done',
+    phase: status === 'running' ? phaseOf(w) : 'done',
     started_at: w.startTime.getTime(),
     ...(owner ? { owner } : {}),
   };
