@@ -23,12 +23,16 @@ import { floorPromptUpdate, floorTurnsEndedQuery, type FloorActivities } from '.
  *   the same time, each turn a scripted model (`scripted/read-then-answer`) that calls read_file once
  *   and then answers, watched over SSE until the session is idle again, with the CPU milliseconds per
  *   turn of each of the stack's processes, and strand's turns/s as a share of the floor's.
- * Run: `npm run bench:temporal-floor` (BENCH_RUNS, BENCH_TURNS, BENCH_CONCURRENCY, BENCH_SECONDS).
+ * Run: `npm run bench:temporal-floor` (BENCH_RUNS, BENCH_TURNS, BENCH_CONCURRENCY, BENCH_SECONDS,
+ * BENCH_GAP_MS: a pause before each latency turn, both sides; 0 by default, a client that prompts the
+ * moment it hears idle. With a pause, what the server still does for the turn before is out of the way).
  */
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const TURNS = Number(process.env.BENCH_TURNS ?? 20);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
+const GAP_MS = Number(process.env.BENCH_GAP_MS ?? 0);
+const gap = () => (GAP_MS > 0 ? new Promise((r) => setTimeout(r, GAP_MS)) : Promise.resolve());
 const TASK_QUEUE = 'strand-temporal-floor';
 const progress = (what: string) => console.error(`[bench] ${what}`);
 const pct = (xs: number[]) => ({ p50: ms(percentile(xs, 50)), p99: ms(percentile(xs, 99)) });
@@ -159,6 +163,7 @@ async function main() {
       const first: number[] = [];
       const acc: number[] = [];
       for (let i = 0; i < TURNS; i++) {
+        await gap();
         const t = await floorTurn(client, fs_, `lat-${r}-${i}`, false);
         first.push(t.firstStep);
         acc.push(t.accepted);
@@ -169,7 +174,10 @@ async function main() {
       const { session_id: sid } = (await (await fetch(`${base}/api/sessions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ project_path: os.tmpdir() }) })).json()) as { session_id: string };
       const events = await openSse(`${base}/api/sessions/${sid}/events`);
       const ours: number[] = [];
-      for (let i = 0; i < TURNS; i++) ours.push(await strandTurn(base, sid, events, i, strandTimes));
+      for (let i = 0; i < TURNS; i++) {
+        await gap();
+        ours.push(await strandTurn(base, sid, events, i, strandTimes));
+      }
       events.close();
       strandFirst.push(ours);
     }
@@ -247,6 +255,7 @@ async function main() {
           strand_over_floor_first_delta: { p50: +(med(strandFirst, 50) / med(floorFirst, 50)).toFixed(2), p99: +(med(strandFirst, 99) / med(floorFirst, 99)).toFixed(2) },
           issue_8_targets: { first_delta_overhead_p50_ms: 30, first_delta_overhead_p99_ms: 100, turns_per_s: 20 },
           cores: os.cpus().length,
+          gap_ms_before_each_latency_turn: GAP_MS,
           load_avg_1m_after: +os.loadavg()[0]!.toFixed(2),
         },
         null,
