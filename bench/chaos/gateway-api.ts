@@ -7,7 +7,7 @@ export function authHeaders(token: string | undefined): Record<string, string> {
 }
 
 /** JSON over HTTP against the gateway, with a deadline: a trial must never hang on one request. */
-export async function call<T = Record<string, unknown>>(base: string, method: string, route: string, body?: unknown, timeoutMs = 15_000, token?: string): Promise<{ status: number; body: T }> {
+export async function call<T = Record<string, unknown>>(base: string, method: string, route: string, body?: unknown, timeoutMs = 15_000, token?: string): Promise<{ status: number; body: T; retryAfterS?: number }> {
   const res = await fetch(`${base}${route}`, {
     method,
     headers: { ...authHeaders(token), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -15,10 +15,33 @@ export async function call<T = Record<string, unknown>>(base: string, method: st
     signal: AbortSignal.timeout(timeoutMs),
   });
   const text = await res.text();
+  const retryAfter = Number(res.headers.get('retry-after') ?? NaN);
+  const extra = Number.isFinite(retryAfter) ? { retryAfterS: retryAfter } : {};
   try {
-    return { status: res.status, body: (text ? JSON.parse(text) : {}) as T };
+    return { status: res.status, body: (text ? JSON.parse(text) : {}) as T, ...extra };
   } catch {
-    return { status: res.status, body: { text } as T };
+    return { status: res.status, body: { text } as T, ...extra };
+  }
+}
+
+/**
+ * How long a client keeps asking while the gateway answers 503 (the store or NATS mid-election): the
+ * HTTP contract's 503 means "retry after Retry-After", and every strand client does.
+ */
+const UNAVAILABLE_BUDGET_MS = 30_000;
+
+/**
+ * `send` again, after the answer's Retry-After (2 s when it names none), while it answers 503 and the
+ * budget lasts; the answer carries how many 503s came first. A prompt is safe to send again: its
+ * request_id makes a repeat the same turn.
+ */
+export async function whileUnavailable<T extends { status: number; retryAfterS?: number }>(send: () => Promise<T>, budgetMs = UNAVAILABLE_BUDGET_MS): Promise<T & { unavailable: number }> {
+  const end = Date.now() + budgetMs;
+  for (let unavailable = 0; ; unavailable++) {
+    const answer = await send();
+    const waitMs = (answer.retryAfterS ?? 2) * 1000;
+    if (answer.status !== 503 || Date.now() + waitMs > end) return { ...answer, unavailable };
+    await new Promise((r) => setTimeout(r, waitMs));
   }
 }
 
@@ -53,8 +76,15 @@ export async function replayFinished(base: string, sessionId: string, lastTurn: 
   const abort = new AbortController();
   const deadline = setTimeout(() => abort.abort(), timeoutMs);
   try {
-    const conn = await openSse(`${base}/api/sessions/${sessionId}/events`, { lastEventId: '0', signal: abort.signal, headers: authHeaders(token) });
-    if (conn.status !== 200) return { error: `answered ${conn.status}` };
+    const open = () => openSse(`${base}/api/sessions/${sessionId}/events`, { lastEventId: '0', signal: abort.signal, headers: authHeaders(token) });
+    const conn = await whileUnavailable(async () => {
+      const c = await open();
+      if (c.status !== 503) return c;
+      c.close();
+      const retryAfter = Number(c.headers.get('retry-after') ?? NaN);
+      return Number.isFinite(retryAfter) ? { ...c, retryAfterS: retryAfter } : c;
+    }, timeoutMs / 2);
+    if (conn.status !== 200) return { error: `answered ${conn.status}${conn.unavailable ? ` (after ${conn.unavailable} × 503)` : ''}` };
     const end = Date.now() + timeoutMs;
     let graceUntil = Infinity;
     for (;;) {

@@ -4,7 +4,7 @@ import type { LogLine } from './chaos-stack';
 import { judgeTrial, type TrialVerdict } from './checks';
 import type { ChaosConfig } from './config';
 import type { FaultRecord } from './fault';
-import { authHeaders, call as callGateway, replayFinished, storedEntries } from './gateway-api';
+import { authHeaders, call as callGateway, replayFinished, storedEntries, whileUnavailable } from './gateway-api';
 import { promptMarker, type ChaosProvider, type TrialPlan } from './provider-script';
 import { recoveryTimes, type RecoveryTimes } from './recovery';
 import type { ChaosTarget, TrialScenario } from './target';
@@ -120,7 +120,7 @@ export async function runTrial(ctx: TrialContext): Promise<TrialRecord> {
   let finishedAt: number | undefined;
   let fault: Promise<FaultRecord | undefined> = Promise.resolve(undefined);
   const turns: { first: string; next?: string } = { first: '' };
-  const nextPrompt: { status: number; finished: boolean; answer?: string } = { status: 0, finished: false };
+  const nextPrompt: { status: number; finished: boolean; answer?: string; unavailable?: number } = { status: 0, finished: false };
   let error: string | undefined;
 
   try {
@@ -154,8 +154,12 @@ export async function runTrial(ctx: TrialContext): Promise<TrialRecord> {
 
     // Right after the end, as a person typing ahead would: the session must take it.
     // To a gateway that is up: with two, the killed one may not be back yet.
-    const next = await callFirstUp(chaos.bases?.length ? chaos.bases : [base], (b) => call<{ turn_id: string }>(b, 'POST', `/api/sessions/${sid}/prompt`, { text: `And now briefly. ${promptMarker(id, 'p2')}`, request_id: `${id}.p2` }));
+    // A 503 (the store or NATS mid-election) is asked again after its Retry-After, as clients do.
+    const next = await callFirstUp(chaos.bases?.length ? chaos.bases : [base], (b) =>
+      whileUnavailable(() => call<{ turn_id: string }>(b, 'POST', `/api/sessions/${sid}/prompt`, { text: `And now briefly. ${promptMarker(id, 'p2')}`, request_id: `${id}.p2` })),
+    );
     nextPrompt.status = next.status;
+    nextPrompt.unavailable = next.unavailable;
     if (next.status === 202) {
       const nextTurn = (turns.next = next.body.turn_id);
       await watcher.until(() => watcher.finished(nextTurn).length > 0, 60_000, `turn.finished of ${nextTurn}`);

@@ -25,28 +25,30 @@ jest.setTimeout(120_000);
 let nats: TestNats | undefined;
 let nc: NatsConnection | undefined;
 let storage: JetStreamStorage | undefined;
+let other: JetStreamStorage | undefined;
 let backup: string | undefined;
 
 afterEach(async () => {
   await storage?.close();
+  await other?.close();
   await nc?.close().catch(() => undefined);
   await nats?.stop();
   if (backup) fs.rmSync(backup, { recursive: true, force: true });
-  storage = nc = nats = backup = undefined;
+  storage = other = nc = nats = backup = undefined;
 });
 
 const meta = (id: string): LogRecord[] => [
   { type: 'meta', meta: { session_id: id, title: id, description: '', status: 'idle', created_at: 1, updated_at: 1, message_count: 0 } },
 ];
 
-/** Retries `call` while the server is restarting (the connection reconnects on its own). */
-async function once<T>(call: () => Promise<T>): Promise<T> {
+/** Retries `call` while the server is restarting (the connection reconnects on its own), until it answers or fails with `final`. */
+async function once<T>(call: () => Promise<T>, final = /behind its log/): Promise<T> {
   const deadline = Date.now() + 30_000;
   for (;;) {
     try {
       return await call();
     } catch (err) {
-      if (/behind its log/.test((err as Error).message) || Date.now() > deadline) throw err;
+      if (final.test((err as Error).message) || Date.now() > deadline) throw err;
       await new Promise((r) => setTimeout(r, 200));
     }
   }
@@ -90,4 +92,33 @@ test('a stream behind what the instance saw: a read of a session never seen here
   await storage.append('new-2', meta('new-2'));
   await store.catchUp('never-created');
   expect(store.get({ session_id: 'never-created' })).toBeNull();
+});
+
+test('a session another instance wrote, which this one has looked up: a later "no message" from a leader behind is a failure, not "no such session"', async () => {
+  nats = await startTestNats();
+  nc = await connectNats(nats.url, 'store');
+  storage = new JetStreamStorage(nc, { stream: 'BEHIND_RELOAD', replicas: 1 });
+  await storage.append('before', meta('before'));
+  await nats.kill();
+  backup = `${nats.storeDir}.copy`;
+  fs.cpSync(nats.storeDir, backup, { recursive: true });
+  await nats.start();
+  await once(() => storage!.append('written-elsewhere', meta('written-elsewhere')));
+
+  // The reading instance (no tail, as a store whose tail lags): its catch-up finds the session's
+  // commit and, having no tail to wait on, says "read the session directly".
+  other = new JetStreamStorage(nc, { stream: 'BEHIND_RELOAD', replicas: 1 });
+  expect(await other.sync('written-elsewhere', true)).toBeUndefined();
+
+  // Before the direct read, the stream's leader is one that lacks the commit.
+  await nats.kill();
+  fs.rmSync(nats.storeDir, { recursive: true, force: true });
+  fs.cpSync(backup, nats.storeDir, { recursive: true });
+  await nats.start();
+  const failure = await once(() => other!.loadOne('written-elsewhere'), /not caught up/).then(
+    (records) => records,
+    (err: unknown) => err as Error,
+  );
+  expect(failure).toBeInstanceOf(Error);
+  expect((failure as Error).message).toMatch(/no message for session written-elsewhere, which it had: not caught up/);
 });

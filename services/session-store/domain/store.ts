@@ -318,8 +318,18 @@ export class SessionStore {
     });
   }
 
+  /**
+   * A session's state for a read. A session that could not be reloaded from storage (it left memory,
+   * see `reload`) is `session/storage`, retryable: answering "no such session" would tell a client
+   * that a stored session is gone, and it may drop it.
+   */
+  private readable(sessionId: string): SessionState | undefined {
+    if (this.unreadable.has(sessionId)) throw unreadable(sessionId);
+    return this.sessions.get(sessionId);
+  }
+
   get(req: ParsedRequest<'get'>): StoreReply<'get'> {
-    const s = this.sessions.get(req.session_id);
+    const s = this.readable(req.session_id);
     return s ? { meta: s.meta } : null;
   }
 
@@ -442,13 +452,13 @@ export class SessionStore {
   }
 
   getMessage(req: ParsedRequest<'getMessage'>): StoreReply<'getMessage'> {
-    const entry = this.sessions.get(req.session_id)?.entries.get(req.entry_id);
+    const entry = this.readable(req.session_id)?.entries.get(req.entry_id);
     return entry ? { entry } : null;
   }
 
   /** A page of the active path (or of root → from_entry_id), oldest first. */
   messages(req: ParsedRequest<'messages'>): StoreReply<'messages'> {
-    const s = this.sessions.get(req.session_id);
+    const s = this.readable(req.session_id);
     if (!s) return null;
     if (req.from_entry_id !== undefined && !s.entries.has(req.from_entry_id)) {
       throw new StoreError(StoreErrorCode.ENTRY_NOT_FOUND, `no entry "${req.from_entry_id}" in session ${req.session_id}`);

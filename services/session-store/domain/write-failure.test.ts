@@ -70,11 +70,45 @@ test('when storage cannot even be re-read, the session leaves memory and comes b
   await store.append({ session_id, message: user('kept') });
   storage.down = true;
   await expect(store.append({ session_id, message: user('lost') })).rejects.toMatchObject({ code: 'session/storage' });
-  // Memory may hold what was never written, so the session is not served from it...
-  expect(store.get({ session_id })).toBeNull();
+  // Memory may hold what was never written, so the session is not served from it — and a read says
+  // "cannot be read right now", never "no such session"...
+  expect(() => store.get({ session_id })).toThrow(expect.objectContaining({ code: 'session/storage' }));
+  expect(() => store.messages({ session_id })).toThrow(expect.objectContaining({ code: 'session/storage' }));
   storage.down = false;
   // ...and it is reloaded in the background as soon as storage answers, with only what was written.
   const deadline = Date.now() + 3_000;
-  while (store.get({ session_id }) === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  const readable = () => {
+    try {
+      return store.get({ session_id }) !== null;
+    } catch {
+      return false;
+    }
+  };
+  while (!readable() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   expect(store.messages({ session_id })!.messages.map((m) => (m.message!.content[0] as { text: string }).text)).toEqual(['kept']);
+});
+
+/**
+ * Shared storage whose tail cannot say what another instance wrote (`sync` answers undefined: read
+ * the session directly), and whose direct read fails while `down` — a NATS node cut off mid-read.
+ */
+class LaggingSharedStorage extends UnreachableStorage {
+  async sync(): Promise<string[] | undefined> {
+    return undefined;
+  }
+}
+
+test('a read whose catch-up cannot reload the session answers session/storage, not "no such session"', async () => {
+  const storage = new LaggingSharedStorage();
+  const store = new SessionStore(storage, () => undefined, { default_list_limit: 50, max_list_limit: 500 }, scriptedIdsAndClock());
+  const { session_id } = await store.create({});
+  await store.append({ session_id, message: user('kept') });
+  storage.down = true;
+  // The service's read: catch up, then answer from memory.
+  await store.catchUp(session_id);
+  expect(() => store.get({ session_id })).toThrow(expect.objectContaining({ code: 'session/storage', message: expect.stringContaining('retry') }));
+  expect(() => store.getMessage({ session_id, entry_id: 'any' })).toThrow(expect.objectContaining({ code: 'session/storage' }));
+  storage.down = false;
+  await store.catchUp(session_id);
+  expect(store.get({ session_id })!.meta.message_count).toBe(1);
 });

@@ -23,10 +23,11 @@ import { StorageConflictError, type LoadResult, type LogRecord, type RemoteUpdat
  * sequence of a session (or of the stream) and waits until the tail has heard it, so a request
  * answered here sees every commit acknowledged before it arrived, whichever instance made it.
  *
- * After a leader election: a read of a session this instance has never seen, for which the leader
- * has no message, is believed only when the leader is not behind what this instance has seen (and,
- * on servers older than 2.11, was not elected moments ago: absence-check.ts); otherwise it fails and
- * the caller answers session/storage.
+ * After a leader election: "no message" for a session this instance has seen a message of (written,
+ * read, looked up, tailed) is never believed. For a session never seen here it is believed only when
+ * the leader is not behind what this instance has seen (and, on servers older than 2.11, was not
+ * elected moments ago: absence-check.ts). Otherwise the read fails and the caller answers
+ * session/storage (retryable), never "no such session".
  */
 export const DEFAULT_SESSIONS_STREAM = 'STRAND_SESSIONS';
 
@@ -84,6 +85,12 @@ export class JetStreamStorage implements StoragePort {
    */
   private seenUpTo = 0;
   private streamCreated?: string;
+  /**
+   * Sessions the stream was seen to hold a message of (a lookup, a read, the tail): a session's
+   * subject never empties (a delete leaves its tombstone), so a later "no message" for one of these
+   * comes from a leader that is behind, never from the session being gone.
+   */
+  private readonly hadMessages = new Set<string>();
 
   constructor(
     private readonly nc: NatsConnection,
@@ -134,7 +141,10 @@ export class JetStreamStorage implements StoragePort {
   /** The stream's info, from its leader; what it reports is recorded as seen. */
   private async streamInfo(): Promise<StreamInfo> {
     const info = await (await this.manager()).streams.info(this.stream);
-    if (this.streamCreated !== undefined && this.streamCreated !== info.created) this.seenUpTo = 0;
+    if (this.streamCreated !== undefined && this.streamCreated !== info.created) {
+      this.seenUpTo = 0;
+      this.hadMessages.clear();
+    }
     this.streamCreated = info.created;
     this.saw(info.state.last_seq);
     return info;
@@ -194,11 +204,24 @@ export class JetStreamStorage implements StoragePort {
     try {
       const seq = (await jsm.streams.getMessage(this.stream, { last_by_subj: subject })).seq;
       this.saw(seq);
+      this.hadMessages.add(this.sessionOf(subject));
       return seq;
     } catch (err) {
       if (/no message found/i.test((err as Error).message)) return 0;
       throw err;
     }
+  }
+
+  /**
+   * Throws when the leader's "no message for `sessionId`" (its stream `info` fetched with or after
+   * the lookup) is not to be believed, given what this instance had seen before asking.
+   */
+  private doubtAbsence(sessionId: string, seenBefore: number, createdBefore: string | undefined, info: StreamInfo): void {
+    // A stream made again since (another creation time) starts over: nothing seen of the old one counts.
+    const seen = createdBefore === undefined || createdBefore === info.created ? seenBefore : 0;
+    // The version of the node this instance is connected to: a cluster's nodes run one version.
+    const doubt = whyAbsenceIsDoubtful(info, seen, Date.now(), appliesBeforeAnswering(this.nc.info?.version));
+    if (doubt) throw new Error(`no message for session ${sessionId}, but ${doubt}`);
   }
 
   async loadAll(): Promise<LoadResult> {
@@ -222,12 +245,19 @@ export class JetStreamStorage implements StoragePort {
 
   async loadOne(sessionId: string): Promise<LogRecord[] | undefined> {
     let records: LogRecord[] | undefined;
+    const seenBefore = this.seenUpTo;
+    const createdBefore = this.streamCreated;
     const last = await this.lastOnSubject(this.subjectOf(sessionId));
-    // A session's subject never empties (a delete leaves its tombstone): "no message" for a session
-    // this instance has seen messages of comes from a stream leader just elected that has not applied
-    // its log yet. Reported as a failure (the caller answers session/storage and retries), never as
-    // "the session does not exist".
-    if (last === 0 && this.lastSeq.has(sessionId)) throw new Error(`the sessions stream has no message for session ${sessionId} (#${this.lastSeq.get(sessionId)} seen): not caught up`);
+    if (last === 0) {
+      // A session's subject never empties (a delete leaves its tombstone): "no message" for a session
+      // this instance has seen messages of comes from a stream leader that has not applied its log
+      // yet. Reported as a failure (the caller answers session/storage and retries), never as "the
+      // session does not exist". For a session never seen here, the leader's word is weighed as a
+      // read's is (absence-check.ts): a reload after a lagging tail comes this way.
+      if (this.lastSeq.has(sessionId) || this.hadMessages.has(sessionId)) throw new Error(`the sessions stream has no message for session ${sessionId}, which it had: not caught up`);
+      this.doubtAbsence(sessionId, seenBefore, createdBefore, await this.streamInfo());
+      return undefined;
+    }
     await this.readRange(this.subjectOf(sessionId), 1, last, (_s, seq, body) => {
       this.lastSeq.set(sessionId, seq);
       if ('deleted' in body) records = undefined;
@@ -351,6 +381,7 @@ export class JetStreamStorage implements StoragePort {
   /** Buffers and announces a commit of another instance that this one has not seen yet. */
   private hear(m: JsMsg, changed: (sessionId: string) => void): void {
     const id = this.sessionOf(m.subject);
+    this.hadMessages.add(id);
     if (m.seq <= (this.lastSeq.get(id) ?? 0)) return; // own write, or already read by a reload
     let body: Body;
     try {
@@ -378,13 +409,7 @@ export class JetStreamStorage implements StoragePort {
       // round trip), says whether the leader's "no message" can be believed.
       const [last, info] = await Promise.all([this.lastOnSubject(this.subjectOf(sessionId)), forRead && unseen ? this.streamInfo() : undefined]);
       target = last;
-      if (target === 0 && info) {
-        // The version of the node this instance is connected to: a cluster's nodes run one version.
-        // A stream made again since (another creation time) starts over: nothing seen of the old one counts.
-        const seen = createdBefore === undefined || createdBefore === info.created ? seenBefore : 0;
-        const doubt = whyAbsenceIsDoubtful(info, seen, Date.now(), appliesBeforeAnswering(this.nc.info?.version));
-        if (doubt) throw new Error(`no message for session ${sessionId}, but ${doubt}`);
-      }
+      if (target === 0 && info) this.doubtAbsence(sessionId, seenBefore, createdBefore, info);
       // Written (or already applied) here: nothing newer exists. (Read after the lookup: the tail's
       // news may have been applied meanwhile.)
       if (target <= (this.lastSeq.get(sessionId) ?? 0)) return [];
