@@ -53,8 +53,8 @@ interface MessagesPage {
 /** The session's stored conversation, each entry's text blocks joined (tool calls and results have their own). */
 export async function storedEntries(base: string, sessionId: string, token?: string): Promise<StoredEntry[] | { error: string }> {
   try {
-    const res = await call<MessagesPage>(base, 'GET', `/api/sessions/${sessionId}/messages`, undefined, 15_000, token);
-    if (res.status !== 200) return { error: `answered ${res.status}: ${JSON.stringify(res.body).slice(0, 200)}` };
+    const res = await whileUnavailable(() => call<MessagesPage>(base, 'GET', `/api/sessions/${sessionId}/messages`, undefined, 15_000, token));
+    if (res.status !== 200) return { error: `answered ${res.status}${res.unavailable ? ` (after ${res.unavailable} × 503)` : ''}: ${JSON.stringify(res.body).slice(0, 200)}` };
     if (res.body.next_cursor) return { error: 'more than one page of messages' };
     return (res.body.messages ?? []).map((m) => ({
       entry_id: m.entry_id,
@@ -74,17 +74,20 @@ export async function storedEntries(base: string, sessionId: string, token?: str
 export async function replayFinished(base: string, sessionId: string, lastTurn: string | undefined, timeoutMs = 20_000, token?: string): Promise<{ finished: FinishedSeen[] } | { error: string }> {
   const finished: FinishedSeen[] = [];
   const abort = new AbortController();
-  const deadline = setTimeout(() => abort.abort(), timeoutMs);
+  // The read's deadline starts once the stream is open; each try to open it has its own.
+  let deadline: NodeJS.Timeout | undefined;
   try {
-    const open = () => openSse(`${base}/api/sessions/${sessionId}/events`, { lastEventId: '0', signal: abort.signal, headers: authHeaders(token) });
     const conn = await whileUnavailable(async () => {
-      const c = await open();
+      // Until the answer's headers: a gateway that accepts and never answers must not hold the check.
+      const opening = setTimeout(() => abort.abort(), 15_000);
+      const c = await openSse(`${base}/api/sessions/${sessionId}/events`, { lastEventId: '0', signal: abort.signal, headers: authHeaders(token) }).finally(() => clearTimeout(opening));
       if (c.status !== 503) return c;
       c.close();
       const retryAfter = Number(c.headers.get('retry-after') ?? NaN);
       return Number.isFinite(retryAfter) ? { ...c, retryAfterS: retryAfter } : c;
-    }, timeoutMs / 2);
+    });
     if (conn.status !== 200) return { error: `answered ${conn.status}${conn.unavailable ? ` (after ${conn.unavailable} × 503)` : ''}` };
+    deadline = setTimeout(() => abort.abort(), timeoutMs);
     const end = Date.now() + timeoutMs;
     let graceUntil = Infinity;
     for (;;) {

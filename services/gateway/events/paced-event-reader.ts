@@ -1,5 +1,6 @@
 import { DeliverPolicy, Events, type ConsumerMessages, type JetStreamManager, type NatsConnection } from 'nats';
 import { AGENT_EVENTS_STREAM, AGENT_EVENTS_SUBJECTS, agentEventSubject } from '../../../contracts/agent-event-stream';
+import { ErrorCode, StrandError } from '../../../contracts/errors';
 import type { AgentEventReader, EventSubscription, SequencedEvent } from './agent-event-reader';
 import { failFast } from '../../common/fail-fast-consumer';
 import { ConsumerRenewal, drainBatch, openBatch } from './consumer-batches';
@@ -11,6 +12,11 @@ const API_TIMEOUT_MS = 3_000;
 /** A consumer whose reader vanished without deleting it (a crash) is removed by the server after this. */
 const INACTIVE_THRESHOLD_MS = 120_000;
 const RETRY_MS = [250, 500, 1_000, 2_000, 5_000];
+/**
+ * How long `open` tries again while NATS cannot answer (a stream electing its leader, a node cut off)
+ * before it reports the read unavailable: within a client's patience for the answer's headers.
+ */
+const OPEN_PATIENCE_MS = 10_000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -55,7 +61,28 @@ export class PacedEventReader implements AgentEventReader {
     private readonly reportRenewal: (afterSeq: number, why: string) => void = () => undefined,
   ) {}
 
+  /**
+   * Tried again for OPEN_PATIENCE_MS while NATS cannot answer; then UNAVAILABLE (retryable: an
+   * infrastructure fault, never reported as the client's or as an internal error). A stream that does
+   * not exist fails at once.
+   */
   async open(sessionId: string, afterSeq?: number): Promise<EventSubscription> {
+    const giveUpAt = Date.now() + OPEN_PATIENCE_MS;
+    for (let failures = 0; ; failures++) {
+      try {
+        return await this.openOnce(sessionId, afterSeq);
+      } catch (err) {
+        const message = (err as Error).message;
+        if (/stream not found/i.test(message)) throw err;
+        if (this.closed || Date.now() >= giveUpAt) {
+          throw new StrandError(ErrorCode.UNAVAILABLE, `the session's events cannot be read right now (NATS: ${message}); retry`);
+        }
+      }
+      await sleep(Math.min(RETRY_MS[Math.min(failures, RETRY_MS.length - 1)]!, Math.max(0, giveUpAt - Date.now())));
+    }
+  }
+
+  private async openOnce(sessionId: string, afterSeq?: number): Promise<EventSubscription> {
     const cursor = afterSeq ?? (await this.lastSeq());
     const feed = await this.feedOf(sessionId);
     let start = cursor;
@@ -86,18 +113,29 @@ export class PacedEventReader implements AgentEventReader {
     for (const feed of this.feeds.values()) feed.close();
   }
 
+  /** The manager, asked for once; one that could not be made (NATS did not answer) is asked for again next time. */
+  private manager(): Promise<JetStreamManager> {
+    if (!this.jsm) {
+      const making = this.conn.jetstreamManager({ timeout: API_TIMEOUT_MS });
+      making.catch(() => this.jsm === making && (this.jsm = undefined));
+      this.jsm = making;
+    }
+    return this.jsm;
+  }
+
   private async lastSeq(): Promise<number> {
-    this.jsm ??= this.conn.jetstreamManager({ timeout: API_TIMEOUT_MS });
-    return (await (await this.jsm).streams.info(AGENT_EVENTS_STREAM)).state.last_seq;
+    return (await (await this.manager()).streams.info(AGENT_EVENTS_STREAM)).state.last_seq;
   }
 
   /** The sequence of the session's last event so far, 0 when it has none. */
   private async lastSeqOf(sessionId: string): Promise<number> {
-    this.jsm ??= this.conn.jetstreamManager({ timeout: API_TIMEOUT_MS });
     try {
-      return (await (await this.jsm).streams.getMessage(AGENT_EVENTS_STREAM, { last_by_subj: agentEventSubject(sessionId) })).seq;
-    } catch {
-      return 0;
+      return (await (await this.manager()).streams.getMessage(AGENT_EVENTS_STREAM, { last_by_subj: agentEventSubject(sessionId) })).seq;
+    } catch (err) {
+      // Only the stream's own "none": a lookup that failed (NATS did not answer) is not "no events",
+      // which would let the read skip to the live feed past events it must replay.
+      if (/no message found/i.test((err as Error).message)) return 0;
+      throw err;
     }
   }
 
