@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { KV, NatsConnection } from 'nats';
+import type { NatsConnection } from 'nats';
 import { z } from 'zod';
 import { jobStatusSchema } from './job-report';
+import { madeOnceItWorks } from './until-it-works';
 
 /**
  * The facts a schedule's ledger is made of (docs/jobs.md, "Schedules"), in the NATS KV bucket
@@ -52,8 +53,7 @@ export interface ScheduleLedgerStore {
 }
 
 export function scheduleLedgerKv(nc: NatsConnection): ScheduleLedgerStore {
-  let bucket: Promise<KV> | undefined;
-  const kv = () => (bucket ??= nc.jetstream().views.kv(SCHEDULE_LEDGER_BUCKET, { history: 1 }));
+  const kv = madeOnceItWorks(() => nc.jetstream().views.kv(SCHEDULE_LEDGER_BUCKET, { history: 1 }));
   const readAll = async <T>(filter: string, schema: z.ZodType<T>): Promise<T[]> => {
     const store = await kv();
     const keys: string[] = [];

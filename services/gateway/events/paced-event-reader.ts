@@ -1,6 +1,7 @@
-import { DeliverPolicy, Events, type ConsumerMessages, type JetStreamManager, type NatsConnection } from 'nats';
+import { DeliverPolicy, Events, type ConsumerMessages, type NatsConnection } from 'nats';
 import { AGENT_EVENTS_STREAM, AGENT_EVENTS_SUBJECTS, agentEventSubject } from '../../../contracts/agent-event-stream';
 import { ErrorCode, StrandError } from '../../../contracts/errors';
+import { madeOnceItWorks } from '../../../contracts/until-it-works';
 import type { AgentEventReader, EventSubscription, SequencedEvent } from './agent-event-reader';
 import { failFast } from '../../common/fail-fast-consumer';
 import { ConsumerRenewal, drainBatch, openBatch } from './consumer-batches';
@@ -48,7 +49,6 @@ export class PacedEventReader implements AgentEventReader {
   /** Live feeds by their session's subject. */
   private readonly feeds = new Map<string, SessionFeed>();
   private dispatch: Promise<Dispatch> | undefined;
-  private jsm: Promise<JetStreamManager> | undefined;
   private closed = false;
   /** The renewal handle of every open paced read (the connection's watcher asks them all). */
   private readonly renewals = new Set<ConsumerRenewal>();
@@ -114,14 +114,7 @@ export class PacedEventReader implements AgentEventReader {
   }
 
   /** The manager, asked for once; one that could not be made (NATS did not answer) is asked for again next time. */
-  private manager(): Promise<JetStreamManager> {
-    if (!this.jsm) {
-      const making = this.conn.jetstreamManager({ timeout: API_TIMEOUT_MS });
-      making.catch(() => this.jsm === making && (this.jsm = undefined));
-      this.jsm = making;
-    }
-    return this.jsm;
-  }
+  private readonly manager = madeOnceItWorks(() => this.conn.jetstreamManager({ timeout: API_TIMEOUT_MS }));
 
   private async lastSeq(): Promise<number> {
     return (await (await this.manager()).streams.info(AGENT_EVENTS_STREAM)).state.last_seq;

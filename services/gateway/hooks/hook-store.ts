@@ -1,4 +1,5 @@
-import type { KV, NatsConnection } from 'nats';
+import type { NatsConnection } from 'nats';
+import { madeOnceItWorks } from '../../../contracts/until-it-works';
 import { hookDefinitionSchema, hookDeliveryRecordSchema, type HookDefinition, type HookDeliveryRecord } from '../../../contracts/job-hook';
 
 /**
@@ -24,8 +25,7 @@ export interface HookStore {
 }
 
 export function natsHookStore(nc: NatsConnection): HookStore {
-  let bucket: Promise<KV> | undefined;
-  const kv = () => (bucket ??= nc.jetstream().views.kv(HOOKS_BUCKET, { history: 1 }));
+  const kv = madeOnceItWorks(() => nc.jetstream().views.kv(HOOKS_BUCKET, { history: 1 }));
   const read = async <T>(key: string, parse: (v: unknown) => T): Promise<{ value: T; revision: number } | { value: undefined; revision: number | undefined }> => {
     const entry = await (await kv()).get(key);
     if (!entry || entry.operation !== 'PUT' || entry.length === 0) return { value: undefined, revision: entry?.revision };
