@@ -37,6 +37,8 @@ export interface TrialRecord {
   /** How many times the provider was asked for each step of the faulted turn (1 = no retry). */
   provider_requests: number[];
   stream_resets: number;
+  /** 503s the next prompt got (and asked again after their Retry-After) before its answer. */
+  next_prompt_503s: number;
   reconnects: number;
   drops: string[];
   verdict: TrialVerdict;
@@ -223,6 +225,7 @@ export async function runTrial(ctx: TrialContext): Promise<TrialRecord> {
     turn_finished_at: rel(finishedAt),
     provider_requests: truth.first.map((s) => s.requests),
     stream_resets: watcher.events.filter((e) => e.event === 'stream.reset').length,
+    next_prompt_503s: nextPrompt.unavailable ?? 0,
     reconnects: client?.reconnects() ?? 0,
     drops: (client?.drops ?? []).map((d) => `+${Math.round(d.at - promptAt)}ms ${d.reason}`).slice(0, 20),
     verdict,
