@@ -67,8 +67,11 @@ export class FsStorage implements StoragePort {
     let text: string;
     try {
       text = await fsp.readFile(this.fileOf(sessionId), 'utf8');
-    } catch {
-      return undefined;
+    } catch (err) {
+      // Only a missing file is "no such session"; a file that cannot be read now (EIO, EMFILE, EACCES)
+      // is a failure, so the session is not taken for gone (the caller answers session/storage).
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
     }
     const records = parseLog(fileNameOf(sessionId), text, []);
     return records.length > 0 ? records : undefined;
