@@ -25,8 +25,16 @@ export const turnWorkflowInputSchema = z.object({
   max_steps: z.number().int().positive().default(TURN_INPUT_DEFAULTS.max_steps),
   /** Where a turn continued-as-new picks up; 0 for a new turn. */
   first_step: z.number().int().nonnegative().default(TURN_INPUT_DEFAULTS.first_step),
-  /** Steering messages not yet delivered when the turn continued as new. */
+  /**
+   * Steering messages not yet delivered: when the turn continued as new, or sent to the turn before its
+   * child existed (the session's intents, `interrupted` beside them).
+   */
   steering: z.array(z.string()).default(() => [...TURN_INPUT_DEFAULTS.steering]),
+  /**
+   * Interrupted before its child existed: the turn stops at its first step boundary, as if the
+   * interrupt had come with its start. Absent: not interrupted (or the interrupt comes as a signal).
+   */
+  interrupted: z.boolean().optional(),
   /** Persisted by the turn's first store write, before any of its entries exist. */
   record: z.object({ last_turn: z.number().int().nonnegative(), requests: z.array(seenRequestSchema) }),
   /**

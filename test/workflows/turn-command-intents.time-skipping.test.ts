@@ -121,6 +121,13 @@ test('interrupt and steer before the child exists reach it as it starts', async 
     // (A local activity may run again when its workflow task is retried: the store keys entries by id.)
     expect([...new Map(fakes.userMessages.map((m) => [m.entry_id, m.text])).values()]).toEqual(['read it', 'be brief']);
     expect(finished(fakes)).toEqual([expect.objectContaining({ turn_id: 't1', outcome: 'done' })]);
+    // They went with the child's start, not as signals after it (which a quick first step could outrun).
+    const events = (await handle.fetchHistory()).events ?? [];
+    const start = events.find((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)!.startChildWorkflowExecutionInitiatedEventAttributes!;
+    const input = JSON.parse(Buffer.from(start.input!.payloads![0]!.data!).toString()) as { steering?: string[]; interrupted?: boolean };
+    expect([input.steering, input.interrupted]).toEqual([['be brief'], true]);
+    const signals = events.flatMap((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes?.signalName ?? []);
+    expect(signals.filter((name) => name === 'turnSteer' || name === 'turnInterrupt')).toEqual([]);
   });
 }, 60_000);
 

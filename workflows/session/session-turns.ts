@@ -10,6 +10,14 @@ import { applyIntents } from './turn-commands';
 
 /** Patch id of turns that publish their own `session.state` (2026-11); deprecate once no older turn runs. */
 const TURN_PUBLISHES_STATE = 'turn-publishes-state';
+/**
+ * Patch id (2026-11) of a turn that gets in its start input what clients asked of it before its child
+ * existed (steering, an interrupt), instead of signals sent once the child has started: those came a
+ * workflow task or two after the start, and a quick first step could outrun them (an interrupt answered
+ * "pending from its start" arrived after the model was called again). Asked only when there is such an
+ * intent, so a plain turn's start records no marker. Deprecate once no older session run is open.
+ */
+const TURN_INTENTS_IN_INPUT = 'turn-intents-in-input';
 
 /**
  * Runs the head of the queue as a child `turnWorkflow` and announces its end. A turn that cannot even
@@ -74,9 +82,19 @@ async function lastEventBeforeTurn(manager: SessionManager): Promise<number | nu
   return manager.events.lastSeq;
 }
 
+/** The steering and interrupt a client sent to `turn` before its child existed, taken for its start input (see TURN_INTENTS_IN_INPUT). */
+function intentsForStart(manager: SessionManager, turn: string): { steering?: string[]; interrupted?: true } {
+  const pending = manager.state.intents.peek(turn);
+  if (!pending || (pending.steering.length === 0 && !pending.interrupt) || !wf.patched(TURN_INTENTS_IN_INPUT)) return {};
+  manager.state.intents.take(turn);
+  return { ...(pending.steering.length > 0 ? { steering: [...pending.steering] } : {}), ...(pending.interrupt ? { interrupted: true as const } : {}) };
+}
+
 function startTurn(manager: SessionManager, next: QueuedPrompt, announcesStart: boolean): Promise<wf.ChildWorkflowHandle<typeof turnWorkflow>> {
   const { state } = manager;
   const record = state.record!;
+  // Taken now: commands that come while the child is being started still reach it by signal (applyIntents).
+  const intents = intentsForStart(manager, turnId(next.turn_number));
   const attributes = inheritedSearchAttributes('thinking');
   // Runs started with the flag need no patch; older runs ask it (docs/workflow-versioning.md).
   const publishesState = manager.turnsPublishState || wf.patched(TURN_PUBLISHES_STATE);
@@ -95,6 +113,7 @@ function startTurn(manager: SessionManager, next: QueuedPrompt, announcesStart: 
         text: next.text,
         ...(next.images?.length ? { images: next.images } : {}),
         ...(next.budget ? { budget: next.budget } : {}),
+        ...intents,
         settings: record.settings,
         record: { last_turn: record.last_turn, requests: record.requests },
         progress_acks: true,

@@ -33,6 +33,7 @@ function isComplete(raw: TurnWorkflowInput): boolean {
     [r.local_activities_in_order, isBoolean],
     [r.reports_by_activity, isBoolean],
     [r.view_in_memo, isBoolean],
+    [r.interrupted, isBoolean],
     [r.thinking_before_next_step, isBoolean],
     [r.images, Array.isArray],
     [r.session_part, isObject],

@@ -78,6 +78,7 @@ export class TurnState {
   constructor(readonly input: TurnInput) {
     this.turnId = turnId(input.turn_number);
     this.steering = [...input.steering];
+    this.interrupted = input.interrupted === true;
     this.policy = { ...input.settings.approval, always_allow: [...input.settings.approval.always_allow] };
     this.budget = input.settings.budget;
     this.reportsThinkingBeforeNextStep = input.thinking_before_next_step ?? wf.patched(THINKING_BEFORE_NEXT_STEP);
