@@ -409,6 +409,8 @@ export class JetStreamStorage implements StoragePort {
       // round trip), says whether the leader's "no message" can be believed.
       const [last, info] = await Promise.all([this.lastOnSubject(this.subjectOf(sessionId)), forRead && unseen ? this.streamInfo() : undefined]);
       target = last;
+      // Held nowhere here, yet seen on the stream before (looked up, heard by the tail): "no message" is a leader behind.
+      if (target === 0 && !this.lastSeq.has(sessionId) && this.hadMessages.has(sessionId)) throw new Error(`the sessions stream has no message for session ${sessionId}, which it had: not caught up`);
       if (target === 0 && info) this.doubtAbsence(sessionId, seenBefore, createdBefore, info);
       // Written (or already applied) here: nothing newer exists. (Read after the lookup: the tail's
       // news may have been applied meanwhile.)
