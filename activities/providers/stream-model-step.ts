@@ -129,10 +129,6 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
         context_tokens: (u?.input ?? 0) + (u?.output ?? 0) + (u?.cache_read ?? 0) + (u?.cache_write ?? 0),
         context_window: info.context_window,
       });
-      // Listed at every step (servers start lazily, a dead one again at the next turn); failures degrade to notices.
-      // A sub-agent's step (`only_tools`) is offered no MCP tools: its servers are not started for it.
-      const mcpTools = deps.mcp && !input.only_tools ? deps.mcp.stepTools(input) : Promise.resolve(undefined);
-      mcpTools.catch(() => undefined);
       let mcpReadOnly: ReadonlyMap<string, boolean> = new Map();
       const isReadOnly = (tool: string) => mcpReadOnly.get(tool) ?? deps.isReadOnly?.(tool) ?? false;
       const needsApproval = (tool: string) => requiresApproval(input.approval, { name: tool, readOnly: isReadOnly(tool) });
@@ -143,26 +139,33 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
       // writes, `turn.started`) and the check for an earlier attempt's answer are independent.
       const systemPrompt = Promise.resolve().then(() => deps.systemPrompt?.({ project_path: input.project_path, model: input.model, plan_mode: input.approval.plan_mode === true }) ?? '');
       systemPrompt.catch(() => undefined); // awaited below, unless an earlier attempt's answer is announced instead
-      // The conversation is read beside the turn's first writes rather than after them (one store round
-      // trip less before the first delta): a read that did not see the prompt yet gets it from this
-      // step's own input, as stored (withPrompt). The step streams only once the prompt is recorded (beginTurn).
       const promptAt = now();
       const begin = input.begin;
-      const conversation = readActivePath(deps.store, input.session_id).then((path) =>
-        begin ? withPrompt(path, { entry_id: entryIds.user(input.turn_id), message: { role: 'user', content: userContent(begin) }, timestamp: promptAt }) : path,
-      );
-      conversation.catch(() => undefined); // awaited below, unless an earlier attempt's answer is announced instead
-      // Asked before the writes: the store takes a session's requests in the order they come.
-      const earlier = storeCall('reading an earlier attempt', () => deps.store.getMessage({ session_id: input.session_id, entry_id: entryId }));
+      // An earlier attempt's answer can only exist when this is not the step's first try (the turn
+      // owns retries, and Temporal's own attempts of a step are counted too): the first try asks the
+      // store nothing before its writes. Asked before the writes otherwise: the store takes a
+      // session's requests in the order they come.
+      const firstTry = input.attempt === 1 && ctx.info.attempt === 1;
+      const earlier = firstTry ? Promise.resolve(null) : storeCall('reading an earlier attempt', () => deps.store.getMessage({ session_id: input.session_id, entry_id: entryId }));
+      // The turn's first writes go first: the prompt's append is what the first delta waits for, and
+      // the store handles a session's requests in the order they come (each read sent before it
+      // would delay it by its own handling).
       const beginInput = begin && { session_id: input.session_id, turn_id: input.turn_id, ...begin };
       const begun = beginInput && beginTurn(deps.store, deps.events, beginInput, () => promptAt);
       begun?.counted.catch(() => undefined); // awaited by turnCounted
       /** The turn's counter is durable before the step records or announces its answer (a failed write is made again, waited out as the answer is). */
       const turnCounted = () => (begun && beginInput ? rideOut(() => begun.counted.catch(() => persistTurnCounter(deps.store, beginInput))) : Promise.resolve());
-      // The prompt stored and `turn.started` out: what anything this step publishes waits for (a client
-      // told the answer can read the question), but not the provider's request, which is sent beside
-      // it (the model's time to its first token overlaps the store's write). The step never ends before
-      // it has settled either: the turn's next writes (the answer, results) follow the prompt.
+      // The conversation is read beside the turn's first writes rather than after them (one store round
+      // trip less before the first delta): a read that did not see the prompt yet gets it from this
+      // step's own input, as stored (withPrompt). The step streams only once the prompt is recorded (beginTurn).
+      const conversation = readActivePath(deps.store, input.session_id).then((path) =>
+        begin ? withPrompt(path, { entry_id: entryIds.user(input.turn_id), message: { role: 'user', content: userContent(begin) }, timestamp: promptAt }) : path,
+      );
+      conversation.catch(() => undefined); // awaited below, unless an earlier attempt's answer is announced instead
+      // Listed at every step (servers start lazily, a dead one again at the next turn); failures degrade to notices.
+      // A sub-agent's step (`only_tools`) is offered no MCP tools: its servers are not started for it.
+      const mcpTools = deps.mcp && !input.only_tools ? deps.mcp.stepTools(input) : Promise.resolve(undefined);
+      mcpTools.catch(() => undefined);
       const promptRecorded = begun?.recorded ?? Promise.resolve();
       promptRecorded.catch(() => undefined); // awaited by the first push and before the step ends
       const stream = new StreamPublisher(deps.events, input.session_id, promptRecorded);

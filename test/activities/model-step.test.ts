@@ -86,6 +86,38 @@ test('a retried attempt resets the stream first; a step already stored is announ
   expect(p.calls).toBe(1);
 });
 
+test('a first try asks the store nothing before the prompt\'s append; a step Temporal tried before finds its stored answer', async () => {
+  const p = provider(async function* () {
+    yield { type: 'text_delta', text: 'ok' };
+    yield { type: 'done', stop_reason: 'end', usage };
+  });
+  const { port, store } = await memoryStorePort();
+  const { session_id } = await store.create({ metadata: {} });
+  const requests: string[] = [];
+  const recorded: typeof port = {
+    ...port,
+    get: (r) => (requests.push('get'), port.get(r)),
+    messages: (r) => (requests.push('messages'), port.messages(r)),
+    getMessage: (r) => (requests.push('getMessage'), port.getMessage(r)),
+    append: (r) => (requests.push(`append ${r.entry_id}`), port.append(r)),
+    setMeta: (r) => (requests.push('setMeta'), port.setMeta(r)),
+  };
+  const events = recordingPublisher();
+  const step = createStreamModelStep({ store: recorded, events, providers: new ProviderRegistry([p]), heartbeatMs: 20, stallMs: 5_000, publishedText: memoryPublishedText(events.events) });
+  const input = { session_id, project_path: '/p', turn_id: 't1', step: 0, attempt: 1, model: 'test/m', thinking_level: 'off' as const, approval: approvalPolicySchema.parse({}), begin: { text: 'hi', last_turn: 1, requests: [] } };
+  await new MockActivityEnvironment().run(step, input);
+  // The prompt's append is the step's first request (the first delta waits for it), and nothing asks for an earlier answer.
+  expect(requests[0]).toBe('append t1:user');
+  expect(requests).not.toContain('getMessage');
+  expect(p.calls).toBe(1);
+  // The same step again as Temporal's second attempt of it (the turn's attempt still 1): it looks first, finds the answer, does not ask the model.
+  requests.length = 0;
+  const again = await new MockActivityEnvironment({ attempt: 2 }).run(step, input);
+  expect(requests[0]).toBe('getMessage');
+  expect(p.calls).toBe(1);
+  expect(again).toMatchObject({ entry_id: 't1:s0:assistant', stop_reason: 'end' });
+});
+
 /** A provider that continues prefills: attempt 1 says `first` then fails; later calls say `rest` after whatever prefill they got. */
 function continuing(first: ProviderChunk[], rest: string[], opts: { canContinue?: boolean } = {}) {
   const prefills: Array<string | undefined> = [];
