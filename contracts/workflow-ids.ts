@@ -59,3 +59,10 @@ export const entryIds = {
   manualCompaction: (unique: string) => `compact:${unique}`,
   userCommand: (unique: string) => `cmd:${unique}`,
 };
+
+/**
+ * The event id of the `session.state` a turn's first model step publishes with `turn.started` when
+ * the turn announces its own start. The turn publishes a session part that changed before its first
+ * report under this id too (workflows/turn/turn-state.ts), so JetStream keeps whichever came first.
+ */
+export const turnStartStateId = (turn: string) => `${turn}:running`;

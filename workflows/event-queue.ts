@@ -33,8 +33,9 @@ export class EventQueue {
    * Resolves with the stream sequences of the first and the last event, when the publisher knows them.
    * With `report`: a turn's state, reported to its session by the same local activity once stored.
    */
-  publish(events: Array<{ event: AgentEvent; turn_id?: string | undefined }>, report?: PublishTurnStateInput['report']): Promise<PublishedSeqs> {
-    const outgoing: OutgoingEvent[] = events.map((e) => ({ id: `${this.idPrefix}:${wf.uuid4()}`, event: e.event, ...(e.turn_id ? { turn_id: e.turn_id } : {}) }));
+  publish(events: Array<{ event: AgentEvent; turn_id?: string | undefined; id?: string }>, report?: PublishTurnStateInput['report']): Promise<PublishedSeqs> {
+    // An event may bring its own id: one that must be stored once with an event published elsewhere under that id.
+    const outgoing: OutgoingEvent[] = events.map((e) => ({ id: e.id ?? `${this.idPrefix}:${wf.uuid4()}`, event: e.event, ...(e.turn_id ? { turn_id: e.turn_id } : {}) }));
     const next = this.tail.then(() => (report ? local.publishTurnState({ session_id: this.sessionId, events: outgoing, report }) : local.publishEvents(this.sessionId, outgoing)));
     this.tail = next.then(
       (seqs) => void (this.lastSeq = seqs.last_seq ?? null),

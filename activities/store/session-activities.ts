@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { FailureType } from '../../contracts/failures';
 import { readSessionRecord } from '../../contracts/session-record';
 import { RUNTIME_KEYS, boundSeenRequests, type SeenRequest, type SessionRecord, type SessionSettings } from '../../contracts/session-settings';
-import { entryIds } from '../../contracts/workflow-ids';
+import { entryIds, turnStartStateId } from '../../contracts/workflow-ids';
 import type { PromptImageRef } from '../../contracts/prompt-images';
 import type { ContentBlock } from '../../contracts/session-store/messages';
 import type { AgentEvent } from '../../contracts/agent-events';
@@ -56,7 +56,7 @@ export function beginTurn(store: StorePort, events: AgentEventPublisher, input: 
       }),
     ),
     events.publish(input.session_id, [
-      ...(input.state ? [{ id: `${input.turn_id}:running`, turn_id: input.turn_id, event: input.state }] : []),
+      ...(input.state ? [{ id: turnStartStateId(input.turn_id), turn_id: input.turn_id, event: input.state }] : []),
       { id: `${input.turn_id}:started`, turn_id: input.turn_id, event: { type: 'turn.started', turn_id: input.turn_id, prompt: input.text } },
     ]),
   ]).then(() => undefined);

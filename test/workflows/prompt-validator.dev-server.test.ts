@@ -51,9 +51,18 @@ test('a prompt on a busy session is rejected with SESSION_BUSY and never reaches
     fakes.release();
     await waitFor(() => handle.query(sessionStateQuery), (s: SessionSnapshot) => s.phase === 'idle' && s.last_turn === 2);
     expect(fakes.userMessages.map((m) => m.entry_id)).toEqual(['t1:user', 't2:user']);
-    // Each turn ends with turn.finished then the state after it; idle only once nothing is queued.
+    // The queued prompt is told at once (the running turn's state, one queued); each turn ends with
+    // turn.finished then the state after it; idle only once nothing is queued.
     const tail = fakes.published.map((p) => p.event.event).filter((e) => e.type === 'turn.finished' || e.type === 'session.state');
-    expect(tail.map((e) => (e.type === 'session.state' ? e.phase : e.type))).toEqual(['thinking', 'turn.finished', 'thinking', 'thinking', 'turn.finished', 'idle']);
+    expect(tail.map((e) => (e.type === 'session.state' ? [e.phase, e.queue_length, e.turn_id] : e.type))).toEqual([
+      ['thinking', 0, 't1'],
+      ['thinking', 1, 't1'],
+      'turn.finished',
+      ['thinking', 1, null],
+      ['thinking', 0, 't2'],
+      'turn.finished',
+      ['idle', 0, null],
+    ]);
     await handle.terminate('test done');
   });
 });

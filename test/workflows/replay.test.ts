@@ -38,6 +38,8 @@ test('every recorded session and turn history replays on the current workflow co
   // `pre-host.*` are jobs (record-job-histories.ts) recorded before a job's work was routed to the host
   // of its workspace, before `needs_human` could be resumed and before jobs published their turns' states;
   // `stream.*` are jobs that announce their turns on their session's stream (`job-turns-on-session-stream`).
+  // `untold.*` are sessions that did not publish their state when a prompt was queued (before
+  // `queued-prompt-told`; the unprefixed ones of those scenarios are recorded after it).
   // `announce.*` on sessions whose turns announce their own start (`turns_announce_start`) and run their
   // local activities in order on their input's word (`local_activities_in_order`) and report from the
   // activity that publishes their state (`reports_by_activity`).
@@ -148,6 +150,11 @@ test('every recorded session and turn history replays on the current workflow co
     'turn-with-tool.session.json',
     'turn-with-tool.turn-1.json',
     'two-turns.session.json',
+    'untold.clear-queue-during-compaction.session.json',
+    'untold.queued-turn-commands.session.json',
+    'untold.queued-turn-commands.turn-1.json',
+    'untold.queued-turn-commands.turn-3.json',
+    'untold.two-turns.session.json',
     'view.queued-turn-commands.session.json',
     'view.queued-turn-commands.turn-1.json',
     'view.queued-turn-commands.turn-3.json',

@@ -28,21 +28,32 @@ function turnStartTask(events: HistoryEvent[], n: number): HistoryEvent[] {
   return events.slice(from, to + 1);
 }
 
-test('the second turn of a run is announced by the turn (no local activity in the task that starts it, turn_start_seq is its first event) and reports without signals of its own', async () => {
+/**
+ * A session whose first turn has ended and whose second has started, its first model step held after
+ * it announced the turn (the turn's state and `turn.started` published); `before` is where the second
+ * turn's events begin in `published`. Runs `body` inside the worker.
+ */
+async function withSecondTurnHeld(steps: NonNullable<NonNullable<Parameters<typeof createRecordingActivities>[0]>['steps']>, body: (s: { handle: ReturnType<typeof dev.env.client.workflow.getHandle>; fakes: ReturnType<typeof createRecordingActivities>; sessionId: string; before: number }) => Promise<void>) {
   const sessionId = `s-${randomUUID()}`;
   const taskQueue = `tq-${randomUUID()}`;
   const handle = dev.env.client.workflow.getHandle(`session:${sessionId}`);
-  const fakes = createRecordingActivities({ steps: [[{ id: 'c1', name: 'read_file', requires_approval: false }], [], [{ id: 'c2', name: 'read_file', requires_approval: false }], []] });
+  const fakes = createRecordingActivities({ steps });
   const worker = await dev.worker(taskQueue, fakes.activities);
   await worker.runUntil(async () => {
     await dev.env.client.workflow.executeUpdateWithStart(promptUpdate, { args: [{ text: 'first' }], startWorkflowOperation: sessionStart(sessionId, taskQueue) });
     await waitFor(() => handle.query(sessionStateQuery), (st) => st.phase === 'idle' && st.last_turn === 1);
     const before = fakes.published.length;
-
-    // The second turn's model step waits: what a client joining now is told must already be true.
     fakes.hold();
     await handle.executeUpdate(promptUpdate, { args: [{ text: 'second' }] });
     await waitFor(async () => fakes.published.length, (n) => n >= before + 2);
+    await body({ handle, fakes, sessionId, before });
+  });
+}
+
+test('the second turn of a run is announced by the turn (no local activity in the task that starts it, turn_start_seq is its first event) and reports without signals of its own', async () => {
+  const steps = [[{ id: 'c1', name: 'read_file', requires_approval: false }], [], [{ id: 'c2', name: 'read_file', requires_approval: false }], []];
+  // The second turn's model step waits: what a client joining now is told must already be true.
+  await withSecondTurnHeld(steps, async ({ handle, fakes, sessionId, before }) => {
     const view = await waitFor(() => handle.query(sessionStateQuery), (st) => st.active_turn === 't2');
     const first = fakes.published[before]!;
     // The fake publisher's sequences are 1-based positions in `published`.
@@ -82,3 +93,39 @@ test('the second turn of a run is announced by the turn (no local activity in th
     await handle.terminate('test done');
   });
 }, 60_000);
+
+/** What JetStream stores of what was published: the first event of each id (a later one is a duplicate). */
+function storedOnce(published: Array<{ event: { id: string; turn_id?: string; event: AgentEvent } }>) {
+  const seen = new Set<string>();
+  return published.filter((p) => !seen.has(p.event.id) && seen.add(p.event.id)).map((p) => p.event);
+}
+
+test('a prompt queued while a turn\'s first step streams is told at once: the turn publishes the new part under its first state\'s id, then under its own', async () => {
+  // The second turn announces its start from its first step, which then streams (held).
+  await withSecondTurnHeld([[], [], []], async ({ handle, fakes, before }) => {
+    const queued = await handle.executeUpdate(promptUpdate, { args: [{ text: 'third', behavior: 'queue' }] });
+    expect(queued).toMatchObject({ queued: true, queue_position: 1 });
+
+    // Told while the step still streams, not at the turn's end.
+    const stored = await waitFor(
+      async () => storedOnce(fakes.published.slice(before)),
+      (evs) => evs.some((e) => e.event.type === 'session.state' && e.event.turn_id === 't2' && e.event.queue_length === 1),
+      10_000,
+    );
+    expect(stored.some((e) => e.event.type === 'turn.finished')).toBe(false);
+    const states = stored.filter((e): e is typeof e & { event: State } => e.event.type === 'session.state');
+    expect(states.map((e) => [e.event.turn_id, e.event.queue_length, e.event.phase, e.event.streaming])).toEqual([
+      ['t2', 0, 'thinking', true],
+      ['t2', 1, 'thinking', true],
+    ]);
+    // The new part went under the first state's id too (a step publishing that state later is then the
+    // duplicate), here after the step had: the step's state (0 queued) stays, the new part follows it.
+    const claims = fakes.published.slice(before).filter((p) => p.event.id === 't2:running');
+    expect(claims.map((p) => (p.event.event as State).queue_length)).toEqual([0, 1]);
+
+    fakes.release();
+    await waitFor(() => handle.query(sessionStateQuery), (st) => st.phase === 'idle' && st.last_turn === 3);
+    await handle.terminate('test done');
+  });
+}, 60_000);
+

@@ -43,6 +43,9 @@ import { TURN_COMMAND_INTENTS, abortRetry, abortTurn, announceDropped, interrupt
 /** Patch id (2026-11) of the derived phase: clear_queue during a compaction keeps its phase; a revert publishes one. */
 export const PHASE_TRANSITIONS = 'phase-transitions';
 
+/** Patch id (2026-11) of the state published when a prompt is queued (SessionManager.told); deprecate once no older run is open. */
+const QUEUED_PROMPT_TOLD = 'queued-prompt-told';
+
 /** How long an approval for a call the turn has not reported yet may wait for it. */
 const APPROVAL_ARRIVAL_MS = 3_000;
 
@@ -191,14 +194,26 @@ export class SessionManager {
       s.intents.steer(running, prompt.text);
       return steered(running);
     }
-    if (s.loaded) return s.accept(prompt);
+    if (s.loaded) return this.told(s.accept(prompt));
     s.claimUnloaded();
     try {
       await wf.condition(() => s.loaded);
     } finally {
       s.releaseUnloaded();
     }
-    return s.accept(prompt);
+    return this.told(s.accept(prompt));
+  }
+
+  /**
+   * A prompt that waits in the queue changes what every client is shown (the state's queue length):
+   * the state is published before the prompt is answered. Before QUEUED_PROMPT_TOLD it waited for the
+   * next state anyone published (the running turn's next report, or its end).
+   */
+  private told(accepted: PromptAccepted): PromptAccepted | Promise<PromptAccepted> {
+    // Answered in the same microtask as before when there is nothing to tell: older histories replay
+    // with the update's completion where it was.
+    if (!accepted.queued || !wf.patched(QUEUED_PROMPT_TOLD)) return accepted;
+    return this.publishState().then(() => accepted);
   }
 
   async approve(cmd: ApprovalCommand) {

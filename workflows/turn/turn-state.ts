@@ -17,7 +17,7 @@ import {
 import type { TurnProgress } from '../../contracts/turn-workflow';
 import { composeSessionState } from '../../contracts/session-state-compose';
 import type { SessionStatePart } from '../../contracts/session-state-event';
-import { turnId } from '../../contracts/workflow-ids';
+import { turnId, turnStartStateId } from '../../contracts/workflow-ids';
 import { EventQueue } from '../event-queue';
 import { sa, upsertIfChanged } from '../search-attributes';
 import type { PublishTurnStateInput } from '../../activities/events/turn-state-report';
@@ -30,6 +30,12 @@ export { local };
 
 /** Patch id of the move of the `thinking` report (2026-11); deprecate once no turn started before it runs. */
 const THINKING_BEFORE_NEXT_STEP = 'thinking-reported-before-next-step';
+/**
+ * Patch id (2026-11) of a session part published before the turn's first report (see
+ * publishStartPart); before it, a prompt queued while a turn's first step streamed was not told to
+ * anyone until the next state, for a one-step turn its end. Deprecate once no turn started before it runs.
+ */
+const PART_BEFORE_FIRST_REPORT = 'part-before-first-report';
 
 
 /**
@@ -102,6 +108,7 @@ export class TurnState {
       if (!this.sessionPart) return;
       this.sessionPart = part;
       if (this.progress) await this.publishState(this.progress);
+      else if (wf.patched(PART_BEFORE_FIRST_REPORT)) await this.publishStartPart();
     });
   }
 
@@ -135,11 +142,30 @@ export class TurnState {
    * What the first model step announces before `turn.started` when the session left it to the turn
    * (`announces_start`): the turn's first `session.state`, as the session would have published it
    * (thinking, streaming, step 0), with the session's part as the turn has it now. A part that changes
-   * before the turn's first report is published with that report, as for a session that announced the turn.
+   * later, before the turn's first report, is published by the turn itself (publishStartPart).
    */
   startAnnouncement(step: number): { state?: AgentEvent } {
     if (step !== 0 || !this.input.announces_start || !this.sessionPart) return {};
-    return { state: composeSessionState(this.sessionPart, { phase: 'thinking', turn_id: this.turnId, streaming: true, retry_attempt: 0, details: undefined }) };
+    return { state: this.startState() };
+  }
+
+  /** The turn's first state with the session's part as the turn has it now. */
+  private startState(): AgentEvent {
+    return composeSessionState(this.sessionPart!, { phase: 'thinking', turn_id: this.turnId, streaming: true, retry_attempt: 0, details: undefined });
+  }
+
+  /**
+   * A session part that changed before the turn's first report (its first model step streaming, or
+   * about to), published with the state the turn started in. When the turn announces its own start,
+   * the first step publishes that state from its activity (`turnStartStateId`), outside this turn's
+   * ordered publishes, with the part as it was: the new one goes first under that same id, so
+   * JetStream stores whichever of the two comes first and drops the other as a duplicate, then again
+   * under an id of its own, so it is the last word whichever came first.
+   */
+  private publishStartPart(): Promise<unknown> {
+    const event = this.startState();
+    const claim = this.input.announces_start ? [{ event, turn_id: this.turnId, id: turnStartStateId(this.turnId) }] : [];
+    return this.events!.publish([...claim, { event, turn_id: this.turnId }]);
   }
 
   private publishState(p: Omit<TurnProgress, 'turn_id' | 'report_id'>, report?: PublishTurnStateInput['report']): Promise<unknown> {
