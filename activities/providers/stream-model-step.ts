@@ -166,6 +166,10 @@ export function createStreamModelStep(deps: StreamModelStepDeps) {
       // A sub-agent's step (`only_tools`) is offered no MCP tools: its servers are not started for it.
       const mcpTools = deps.mcp && !input.only_tools ? deps.mcp.stepTools(input) : Promise.resolve(undefined);
       mcpTools.catch(() => undefined);
+      // The prompt stored and `turn.started` out: what anything this step publishes waits for (a client
+      // told the answer can read the question), but not the provider's request, which is sent beside
+      // it (the model's time to its first token overlaps the store's write). The step never ends before
+      // it has settled either: the turn's next writes (the answer, results) follow the prompt.
       const promptRecorded = begun?.recorded ?? Promise.resolve();
       promptRecorded.catch(() => undefined); // awaited by the first push and before the step ends
       const stream = new StreamPublisher(deps.events, input.session_id, promptRecorded);

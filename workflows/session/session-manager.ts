@@ -206,8 +206,9 @@ export class SessionManager {
 
   /**
    * A prompt that waits in the queue changes what every client is shown (the state's queue length):
-   * the state is published before the prompt is answered. Before QUEUED_PROMPT_TOLD it waited for the
-   * next state anyone published (the running turn's next report, or its end).
+   * the state is published, or handed to the running turn that publishes it, before the prompt is
+   * answered. Before QUEUED_PROMPT_TOLD it waited for the next state anyone published (the running
+   * turn's next report, or its end).
    */
   private told(accepted: PromptAccepted): PromptAccepted | Promise<PromptAccepted> {
     // Answered in the same microtask as before when there is nothing to tell: older histories replay
